@@ -1,0 +1,123 @@
+"""Closed-form moments of the attention score s = q·k and of its scaled logits.
+
+Everything here follows ../REFERENCE §1 (Vaswani et al. 2017, §3.2.1, footnote 4):
+for d independent, zero-mean components with variances σ_q², σ_k² and per-component
+correlation ρ (Gaussian case),
+
+    E[s] = ρ d σ_q σ_k,        Var[s] = d σ_q² σ_k² (1 + ρ²).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Raw kurtosis E[x⁴]/E[x²]² of one zero-mean component, by distribution name.
+RAW_KURTOSIS = {"normal": 3.0, "uniform": 9.0 / 5.0, "rademacher": 1.0}
+DISTRIBUTIONS = tuple(RAW_KURTOSIS)
+
+
+def _check_d(d: int, name: str = "d") -> int:
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {d!r}")
+    return int(d)
+
+
+def _check_sigma(value: float, name: str) -> float:
+    value = float(value)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+def _check_rho(rho: float) -> float:
+    rho = float(rho)
+    if not math.isfinite(rho) or abs(rho) >= 1:
+        raise ValueError(f"rho must be a finite number with |rho| < 1, got {rho!r}")
+    return rho
+
+
+def _check_dist(dist: str) -> str:
+    if dist not in RAW_KURTOSIS:
+        raise ValueError(f"dist must be one of {', '.join(DISTRIBUTIONS)}; got {dist!r}")
+    return dist
+
+
+def dot_product_mean(d: int, sigma_q: float = 1.0, sigma_k: float = 1.0, rho: float = 0.0) -> float:
+    """Mean of the score s = q·k: ρ d σ_q σ_k.
+
+    Parameters
+    ----------
+    d : int
+        Dimension d_k (>= 1).
+    sigma_q, sigma_k : float
+        Standard deviation of one component of q and of k (> 0).
+    rho : float
+        Correlation of q_i and k_i, |rho| < 1.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If d < 1, a sigma is not positive and finite, or |rho| >= 1.
+    """
+    d = _check_d(d)
+    return _check_rho(rho) * d * _check_sigma(sigma_q, "sigma_q") * _check_sigma(sigma_k, "sigma_k")
+
+
+def dot_product_variance(
+    d: int, sigma_q: float = 1.0, sigma_k: float = 1.0, rho: float = 0.0
+) -> float:
+    """Variance of the score s = q·k: d σ_q² σ_k² (1 + ρ²).
+
+    Each term q_i k_i has mean ρσ_qσ_k and second moment σ_q²σ_k²(1 + 2ρ²) (Isserlis),
+    so variance σ_q²σ_k²(1 + ρ²); the d terms are independent. For ρ = 0 this is
+    Vaswani et al. 2017, footnote 4.
+
+    Parameters and errors as in :func:`dot_product_mean`.
+    """
+    d = _check_d(d)
+    sq = _check_sigma(sigma_q, "sigma_q")
+    sk = _check_sigma(sigma_k, "sigma_k")
+    rho = _check_rho(rho)
+    return d * sq**2 * sk**2 * (1.0 + rho**2)
+
+
+def dot_product_excess_kurtosis(d: int, dist: str = "normal") -> float:
+    """Excess kurtosis of s = q·k for independent q, k: (κ_q κ_k − 3) / d.
+
+    κ is the raw kurtosis of one component (Gaussian 3, Uniform 9/5, Rademacher 1),
+    giving 6/d, 0.24/d and −2/d (REFERENCE §1). Independent of σ_q, σ_k.
+
+    Raises
+    ------
+    ValueError
+        If d < 1 or dist is unknown.
+    """
+    d = _check_d(d)
+    kappa = RAW_KURTOSIS[_check_dist(dist)]
+    return (kappa * kappa - 3.0) / d
+
+
+def scale_factor(d: int, alpha: float) -> float:
+    """Logit scale d ** -alpha (0: none, 0.5: 1/√d_k, 1: 1/d_k).
+
+    Raises
+    ------
+    ValueError
+        If d < 1 or alpha is not finite.
+    """
+    d = _check_d(d)
+    alpha = float(alpha)
+    if not math.isfinite(alpha):
+        raise ValueError(f"alpha must be a finite number, got {alpha!r}")
+    return float(d) ** -alpha
+
+
+def logit_std(d: int, alpha: float, sigma_q: float = 1.0, sigma_k: float = 1.0) -> float:
+    """Standard deviation of independent logits d^-alpha · q·k: d^(½ − alpha) σ_q σ_k."""
+    return scale_factor(d, alpha) * math.sqrt(dot_product_variance(d, sigma_q, sigma_k))
