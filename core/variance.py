@@ -28,7 +28,9 @@ def _normal_cdf(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + _erf(np.asarray(x, dtype=float) / math.sqrt(2.0)))
 
 
-def histogram_edges(d: int, dist: str, sigma_q: float, sigma_k: float, n_bins: int = 60) -> np.ndarray:
+def histogram_edges(
+    d: int, dist: str, sigma_q: float, sigma_k: float, n_bins: int = 60
+) -> np.ndarray:
     """Bin edges for a histogram of s = q·k covering ±4.5 standard deviations.
 
     For ``"rademacher"`` the edges sit halfway between lattice points, each bin holding
@@ -78,7 +80,9 @@ def _uniform_lattice(d: int, c: float) -> tuple[np.ndarray, np.ndarray]:
     n = 1 << math.ceil(math.log2(2 * half / h + 2))
     j = np.arange(-64, 65)
     y = np.clip((np.concatenate([j - 0.5, [64.5]])) * h / a, -1.0, 1.0)
-    cdf = 0.5 + 0.5 * np.sign(y) * np.where(y == 0, 0.0, np.abs(y) * (1 - np.log(np.abs(y) + 1e-300)))
+    cdf = 0.5 + 0.5 * np.sign(y) * np.where(
+        y == 0, 0.0, np.abs(y) * (1 - np.log(np.abs(y) + 1e-300))
+    )
     p1 = np.diff(cdf)  # (129,) probabilities of lattice points j·h, j = −64…64
     buf = np.zeros(n)
     buf[j % n] = p1

@@ -1,0 +1,48 @@
+"""Attention Scaling Lab — entry point: page config, sidebar, navigation."""
+
+import streamlit as st
+
+from ui import controls
+from ui.i18n import LANGUAGES, t
+from ui.pages import APP_PARAMS, PAGES
+
+st.set_page_config(
+    page_title="Attention Scaling Lab",
+    page_icon=":material/functions:",
+    layout="wide",
+    initial_sidebar_state="expanded",
+)
+
+with st.sidebar:
+    controls.choice(
+        "lang",
+        t("app.language"),
+        list(LANGUAGES),
+        default="en",
+        captions=list(LANGUAGES.values()),
+    )
+    controls.int_input(
+        "seed",
+        t("app.seed"),
+        min_value=0,
+        max_value=controls.SEED_MAX,
+        default=0,
+        help=t("app.seed_help"),
+    )
+
+navigation = st.navigation(
+    [
+        st.Page(
+            spec.script,
+            title=t(f"{spec.name}.nav"),
+            url_path=spec.url_path,
+            icon=spec.icon,
+            default=not spec.url_path,
+        )
+        for spec in PAGES
+    ]
+)
+current = next(spec for spec in PAGES if spec.url_path == navigation.url_path)
+controls.known_params_check(APP_PARAMS | current.params)
+st.sidebar.caption(t("app.sidebar_note"))
+navigation.run()

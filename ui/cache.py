@@ -1,0 +1,145 @@
+"""``st.cache_data`` wrappers around the core experiments.
+
+Every wrapper takes only hashable primitives (the cache key is the whole input) and
+returns small, chart-ready numeric frames — never raw samples — so that a bounded
+``max_entries`` keeps memory small on a 690 MB host. Labels are added by the page,
+so one cached result serves both languages.
+
+Each chart draws from its own stream, ``np.random.default_rng([seed, stream])``:
+moving one chart's control never changes another chart's random picture.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import variance as var_core
+from core.sampling import dot_products, sample_qk
+
+SWEEP_D = 2 ** np.arange(13)  # d_k = 1, 2, 4, …, 4096
+SWEEP_SAMPLES = 20_000
+N_PATHS = 20
+MAX_TERMS_SHOWN = 256
+
+# one stream per random picture
+STREAM_HISTOGRAM, STREAM_SWEEP, STREAM_PATHS, STREAM_TERMS = 1, 2, 3, 4
+
+
+def rng_for(seed: int, stream: int) -> np.random.Generator:
+    """The generator of one random picture: independent streams from one seed."""
+    return np.random.default_rng([int(seed), int(stream)])
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def score_histograms(
+    d_k: int, n_samples: int, dist: str, sigma_q: float, sigma_k: float, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, float]]:
+    """Binned q·k and q·k/√d_k with exact and Gaussian laws, and the sample moments.
+
+    Returns
+    -------
+    raw, scaled : DataFrame (≤ 61 rows each)
+        Columns x0, x1, x, density, exact, gauss.
+    moments : dict
+        :func:`core.variance.sample_moments` of the unscaled samples.
+    """
+    s = dot_products(
+        d_k,
+        n_samples,
+        rng=rng_for(seed, STREAM_HISTOGRAM),
+        dist=dist,
+        sigma_q=sigma_q,
+        sigma_k=sigma_k,
+    )
+    edges = var_core.histogram_edges(d_k, dist, sigma_q, sigma_k)
+    density = var_core.histogram_density(s, edges)
+    exact = var_core.expected_density(edges, d_k, dist, sigma_q, sigma_k)
+    sd = math.sqrt(d_k) * sigma_q * sigma_k
+    centre = 0.5 * (edges[1:] + edges[:-1])
+    gauss = np.exp(-0.5 * (centre / sd) ** 2) / (sd * math.sqrt(2 * math.pi))
+    raw = pd.DataFrame(
+        {
+            "x0": edges[:-1],
+            "x1": edges[1:],
+            "x": centre,
+            "density": density,
+            "exact": exact,
+            "gauss": gauss,
+        }
+    )
+    root = math.sqrt(d_k)
+    # dividing s by √d_k divides every x by √d_k and multiplies every density by √d_k
+    scaled = raw.assign(
+        x0=raw.x0 / root,
+        x1=raw.x1 / root,
+        x=raw.x / root,
+        density=raw.density * root,
+        exact=raw.exact * root,
+        gauss=raw.gauss * root,
+    )
+    return raw, scaled, var_core.sample_moments(s)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def variance_sweep(dist: str, seed: int) -> pd.DataFrame:
+    """Var(q·k) at unit σ over d_k = 1…4096, unscaled and divided by √d_k.
+
+    Returns
+    -------
+    DataFrame, 26 rows: d, scaled (bool), var, lo, hi, theory — for σ_q = σ_k = 1;
+    multiply var, lo, hi, theory by σ_q²σ_k² for other scales.
+    """
+    sw = var_core.variance_sweep(SWEEP_D, SWEEP_SAMPLES, rng=rng_for(seed, STREAM_SWEEP), dist=dist)
+    raw = pd.DataFrame({k: sw[k] for k in ("d", "var", "lo", "hi", "theory")}).assign(scaled=False)
+    scaled = raw.assign(
+        var=raw["var"] / raw.d, lo=raw.lo / raw.d, hi=raw.hi / raw.d, theory=1.0, scaled=True
+    )
+    return pd.concat([raw, scaled], ignore_index=True)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def running_sums(
+    d_k: int, dist: str, sigma_q: float, sigma_k: float, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Partial sums of q_i k_i for ``N_PATHS`` pairs (≤ 200 points each) and envelopes.
+
+    Returns
+    -------
+    paths : DataFrame with i, path, sum.
+    envelope : DataFrame with i, k (1 or 2 standard deviations), lo, hi = ±k √i σ_qσ_k.
+    """
+    i, sums = var_core.running_sums(
+        d_k, N_PATHS, rng=rng_for(seed, STREAM_PATHS), dist=dist, sigma_q=sigma_q, sigma_k=sigma_k
+    )
+    paths = pd.DataFrame(
+        {
+            "i": np.tile(i, N_PATHS),
+            "path": np.repeat(np.arange(1, N_PATHS + 1), i.size),
+            "sum": sums.ravel(),
+        }
+    )
+    grid = np.unique(np.concatenate([[0], i]))
+    sd = np.sqrt(grid) * sigma_q * sigma_k
+    envelope = pd.concat(
+        [pd.DataFrame({"i": grid, "k": k, "lo": -k * sd, "hi": k * sd}) for k in (1, 2)],
+        ignore_index=True,
+    )
+    return paths, envelope
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def pair_terms(
+    d_k: int, dist: str, sigma_q: float, sigma_k: float, seed: int
+) -> tuple[pd.DataFrame, float]:
+    """The products q_i k_i of one sampled pair (first ``MAX_TERMS_SHOWN``) and their full sum."""
+    q, k = sample_qk(
+        1, d_k, rng=rng_for(seed, STREAM_TERMS), dist=dist, sigma_q=sigma_q, sigma_k=sigma_k
+    )
+    terms = q[0] * k[0]
+    shown = terms[:MAX_TERMS_SHOWN]
+    df = pd.DataFrame({"i": np.arange(1, shown.size + 1), "term": shown, "positive": shown >= 0})
+    return df, float(terms.sum())

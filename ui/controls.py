@@ -1,0 +1,194 @@
+"""Widgets bound to the URL, with validation of the query parameters that seed them.
+
+Every control has a stable ``key`` that is also its query parameter
+(``bind="query-params"``). Streamlit silently drops a URL value it cannot use; before
+creating the widget we check the raw value ourselves and, when it is malformed, out of
+range or repeated, show a warning naming the parameter and what is allowed. The widget
+then starts from its default. The offending value is never echoed back to the page.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from ui.i18n import t
+
+_INT_RE = re.compile(r"^[+-]?\d{1,12}$")
+_FLOAT_RE = re.compile(r"^[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,3})?$")
+
+#: Largest seed the sidebar accepts.
+SEED_MAX = 2**31 - 1
+
+
+def _raw(key: str) -> list[str] | None:
+    values = st.query_params.get_all(key)
+    return values or None
+
+
+def _warn(key: str, allowed: str, default: object) -> None:
+    st.warning(t("common.bad_param", name=key, allowed=allowed, default=default), icon="⚠️")
+
+
+def parse_int(raw: Sequence[str], lo: int, hi: int) -> int | None:
+    """The single integer in ``raw`` if it is well-formed and in [lo, hi], else None."""
+    if len(raw) != 1 or not _INT_RE.match(raw[0].strip()):
+        return None
+    value = int(raw[0])
+    return value if lo <= value <= hi else None
+
+
+def parse_float(raw: Sequence[str], lo: float, hi: float) -> float | None:
+    """The single finite float in ``raw`` if it is well-formed and in [lo, hi], else None."""
+    if len(raw) != 1 or not _FLOAT_RE.match(raw[0].strip()):
+        return None
+    value = float(raw[0])
+    return value if math.isfinite(value) and lo <= value <= hi else None
+
+
+def parse_choice(raw: Sequence[str], options: Sequence[Any]) -> Any | None:
+    """The option whose ``str`` equals the single value in ``raw``, else None."""
+    if len(raw) != 1:
+        return None
+    matches = [o for o in options if str(o) == raw[0]]
+    return matches[0] if matches else None
+
+
+def _check(key: str, parsed_ok: bool, allowed: str, default: object) -> None:
+    if not parsed_ok:
+        _warn(key, allowed, default)
+
+
+def int_input(
+    key: str, label: str, *, min_value: int, max_value: int, default: int, help: str | None = None
+) -> int:
+    """An integer ``st.number_input`` bound to ``?key=``."""
+    raw = _raw(key)
+    if raw is not None:
+        allowed = t("common.allowed_int", lo=min_value, hi=max_value)
+        _check(key, parse_int(raw, min_value, max_value) is not None, allowed, default)
+    return st.number_input(
+        label,
+        min_value=min_value,
+        max_value=max_value,
+        value=default,
+        step=1,
+        key=key,
+        bind="query-params",
+        help=help,
+    )
+
+
+def float_slider(
+    key: str,
+    label: str,
+    *,
+    min_value: float,
+    max_value: float,
+    default: float,
+    step: float,
+    help: str | None = None,
+    fmt: str | None = None,
+) -> float:
+    """A float ``st.slider`` bound to ``?key=``."""
+    raw = _raw(key)
+    if raw is not None:
+        allowed = t("common.allowed_float", lo=min_value, hi=max_value)
+        _check(key, parse_float(raw, min_value, max_value) is not None, allowed, default)
+    return st.slider(
+        label,
+        min_value=min_value,
+        max_value=max_value,
+        value=default,
+        step=step,
+        key=key,
+        bind="query-params",
+        help=help,
+        format=fmt,
+    )
+
+
+def choice(
+    key: str,
+    label: str,
+    options: Sequence[str],
+    *,
+    default: str,
+    captions: Sequence[str] | None = None,
+    widget: str = "radio",
+    help: str | None = None,
+) -> str:
+    """One of ``options`` (a radio or a select slider) bound to ``?key=``.
+
+    Streamlit writes an option widget's *displayed* text to the URL, so options are
+    shown as their language-neutral identifiers (``normal``, ``zh``, ``20000``) and a
+    link works in either language; translated descriptions go in ``captions``.
+    """
+    raw = _raw(key)
+    if raw is not None:
+        _check(key, parse_choice(raw, options) is not None, ", ".join(options), default)
+    if widget == "select_slider":
+        return st.select_slider(
+            label, options=list(options), value=default, key=key, bind="query-params", help=help
+        )
+    return st.radio(
+        label,
+        options,
+        index=list(options).index(default),
+        captions=captions,
+        horizontal=True,
+        key=key,
+        bind="query-params",
+        help=help,
+    )
+
+
+def _rescale(key: str, factor: float, lo: int, hi: int) -> None:
+    st.session_state[key] = int(min(hi, max(lo, round(st.session_state[key] * factor))))
+
+
+def d_k_input(
+    key: str = "d_k", *, default: int = 64, min_value: int = 1, max_value: int = 4096
+) -> int:
+    """d_k as a number input (any integer) with ÷2 and ×2 buttons (powers of two easy)."""
+    col_input, col_half, col_double = st.columns([3, 1, 1], vertical_alignment="bottom")
+    with col_input:
+        value = int_input(
+            key,
+            t("common.d_k"),
+            min_value=min_value,
+            max_value=max_value,
+            default=default,
+            help=t("common.d_k_help"),
+        )
+    col_half.button(
+        "÷2",
+        key=f"{key}_half",
+        on_click=_rescale,
+        args=(key, 0.5, min_value, max_value),
+        disabled=value <= min_value,
+        help=t("common.halve"),
+        width="stretch",
+    )
+    col_double.button(
+        "×2",
+        key=f"{key}_double",
+        on_click=_rescale,
+        args=(key, 2.0, min_value, max_value),
+        disabled=value >= max_value,
+        help=t("common.double"),
+        width="stretch",
+    )
+    return value
+
+
+def known_params_check(known: set[str]) -> None:
+    """Warn once about query parameters no control on this page understands."""
+    unknown = sorted(k for k in st.query_params.keys() if k not in known)
+    if unknown:
+        names = ", ".join(f"`{k[:24]}`" if re.fullmatch(r"[\w-]+", k) else "`?`" for k in unknown)
+        st.warning(t("common.unknown_params", names=names), icon="⚠️")
