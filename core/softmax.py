@@ -1,0 +1,414 @@
+"""Softmax, its entropy and its Jacobian — one math step per function.
+
+Terms: logits z (what softmax receives), attention weights p = softmax(z),
+entropy H(p) in nats, Jacobian J = ∂p/∂z = diag(p) − p pᵀ.
+
+References
+----------
+Vaswani et al. 2017, *Attention Is All You Need*, eq. (1) and §3.2.1
+(footnote 4): large logits push softmax "into regions where it has extremely
+small gradients". https://arxiv.org/abs/1706.03762
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from core.validation import check_finite, check_float_dtype
+
+__all__ = [
+    "entropy",
+    "jacobian_norm",
+    "naive_softmax",
+    "overflow_threshold",
+    "row_overflows",
+    "row_underflows",
+    "softmax",
+    "softmax_entropy",
+    "softmax_jacobian",
+    "underflow_threshold",
+]
+
+
+def _check_axis_length(arr: np.ndarray, axis: int, name: str) -> None:
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must have at least one dimension, got a scalar")
+    if arr.shape[axis] == 0:
+        raise ValueError(
+            f"{name} must have at least one entry along axis {axis}, got shape {arr.shape}"
+        )
+
+
+def softmax(z, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax, p_i = exp(z_i − max z) / Σ_j exp(z_j − max z).
+
+    Parameters
+    ----------
+    z : array_like, shape (..., n, ...)
+        Logits. ``-inf`` marks a masked entry (weight exactly 0). Integer input
+        is converted to float64; floating input keeps its dtype.
+    axis : int
+        Axis along which the weights sum to 1.
+
+    Returns
+    -------
+    ndarray, same shape as ``z``
+        Attention weights p ≥ 0. Each slice along ``axis`` sums to 1, except a
+        fully masked slice (every entry ``-inf``), which is returned as all
+        zeros: no key receives weight, and the output of attention for that
+        query is the zero vector.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` contains NaN or ``+inf`` (an overflowed logit has no
+        meaningful weight), or has no entries along ``axis``.
+
+    Notes
+    -----
+    Subtracting the row maximum leaves p unchanged (softmax is invariant to a
+    shift shared by a row) and makes every exponent ≤ 0, so ``exp`` cannot
+    overflow; compare :func:`naive_softmax`.
+
+    References
+    ----------
+    Vaswani et al. 2017, eq. (1).
+    """
+    arr = check_finite("z", z, allow_neg_inf=True)
+    _check_axis_length(arr, axis, "z")
+    z_max = np.max(arr, axis=axis, keepdims=True)
+    z_max = np.where(np.isneginf(z_max), 0.0, z_max).astype(arr.dtype)  # fully masked rows
+    e = np.exp(arr - z_max)
+    total = np.sum(e, axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def overflow_threshold(dtype=np.float16) -> float:
+    """Smallest x for which exp(x), rounded to ``dtype``, is ``inf``.
+
+    Round-to-nearest maps every value ≥ max + ½ ulp to ``inf``, so the
+    threshold is ln(finfo.max + ½ ulp) — one half ulp above ln(finfo.max):
+    float16 11.0901 (ln 65504 = 11.0899), float32 88.7228, float64 709.7827.
+
+    Parameters
+    ----------
+    dtype : numpy floating dtype
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``dtype`` is not a floating dtype.
+    """
+    info = np.finfo(check_float_dtype("dtype", dtype))
+    # finfo.max + ½ ulp = 2**maxexp * (1 − 2**-(nmant + 2)).
+    return info.maxexp * math.log(2.0) + math.log1p(-(2.0 ** -(info.nmant + 2)))
+
+
+def underflow_threshold(dtype=np.float16) -> float:
+    """Largest x below which exp(x), rounded to ``dtype``, is exactly 0.
+
+    Values at or below half the smallest subnormal round to 0:
+    float16 −17.33, float32 −103.97, float64 −745.13.
+
+    Raises
+    ------
+    ValueError
+        If ``dtype`` is not a floating dtype.
+    """
+    info = np.finfo(check_float_dtype("dtype", dtype))
+    return math.log(float(info.smallest_subnormal)) - math.log(2.0)
+
+
+def _naive_exp_and_sum(z, axis: int, dtype) -> tuple[np.ndarray, np.ndarray]:
+    arr = check_finite("z", z, allow_neg_inf=True, allow_pos_inf=True)
+    _check_axis_length(arr, axis, "z")
+    dt = check_float_dtype("dtype", dtype)
+    with np.errstate(over="ignore"):
+        e = np.exp(arr.astype(dt))
+        total = np.sum(e, axis=axis, keepdims=True, dtype=dt)
+    return e, total
+
+
+def naive_softmax(z, axis: int = -1, dtype=np.float16) -> np.ndarray:
+    """Softmax computed the textbook way, exp(z) / Σ exp(z), entirely in ``dtype``.
+
+    No maximum is subtracted, so it fails where real low-precision kernels
+    would: this is the function the "float16 overflow" picture uses.
+
+    Parameters
+    ----------
+    z : array_like, shape (..., n, ...)
+        Logits (cast to ``dtype`` first; a logit beyond the dtype's range
+        becomes ``inf``).
+    axis : int
+        Axis along which the weights are normalised.
+    dtype : numpy floating dtype
+        Precision of every step (default float16).
+
+    Returns
+    -------
+    ndarray of ``dtype``, same shape as ``z``
+        Equal to :func:`softmax` (up to rounding) when nothing overflows. Failure
+        modes, with NumPy's warnings suppressed:
+
+        - an entry with exp(z) = inf (z ≥ :func:`overflow_threshold`): the row
+          sum is inf, that entry becomes inf/inf = NaN, the others 0;
+        - every exp finite but the row sum overflows (e.g. six float16 logits
+          of 11.0, each exp ≈ 59874): the row is all zeros — it silently sums
+          to 0 instead of 1;
+        - every exp underflows to 0 (all z < :func:`underflow_threshold`):
+          0/0 = NaN for the whole row.
+
+        Use :func:`row_overflows` / :func:`row_underflows` to detect them.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` contains NaN, ``dtype`` is not a floating dtype, or ``z`` has
+        no entries along ``axis``.
+    """
+    e, total = _naive_exp_and_sum(z, axis, dtype)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return e / total
+
+
+def row_overflows(z, dtype=np.float16, axis: int = -1) -> np.ndarray:
+    """Which rows overflow in :func:`naive_softmax` (an exp or the row sum is inf).
+
+    Parameters
+    ----------
+    z : array_like, shape (..., n)
+        Logits.
+    dtype : numpy floating dtype
+    axis : int
+        Axis of the softmax.
+
+    Returns
+    -------
+    ndarray of bool, shape of ``z`` without ``axis``
+        True where the naive softmax of the row contains NaN or collapses to
+        zeros because Σ exp(z) (or one of its terms) rounded to ``inf``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`naive_softmax`.
+    """
+    _, total = _naive_exp_and_sum(z, axis, dtype)
+    return np.squeeze(np.isinf(total), axis=axis)
+
+
+def row_underflows(z, dtype=np.float16, axis: int = -1) -> np.ndarray:
+    """Which rows underflow in :func:`naive_softmax` (every exp rounds to 0 → NaN row).
+
+    Returns
+    -------
+    ndarray of bool, shape of ``z`` without ``axis``
+
+    Raises
+    ------
+    ValueError
+        As :func:`naive_softmax`.
+    """
+    _, total = _naive_exp_and_sum(z, axis, dtype)
+    return np.squeeze(total == 0, axis=axis)
+
+
+def _check_weights(p, name: str = "p") -> np.ndarray:
+    arr = check_finite(name, p)
+    if (arr < 0).any():
+        raise ValueError(f"{name} must be non-negative (attention weights)")
+    return arr
+
+
+def entropy(p, axis: int = -1) -> np.ndarray:
+    """Shannon entropy H(p) = −Σ p_i ln p_i in nats, with 0 · ln 0 = 0.
+
+    Parameters
+    ----------
+    p : array_like, shape (..., n, ...)
+        Attention weights (non-negative; rows normally sum to 1).
+    axis : int
+        Axis holding one distribution.
+
+    Returns
+    -------
+    ndarray, shape of ``p`` without ``axis``
+        Entropy in nats: 0 for a one-hot row, ln n for the uniform row, 0 for a
+        fully masked (all-zero) row.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` contains NaN, an infinity or a negative entry.
+
+    Notes
+    -----
+    Rounding of p_max to 1 loses the −p_max ln p_max ≈ 1 − p_max term, a
+    relative error of about 1/gap for a saturated row; when the logits are at
+    hand :func:`softmax_entropy` is exact to rounding.
+    """
+    arr = _check_weights(p)
+    log_p = np.log(arr, out=np.zeros_like(arr), where=arr > 0)
+    return -np.sum(arr * log_p, axis=axis)
+
+
+def softmax_entropy(z, axis: int = -1) -> np.ndarray:
+    """Entropy of softmax(z) in nats, computed from the logits without cancellation.
+
+    With gaps g_i = max z − z_i ≥ 0 and S = Σ exp(−g_i) (S ≥ 1),
+    H = ln S + Σ p_i g_i: two non-negative terms, accurate even when the row
+    is saturated and p_max rounds to 1.
+
+    Parameters
+    ----------
+    z : array_like, shape (..., n, ...)
+        Logits; ``-inf`` entries are masked. A fully masked row has entropy 0.
+    axis : int
+
+    Returns
+    -------
+    ndarray, shape of ``z`` without ``axis``
+
+    Raises
+    ------
+    ValueError
+        As :func:`softmax`.
+    """
+    arr = check_finite("z", z, allow_neg_inf=True)
+    _check_axis_length(arr, axis, "z")
+    z_max = np.max(arr, axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore"):  # -inf - -inf in a fully masked row
+        gaps = z_max - arr
+    gaps = np.where(np.isfinite(gaps), gaps, np.inf)  # masked entries, masked rows
+    e = np.exp(-gaps)
+    total = np.sum(e, axis=axis, keepdims=True)
+    weighted = np.multiply(e, gaps, out=np.zeros_like(e), where=e > 0)
+    h = np.log(total, out=np.zeros_like(total), where=total > 0) + np.divide(
+        np.sum(weighted, axis=axis, keepdims=True),
+        total,
+        out=np.zeros_like(total),
+        where=total > 0,
+    )
+    return np.squeeze(h, axis=axis)
+
+
+def softmax_jacobian(p) -> np.ndarray:
+    """Jacobian of softmax, J = ∂p/∂z = diag(p) − p pᵀ.
+
+    Parameters
+    ----------
+    p : array_like, shape (..., n)
+        Attention weights along the last axis.
+
+    Returns
+    -------
+    ndarray, shape (..., n, n)
+        Symmetric positive semidefinite; J·1 = 0; tr J = 1 − ‖p‖² for a row
+        summing to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is a scalar or contains NaN, an infinity or a negative entry.
+
+    References
+    ----------
+    Vaswani et al. 2017, §3.2.1 and footnote 4 (small softmax gradients).
+    """
+    arr = _check_weights(p)
+    if arr.ndim == 0:
+        raise ValueError("p must have at least one dimension, got a scalar")
+    jac = -arr[..., :, None] * arr[..., None, :]  # (..., n, n)
+    idx = np.arange(arr.shape[-1])
+    jac[..., idx, idx] += arr
+    return jac
+
+
+def _fro_norm_last_axis(p: np.ndarray) -> np.ndarray:
+    """‖diag(p) − p pᵀ‖_F for rows of p (last axis) summing to 1, without cancellation.
+
+    The closed form ‖J‖_F² = Σp² − 2Σp³ + (Σp²)² cancels to roundoff when a
+    row saturates. Writing the top weight as p_m = 1 − r, r = Σ_{i≠m} p_i, and
+    T_k = Σ_{i≠m} p_i^k, the same quantity is
+
+        ‖J‖_F² = p_m² r² + T₂ (1 + 2 p_m² + T₂) − 2 T₃,
+
+    where T₂ − 2T₃ = Σ_{i≠m} p_i² (1 − 2p_i) cannot cancel badly because every
+    non-maximal weight is ≤ ½. Accurate down to the smallest representable p_i.
+    """
+    top = np.argmax(p, axis=-1)[..., None]
+    p_top = np.take_along_axis(p, top, axis=-1)[..., 0]
+    others = p.copy()
+    np.put_along_axis(others, top, 0.0, axis=-1)
+    r = others.sum(axis=-1)
+    sq = others * others
+    t2 = sq.sum(axis=-1)
+    t3 = np.einsum("...i,...i->...", sq, others)
+    fro_sq = p_top**2 * r**2 + t2 * (1.0 + 2.0 * p_top**2 + t2) - 2.0 * t3
+    return np.sqrt(np.maximum(fro_sq, 0.0))
+
+
+def jacobian_norm(p, axis: int = -1, ord: str | int = "fro") -> np.ndarray:
+    """Norm of the softmax Jacobian J = diag(p) − p pᵀ for each row of ``p``.
+
+    Parameters
+    ----------
+    p : array_like, shape (..., n, ...)
+        Attention weights; every slice along ``axis`` must sum to 1 (a fully
+        masked, all-zero slice is also accepted and has ‖J‖ = 0).
+    axis : int
+        Axis holding one distribution.
+    ord : {"fro", 2}
+        ``"fro"``: Frobenius norm from the closed form
+        ‖J‖_F² = Σp² − 2Σp³ + (Σp²)², evaluated in a cancellation-free
+        arrangement (accurate for saturated rows, where the plain formula
+        returns roundoff of order 1e-8). ``2``: spectral norm, the largest
+        eigenvalue of J (J is positive semidefinite), via ``eigvalsh``; costs
+        O(n³) per row.
+
+    Returns
+    -------
+    ndarray, shape of ``p`` without ``axis``
+        Two keys: ‖J‖_F = ‖J‖₂ = 2 p₁ p₂. Uniform row of n keys:
+        ‖J‖_F = √(n − 1)/n, ‖J‖₂ = 1/n. Always 0 ≤ ‖J‖₂ ≤ min(½, max p).
+
+    Raises
+    ------
+    ValueError
+        If ``p`` contains NaN, an infinity or a negative entry, if a slice
+        neither sums to 1 (within 1e-6 + 8 n eps of the dtype) nor is all
+        zero, or if ``ord`` is not "fro" or 2.
+
+    Notes
+    -----
+    The gradient with respect to the raw scores s = z · c (logits z = s / c,
+    e.g. c = √d_k) carries the scale too: ∂p/∂s = (1/c) J(p).
+
+    References
+    ----------
+    Vaswani et al. 2017, §3.2.1 footnote 4.
+    """
+    if ord not in ("fro", 2):
+        raise ValueError(f"ord must be 'fro' or 2, got {ord!r}")
+    arr = _check_weights(p)
+    if arr.ndim == 0:
+        raise ValueError("p must have at least one dimension, got a scalar")
+    arr = np.moveaxis(arr, axis, -1)
+    n = arr.shape[-1]
+    if n == 0:
+        raise ValueError(f"p must have at least one entry along axis {axis}")
+    sums = arr.sum(axis=-1)
+    tol = 1e-6 + 8 * n * float(np.finfo(arr.dtype).eps)
+    if not np.all((np.abs(sums - 1.0) <= tol) | (sums == 0)):
+        raise ValueError("p must hold probability vectors: each row must sum to 1 (or be all 0)")
+    if ord == "fro":
+        return _fro_norm_last_axis(arr)
+    eig = np.linalg.eigvalsh(softmax_jacobian(arr))
+    return np.maximum(eig[..., -1], 0.0)
