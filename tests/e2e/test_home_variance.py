@@ -1,0 +1,94 @@
+"""Home and variance pages in a real browser (see conftest.py for the harness)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def _d_k_input(app):
+    return app.widget("d_k").locator("input")
+
+
+def test_home_page_loads(app):
+    app.open()
+    page = app.page
+    title = page.locator("h1")
+    assert title.count() >= 1, "home page has no title (h1)"
+    assert title.first.inner_text().strip(), "home page title is empty"
+    main = page.locator("[data-testid='stMain']")
+    links = main.locator("[data-testid='stPageLink'] a, [data-testid='stPageLink-NavLink']")
+    hrefs = [links.nth(i).get_attribute("href") or "" for i in range(links.count())]
+    assert any("variance" in h for h in hrefs), f"no page link to variance in main area: {hrefs}"
+    nav = page.locator("[data-testid='stSidebarNav'] a")
+    nav_hrefs = [nav.nth(i).get_attribute("href") or "" for i in range(nav.count())]
+    assert any("variance" in h for h in nav_hrefs), f"sidebar nav lacks variance: {nav_hrefs}"
+    app.assert_healthy()
+
+
+def test_variance_page_renders_every_chart(app):
+    app.open("variance")
+    charts = app.page.locator("[data-testid='stVegaLiteChart']")
+    assert charts.count() >= 1, "variance page shows no Vega chart"
+    for i in range(charts.count()):
+        box = charts.nth(i).bounding_box()
+        assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} is tiny: {box}"
+    assert _d_k_input(app).input_value() == "64"
+    app.assert_healthy()
+    app.screenshot("variance")
+
+
+def test_double_button_changes_chart_and_url(app):
+    app.open("variance")
+    button = app.button("d_k_double")
+    before, after = app.interact(button.click)
+    assert before != after, "no chart changed after ×2"
+    app.page.wait_for_function("() => location.search.includes('d_k=128')", timeout=10_000)
+    assert _d_k_input(app).input_value() == "128"
+    app.assert_healthy()
+
+
+def test_typing_d_k_changes_chart_and_url(app):
+    app.open("variance")
+    box = _d_k_input(app)
+
+    def type_value():
+        box.fill("32")
+        box.press("Enter")
+
+    before, after = app.interact(type_value)
+    assert before != after, "no chart changed after typing d_k=32"
+    app.page.wait_for_function("() => location.search.includes('d_k=32')", timeout=10_000)
+    app.assert_healthy()
+
+
+def test_deep_link_sets_controls(app):
+    app.open("variance", "d_k=256&dist=rademacher")
+    assert _d_k_input(app).input_value() == "256"
+    selected = app.widget("dist").locator("[data-testid='stRadioOption']:has(input:checked)")
+    assert selected.count() == 1, "no distribution selected"
+    label = selected.inner_text()
+    assert "rademacher" in label.lower(), f"selected distribution label: {label!r}"
+    app.assert_healthy()
+
+
+def test_malformed_query_param_warns(app):
+    app.open("variance", "d_k=abc")
+    alerts = app.page.locator("[data-testid='stAlertContainer'], [data-testid='stAlert']")
+    texts = alerts.all_inner_texts()
+    assert any("d_k" in t for t in texts), f"no warning naming d_k; alerts: {texts}"
+    assert _d_k_input(app).input_value() == "64", "bad d_k did not fall back to 64"
+    app.assert_healthy()
+
+
+@pytest.mark.parametrize("path", ["", "variance"])
+def test_chinese_language(app, path):
+    app.open(path, "lang=zh")
+    main = app.page.locator("[data-testid='stMain']").inner_text()
+    assert CJK.search(main), f"no Chinese text in the main area of /{path}?lang=zh"
+    app.assert_healthy()
