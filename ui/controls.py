@@ -1,17 +1,17 @@
 """Widgets bound to the URL, with validation of the query parameters that seed them.
 
 Every control has a stable ``key`` that is also its query parameter
-(``bind="query-params"``). Streamlit silently drops a URL value it cannot use; before
-creating the widget we check the raw value ourselves and, when it is malformed, out of
-range or repeated, show a warning naming the parameter and what is allowed. The widget
-then starts from its default. The offending value is never echoed back to the page.
+(``bind="query-params"``). Streamlit silently drops a URL value it cannot use and
+coerces some it can; we check the raw value ourselves and, when it is malformed, out of
+range or repeated, show a warning naming the parameter and what is allowed, and the
+widget starts from its default. The offending value is never echoed back to the page.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
@@ -25,13 +25,13 @@ _FLOAT_RE = re.compile(r"^[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,
 SEED_MAX = 2**31 - 1
 
 
+#: Session-state entry: {param: (allowed, default)} for bad URL values being reset.
+_RESETS = "_param_resets"
+
+
 def _raw(key: str) -> list[str] | None:
     values = st.query_params.get_all(key)
     return values or None
-
-
-def _warn(key: str, allowed: str, default: object) -> None:
-    st.warning(t("common.bad_param", name=key, allowed=allowed, default=default), icon="⚠️")
 
 
 def parse_int(raw: Sequence[str], lo: int, hi: int) -> int | None:
@@ -58,28 +58,58 @@ def parse_choice(raw: Sequence[str], options: Sequence[Any]) -> Any | None:
     return matches[0] if matches else None
 
 
-def _check(key: str, parsed_ok: bool, allowed: str, default: object) -> None:
-    if not parsed_ok:
-        _warn(key, allowed, default)
+def _bound(
+    key: str,
+    default: Any,
+    allowed: str,
+    is_valid: Callable[[Sequence[str]], bool],
+    make_widget: Callable[[], Any],
+) -> Any:
+    """Create a URL-bound widget; a bad URL value gives a warning and the default.
+
+    On the first load Streamlit seeds a bound widget from the URL and keeps any value
+    it can coerce (``?d_k=3.5`` -> 3, a repeated key -> the last one). When our own
+    check rejects the raw value and the widget did not land on its default, we record
+    the reset and rerun once; the rerun assigns the default before the widget is made
+    (code wins after the first run) and shows the warning.
+    """
+    resets = st.session_state.setdefault(_RESETS, {})
+    if key in resets:
+        allowed, default = resets.pop(key)
+        st.session_state[key] = default
+        st.warning(t("common.bad_param", name=key, allowed=allowed, default=default), icon="⚠️")
+        return make_widget()
+    # the URL seeds a widget only when it is first made; later the URL mirrors the widget
+    raw = _raw(key) if key not in st.session_state else None
+    bad = raw is not None and not is_valid(raw)
+    value = make_widget()
+    if bad:
+        if value != default:
+            resets[key] = (allowed, default)
+            st.rerun()
+        st.warning(t("common.bad_param", name=key, allowed=allowed, default=default), icon="⚠️")
+    return value
 
 
 def int_input(
     key: str, label: str, *, min_value: int, max_value: int, default: int, help: str | None = None
 ) -> int:
     """An integer ``st.number_input`` bound to ``?key=``."""
-    raw = _raw(key)
-    if raw is not None:
-        allowed = t("common.allowed_int", lo=min_value, hi=max_value)
-        _check(key, parse_int(raw, min_value, max_value) is not None, allowed, default)
-    return st.number_input(
-        label,
-        min_value=min_value,
-        max_value=max_value,
-        value=default,
-        step=1,
-        key=key,
-        bind="query-params",
-        help=help,
+    return _bound(
+        key,
+        default,
+        t("common.allowed_int", lo=min_value, hi=max_value),
+        lambda raw: parse_int(raw, min_value, max_value) is not None,
+        lambda: st.number_input(
+            label,
+            min_value=min_value,
+            max_value=max_value,
+            value=default,
+            step=1,
+            key=key,
+            bind="query-params",
+            help=help,
+        ),
     )
 
 
@@ -95,20 +125,22 @@ def float_slider(
     fmt: str | None = None,
 ) -> float:
     """A float ``st.slider`` bound to ``?key=``."""
-    raw = _raw(key)
-    if raw is not None:
-        allowed = t("common.allowed_float", lo=min_value, hi=max_value)
-        _check(key, parse_float(raw, min_value, max_value) is not None, allowed, default)
-    return st.slider(
-        label,
-        min_value=min_value,
-        max_value=max_value,
-        value=default,
-        step=step,
-        key=key,
-        bind="query-params",
-        help=help,
-        format=fmt,
+    return _bound(
+        key,
+        default,
+        t("common.allowed_float", lo=min_value, hi=max_value),
+        lambda raw: parse_float(raw, min_value, max_value) is not None,
+        lambda: st.slider(
+            label,
+            min_value=min_value,
+            max_value=max_value,
+            value=default,
+            step=step,
+            key=key,
+            bind="query-params",
+            help=help,
+            format=fmt,
+        ),
     )
 
 
@@ -128,22 +160,29 @@ def choice(
     shown as their language-neutral identifiers (``normal``, ``zh``, ``20000``) and a
     link works in either language; translated descriptions go in ``captions``.
     """
-    raw = _raw(key)
-    if raw is not None:
-        _check(key, parse_choice(raw, options) is not None, ", ".join(options), default)
-    if widget == "select_slider":
-        return st.select_slider(
-            label, options=list(options), value=default, key=key, bind="query-params", help=help
+
+    def make_widget() -> str:
+        if widget == "select_slider":
+            return st.select_slider(
+                label, options=list(options), value=default, key=key, bind="query-params", help=help
+            )
+        return st.radio(
+            label,
+            options,
+            index=list(options).index(default),
+            captions=captions,
+            horizontal=True,
+            key=key,
+            bind="query-params",
+            help=help,
         )
-    return st.radio(
-        label,
-        options,
-        index=list(options).index(default),
-        captions=captions,
-        horizontal=True,
-        key=key,
-        bind="query-params",
-        help=help,
+
+    return _bound(
+        key,
+        default,
+        ", ".join(options),
+        lambda raw: parse_choice(raw, options) is not None,
+        make_widget,
     )
 
 
@@ -187,8 +226,10 @@ def d_k_input(
 
 
 def known_params_check(known: set[str]) -> None:
-    """Warn once about query parameters no control on this page understands."""
-    unknown = sorted(k for k in st.query_params.keys() if k not in known)
+    """Warn, once per session, about query parameters no control on this page understands."""
+    warned = st.session_state.setdefault("_unknown_params_warned", set())
+    unknown = sorted(k for k in st.query_params.keys() if k not in known and k not in warned)
+    warned.update(unknown)
     if unknown:
         names = ", ".join(f"`{k[:24]}`" if re.fullmatch(r"[\w-]+", k) else "`?`" for k in unknown)
         st.warning(t("common.unknown_params", names=names), icon="⚠️")

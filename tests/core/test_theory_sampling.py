@@ -55,7 +55,10 @@ def test_theory_bad_arguments(call, match):
         ({"d": 4, "n_samples": 10, "dist": "gamma"}, "dist must be one of"),
         ({"d": 4, "n_samples": 10, "sigma_q": 0.0}, "sigma_q"),
         ({"d": 4, "n_samples": 10, "rho": -1.0}, "rho"),
-        ({"d": 4, "n_samples": 10, "rho": 0.5, "dist": "uniform"}, "only supported for dist='normal'"),
+        (
+            {"d": 4, "n_samples": 10, "rho": 0.5, "dist": "uniform"},
+            "only supported for dist='normal'",
+        ),
     ],
 )
 def test_dot_products_bad_arguments(kwargs, match):
@@ -77,7 +80,9 @@ def test_sample_qk_bad_arguments():
 
 @pytest.mark.parametrize("dist", DISTS)
 def test_sample_qk_components(dist):
-    q, k = sampling.sample_qk(50_000, 8, rng=np.random.default_rng(1), dist=dist, sigma_q=2.0, sigma_k=0.5)
+    q, k = sampling.sample_qk(
+        50_000, 8, rng=np.random.default_rng(1), dist=dist, sigma_q=2.0, sigma_k=0.5
+    )
     assert q.shape == k.shape == (50_000, 8)
     n = q.size
     for x, sigma in ((q, 2.0), (k, 0.5)):
@@ -123,7 +128,9 @@ def test_dot_products_variance_and_kurtosis(dist, d):
 @pytest.mark.parametrize("rho", [-0.6, 0.3, 0.9])
 def test_dot_products_correlated(rho):
     d, sq, sk = 32, 1.0, 2.0
-    s = sampling.dot_products(d, 400_000, rng=np.random.default_rng(3), sigma_q=sq, sigma_k=sk, rho=rho)
+    s = sampling.dot_products(
+        d, 400_000, rng=np.random.default_rng(3), sigma_q=sq, sigma_k=sk, rho=rho
+    )
     mean_hat, mean_se = _batch_se(s, np.mean)
     var_hat, var_se = _batch_se(s, np.var)
     assert abs(mean_hat - theory.dot_product_mean(d, sq, sk, rho)) < 4 * mean_se
@@ -145,7 +152,9 @@ def _ks_statistic(a, b):
 def test_exact_sampler_matches_direct_sum(dist, d, rho):
     """Two-sample KS: the exact O(1) sampler and the explicit sum agree in distribution."""
     n = 20_000
-    exact = sampling.dot_products(d, n, rng=np.random.default_rng(5), dist=dist, sigma_q=0.5, rho=rho)
+    exact = sampling.dot_products(
+        d, n, rng=np.random.default_rng(5), dist=dist, sigma_q=0.5, rho=rho
+    )
     q, k = sampling.sample_qk(n, d, rng=np.random.default_rng(6), dist=dist, sigma_q=0.5, rho=rho)
     direct = (q * k).sum(axis=1)
     critical = 1.949 * math.sqrt(2 / n)  # two-sample KS critical value at the 0.1% level

@@ -22,7 +22,12 @@ def test_normal_law_matches_closed_form(d, c):
     edges = variance.histogram_edges(d, "normal", c, 1.0)
     got = variance.expected_density(edges, d, "normal", c, 1.0)
     want = np.array(
-        [integrate.quad(_variance_gamma_pdf, a, b, args=(d, c), points=[0.0] if a < 0 < b else None)[0] for a, b in zip(edges[:-1], edges[1:], strict=True)]
+        [
+            integrate.quad(
+                _variance_gamma_pdf, a, b, args=(d, c), points=[0.0] if a < 0 < b else None
+            )[0]
+            for a, b in zip(edges[:-1], edges[1:], strict=True)
+        ]
     ) / np.diff(edges)
     # exact bin probabilities up to the quadrature over χ_d and the 1.5e-7 normal-CDF error
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6 / c)
@@ -31,7 +36,9 @@ def test_normal_law_matches_closed_form(d, c):
 def test_product_normal_density_at_d1():
     """d = 1: the product-normal law K₀(|x|)/π."""
     x = np.array([0.3, 1.0, 2.5])
-    np.testing.assert_allclose(variance._normal_mixture_density(x, 1, 1.0), special.k0(x) / np.pi, rtol=1e-4)
+    np.testing.assert_allclose(
+        variance._normal_mixture_density(x, 1, 1.0), special.k0(x) / np.pi, rtol=1e-4
+    )
 
 
 @pytest.mark.parametrize("d", [1, 3, 10, 64, 1000])
@@ -40,7 +47,9 @@ def test_rademacher_law_is_binomial(d):
     prob = variance.expected_density(edges, d, "rademacher") * np.diff(edges)
     support = 2 * np.arange(d + 1) - d
     inside = (support > edges[0]) & (support < edges[-1])
-    assert prob.sum() == pytest.approx(stats.binom.pmf(np.arange(d + 1), d, 0.5)[inside].sum(), rel=1e-12)
+    assert prob.sum() == pytest.approx(
+        stats.binom.pmf(np.arange(d + 1), d, 0.5)[inside].sum(), rel=1e-12
+    )
     # every lattice point lies strictly inside a bin, never on an edge
     assert not np.isin(support, edges).any()
 

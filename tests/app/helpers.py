@@ -1,0 +1,37 @@
+"""AppTest helpers: run one page of the app, in a language, with query parameters."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 30
+
+
+def run_page(script: str | None = None, **params: str | list[str]) -> AppTest:
+    """Run app.py, switch to ``script`` (e.g. "app_pages/variance.py") with ``params``."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for key, value in params.items():
+        at.query_params[key] = value
+    if script is not None:
+        # a deep link: the first run opens the page (its url_path is its file name)
+        at.switch_page(script)
+    at.run()
+    return at
+
+
+def chart_data(at: AppTest) -> list[dict]:
+    """Every Vega-Lite chart on the page as {"spec": dict, "datasets": {name: rows}}."""
+    out = []
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        datasets = {ds.name: ds.data.data for ds in chart.proto.datasets}
+        out.append({"spec": spec, "datasets": datasets, "raw": chart.proto.SerializeToString()})
+    return out
+
+
+def warnings(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning]

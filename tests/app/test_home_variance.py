@@ -1,0 +1,131 @@
+"""Home and variance pages through AppTest, in both languages."""
+
+import re
+
+import pytest
+from tests.app.helpers import chart_data, run_page, warnings
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_home_runs(lang):
+    at = run_page(lang=lang)
+    assert not at.exception
+    assert at.title[0].value
+    assert bool(CJK.search(at.title[0].value)) == (lang == "zh")
+    assert len(at.get("page_link")) >= 1
+    assert len(at.latex) == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_variance_runs_with_every_chart(lang):
+    at = run_page("app_pages/variance.py", lang=lang)
+    assert not at.exception
+    assert not warnings(at)
+    charts = chart_data(at)
+    assert len(charts) == 5
+    for chart in charts:
+        assert chart["spec"]["description"]
+        assert bool(CJK.search(chart["spec"]["description"])) == (lang == "zh")
+    assert len(at.metric) == 4
+    assert len(at.latex) == 5
+
+
+def test_changing_d_k_changes_the_charts():
+    at = run_page("app_pages/variance.py")
+    before = chart_data(at)
+    at.number_input(key="d_k").set_value(1024).run()
+    after = chart_data(at)
+    assert not at.exception
+    # histograms, paths and terms are redrawn; the sweep moves only its d_k marker
+    for b, a in zip(before, after, strict=True):
+        assert b["raw"] != a["raw"]
+    metric = {m.label: m.value for m in at.metric}
+    assert float(metric["Variance of q·k"]) == pytest.approx(1024, rel=0.05)
+
+
+def test_doubling_and_halving_buttons():
+    at = run_page("app_pages/variance.py", d_k="100")
+    at.button(key="d_k_double").click().run()
+    assert at.number_input(key="d_k").value == 200
+    at.button(key="d_k_half").click().run()
+    at.button(key="d_k_half").click().run()
+    assert at.number_input(key="d_k").value == 50
+    at = run_page("app_pages/variance.py", d_k="4096")
+    assert at.button(key="d_k_double").disabled
+
+
+def test_query_params_set_the_controls():
+    at = run_page(
+        "app_pages/variance.py",
+        d_k="256",
+        dist="rademacher",
+        sigma_q="2.0",
+        sigma_k="0.5",
+        n_samples="5000",
+    )
+    assert not at.exception and not warnings(at)
+    assert at.number_input(key="d_k").value == 256
+    assert at.radio(key="dist").value == "rademacher"
+    assert at.slider(key="sigma_q").value == 2.0
+    assert at.slider(key="sigma_k").value == 0.5
+    assert at.select_slider(key="n_samples").value == "5000"
+    # the Rademacher histogram sits on the lattice 2·σ_qσ_k apart
+    hist = chart_data(at)[0]
+    rows = max(hist["datasets"].values(), key=len)
+    assert rows  # binned data reached the browser
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ({"d_k": "abc"}, "d_k"),
+        ({"d_k": str(10**9)}, "d_k"),
+        ({"d_k": "3.5"}, "d_k"),
+        ({"d_k": ["8", "16"]}, "d_k"),
+        ({"dist": "cauchy"}, "dist"),
+        ({"sigma_q": "nan"}, "sigma_q"),
+        ({"sigma_k": "-1"}, "sigma_k"),
+        ({"n_samples": "7"}, "n_samples"),
+        ({"seed": "x"}, "seed"),
+        ({"lang": "fr"}, "lang"),
+    ],
+)
+def test_malformed_params_warn_and_fall_back(params, name):
+    at = run_page("app_pages/variance.py", **params)
+    assert not at.exception
+    found = [w for w in warnings(at) if f"`{name}`" in w]
+    assert found, warnings(at)
+    defaults = {"d_k": 64, "dist": "normal", "sigma_q": 1.0, "sigma_k": 1.0, "n_samples": "20000"}
+    if name in defaults:
+        widget = {"d_k": at.number_input, "dist": at.radio, "n_samples": at.select_slider}.get(
+            name, at.slider
+        )
+        assert widget(key=name).value == defaults[name]
+    # the page still draws every chart
+    assert len(at.get("vega_lite_chart")) == 5
+
+
+def test_unknown_and_hostile_params_are_not_echoed():
+    at = run_page("app_pages/variance.py", **{"<b>x</b>": "1", "d_k": "<script>alert(1)</script>"})
+    assert not at.exception
+    text = " ".join(warnings(at))
+    assert "<script>" not in text and "<b>" not in text
+    assert "`d_k`" in text
+
+
+def test_language_switch_keeps_controls():
+    at = run_page("app_pages/variance.py", d_k="300", dist="uniform")
+    at.radio(key="lang").set_value("zh").run()
+    assert CJK.search(at.title[0].value)
+    assert at.number_input(key="d_k").value == 300
+    assert at.radio(key="dist").value == "uniform"
+
+
+def test_same_seed_same_pictures_and_new_seed_new_pictures():
+    a = chart_data(run_page("app_pages/variance.py", seed="7"))
+    b = chart_data(run_page("app_pages/variance.py", seed="7"))
+    c = chart_data(run_page("app_pages/variance.py", seed="8"))
+    assert [x["datasets"] for x in a] == [x["datasets"] for x in b]
+    assert a[0]["datasets"] != c[0]["datasets"]

@@ -1,0 +1,72 @@
+"""The English and Chinese catalogs: same keys, same placeholders, every used key present."""
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from ui import i18n
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = [
+    ROOT / "app.py",
+    *sorted((ROOT / "app_pages").glob("*.py")),
+    *sorted((ROOT / "ui").glob("*.py")),
+]
+
+
+def _placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_catalogs_have_identical_keys():
+    en, zh = i18n.catalog("en"), i18n.catalog("zh")
+    assert set(en) == set(zh), (sorted(set(en) - set(zh)), sorted(set(zh) - set(en)))
+    assert len(en) > 50
+
+
+@pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
+def test_no_empty_strings(lang):
+    assert all(isinstance(v, str) and v.strip() for v in i18n.catalog(lang).values())
+
+
+def test_same_placeholders_in_both_languages():
+    en, zh = i18n.catalog("en"), i18n.catalog("zh")
+    for key in en:
+        assert _placeholders(en[key]) == _placeholders(zh[key]), key
+
+
+def test_chinese_catalog_is_chinese():
+    """Prose entries (more than a few words) contain CJK characters."""
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    en, zh = i18n.catalog("en"), i18n.catalog("zh")
+    prose = [k for k, v in en.items() if len(v.split()) >= 4]
+    missing = [k for k in prose if not cjk.search(zh[k])]
+    assert not missing, missing
+
+
+def test_every_literal_key_used_in_code_exists():
+    keys = set(i18n.catalog("en"))
+    used = set()
+    for path in SOURCES:
+        used |= set(
+            re.findall(
+                r"""\bt\(\s*["']([a-z_]+\.[a-z0-9_.]+)["']""", path.read_text(encoding="utf-8")
+            )
+        )
+    assert used, "no t(...) calls found"
+    assert not sorted(used - keys)
+
+
+def test_every_formatted_key_prefix_exists():
+    """f-string keys such as t(f"home.step_{name}_title") resolve for every value used."""
+    from ui.pages import STORY
+
+    en = i18n.catalog("en")
+    for name in STORY:
+        assert f"home.step_{name}_title" in en and f"home.step_{name}_text" in en
+    from ui.pages import PAGES
+
+    for spec in PAGES:
+        assert f"{spec.name}.nav" in en

@@ -1,0 +1,103 @@
+"""Chart builders: valid Vega-Lite, intended encodings, bounded data."""
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui import charts
+
+
+def _hist_frame(n=60):
+    edges = np.linspace(-3, 3, n + 1)
+    x = 0.5 * (edges[1:] + edges[:-1])
+    dens = np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi)
+    return pd.DataFrame(
+        {"x0": edges[:-1], "x1": edges[1:], "x": x, "density": dens, "exact": dens, "gauss": dens}
+    )
+
+
+def _layers(spec):
+    return spec.get("layer", [spec])
+
+
+def _datasets(spec):
+    return spec.get("datasets", {})
+
+
+def test_histogram_with_law():
+    chart = charts.histogram_with_law(
+        _hist_frame(),
+        title="T",
+        x_title="score",
+        y_title="density",
+        law_labels=("exact", "gauss"),
+        description="alt",
+    )
+    spec = chart.to_dict()
+    assert spec["description"] == "alt"
+    bars, lines = _layers(spec)
+    assert bars["mark"]["type"] == "bar"
+    assert bars["encoding"]["x"]["field"] == "x0" and bars["encoding"]["x2"]["field"] == "x1"
+    assert bars["encoding"]["y"]["field"] == "density"
+    assert lines["encoding"]["strokeDash"]["field"] == "law"
+    sizes = sorted(len(v) for v in _datasets(spec).values())
+    assert sizes == [60, 120]  # 60 bins; 2 laws × 60 points
+
+
+def test_variance_sweep_chart():
+    d = 2.0 ** np.arange(13)
+    df = pd.concat(
+        [
+            pd.DataFrame(
+                {"d": d, "series": "raw", "var": d, "lo": 0.9 * d, "hi": 1.1 * d, "theory": d}
+            ),
+            pd.DataFrame(
+                {"d": d, "series": "scaled", "var": 1.0, "lo": 0.9, "hi": 1.1, "theory": 1.0}
+            ),
+        ]
+    )
+    spec = charts.variance_sweep(
+        df, current_d=64, title="T", x_title="d", y_title="v", description="a"
+    ).to_dict()
+    layers = _layers(spec)
+    assert [layer["mark"]["type"] for layer in layers] == ["line", "rule", "point", "rule"]
+    assert layers[2]["encoding"]["x"]["scale"]["type"] == "log"
+    assert layers[2]["encoding"]["y"]["scale"]["type"] == "log"
+    marker = layers[3]
+    marker_data = next(v for v in _datasets(spec).values() if len(v) == 1)
+    assert marker_data == [{"d": 64}]
+    assert marker["encoding"]["x"]["field"] == "d"
+
+
+def test_running_sums_and_terms():
+    i = np.arange(1, 201)
+    paths = pd.DataFrame({"i": np.tile(i, 20), "path": np.repeat(np.arange(20), 200), "sum": 0.0})
+    env = pd.DataFrame({"i": i, "band": "±1", "lo": -np.sqrt(i), "hi": np.sqrt(i)})
+    spec = charts.running_sums(
+        paths, env, title="T", x_title="i", y_title="s", description="a"
+    ).to_dict()
+    assert _layers(spec)[0]["encoding"]["detail"]["field"] == "path"
+    terms = pd.DataFrame({"i": np.arange(1, 65), "term": np.linspace(-1, 1, 64), "sign": "+"})
+    spec = charts.term_bars(
+        terms, title="T", x_title="i", y_title="t", sign_title="s", description="a"
+    ).to_dict()
+    assert spec["mark"]["type"] == "bar"
+    assert spec["encoding"]["color"]["field"] == "sign"
+
+
+def test_builders_reject_too_many_rows():
+    big = _hist_frame(charts.MAX_ROWS + 1)
+    with pytest.raises(ValueError, match="at most 5000 rows"):
+        charts.histogram_with_law(
+            big, title="", x_title="", y_title="", law_labels=("a", "b"), description=""
+        )
+
+
+def test_builders_do_not_configure():
+    """Builders return layerable charts: no top-level config (it blocks alt.layer)."""
+    chart = charts.histogram_with_law(
+        _hist_frame(), title="T", x_title="x", y_title="y", law_labels=("a", "b"), description="d"
+    )
+    assert isinstance(chart, alt.LayerChart)
+    assert "config" not in chart.to_dict() or set(chart.to_dict()["config"]) <= {"view"}
