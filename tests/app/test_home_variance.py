@@ -3,6 +3,7 @@
 import re
 
 import pytest
+
 from tests.app.helpers import chart_data, run_page, warnings
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -1,5 +1,6 @@
 """Exact histogram laws and summaries of q·k (core/variance.py)."""
 
+import itertools
 import math
 
 import numpy as np
@@ -26,7 +27,7 @@ def test_normal_law_matches_closed_form(d, c):
             integrate.quad(
                 _variance_gamma_pdf, a, b, args=(d, c), points=[0.0] if a < 0 < b else None
             )[0]
-            for a, b in zip(edges[:-1], edges[1:], strict=True)
+            for a, b in itertools.pairwise(edges)
         ]
     ) / np.diff(edges)
     # exact bin probabilities up to the quadrature over χ_d and the 1.5e-7 normal-CDF error
