@@ -234,7 +234,8 @@ def sample_scores(
     Raises
     ------
     ValueError
-        On an out-of-range argument (the message names it).
+        On an out-of-range argument (the message names it), or if
+        n_rows * n_keys exceeds 2**24 (128 MB of float64).
     """
     d = _check_d(d)
     n_keys, rho, n_rows = _check_common(n_keys, rho, n_rows, rng)
