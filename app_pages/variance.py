@@ -59,6 +59,7 @@ cols[0].metric(
     f"{m['mean']:.4g}",
     t("variance.m_mean_delta", z=m["mean"] / m["mean_se"]),
     delta_color="off",
+    delta_arrow="off",
     help=t("variance.m_mean_help"),
 )
 for col, key, theory in (
@@ -70,6 +71,7 @@ for col, key, theory in (
         f"{m[key]:.4g}",
         t("variance.m_delta", theory=f"{theory:.4g}", err=100 * (m[key] - theory) / theory),
         delta_color="off",
+        delta_arrow="off",
         help=t("variance.m_se_help", se=f"{m[key + '_se']:.2g}"),
     )
 cols[3].metric(
@@ -81,6 +83,7 @@ cols[3].metric(
         z=(m["kurt"] - kurt_theory) / m["kurt_se"],
     ),
     delta_color="off",
+    delta_arrow="off",
     help=t("variance.m_kurt_help"),
 )
 
@@ -149,6 +152,7 @@ st.altair_chart(
     charts.variance_sweep(
         sweep,
         current_d=d_k,
+        series_order=(t("variance.series_raw"), t("variance.series_scaled")),
         title=t("variance.sweep_title"),
         x_title=t("variance.axis_d_k"),
         y_title=t("variance.axis_variance"),
@@ -191,6 +195,7 @@ with right:
             x_title=t("variance.axis_i"),
             y_title=t("variance.axis_term"),
             sign_title=t("variance.sign_title"),
+            sign_order=(t("variance.sign_pos"), t("variance.sign_neg")),
             description=t("variance.terms_alt", d_k=d_k, total=f"{total:.3g}"),
         ),
         width="stretch",

@@ -29,7 +29,9 @@ def _normal_cdf(x: np.ndarray) -> np.ndarray:
     """
     z = np.abs(np.asarray(x, dtype=float)) / math.sqrt(2.0)
     t = 1.0 / (1.0 + 0.3275911 * z)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
     erf = 1.0 - poly * np.exp(-z * z)
     return 0.5 * (1.0 + np.sign(x) * erf)
 
@@ -165,8 +167,10 @@ def histogram_density(samples: np.ndarray, edges: np.ndarray) -> np.ndarray:
 def sample_moments(s: np.ndarray) -> dict[str, float]:
     """Sample mean, variance, std and excess kurtosis of s, each with a standard error.
 
-    Standard errors: mean σ/√n; variance √((m₄ − m₂²)/n); std se_var / (2σ);
-    excess kurtosis √(24/n) (its large-sample value for a Gaussian-like law).
+    Standard errors are the delta-method (influence-function) ones, valid for any law
+    with finite moments of the needed order: mean σ/√n; variance √((m₄ − m₂²)/n);
+    std se_var / (2σ); kurtosis g = m₄/m₂² from its influence function
+    (x⁴ − m₄)/m₂² − 2 m₄ (x² − m₂)/m₂³ − 4 m₃ x/m₂² on centred x.
 
     Returns
     -------
@@ -183,6 +187,13 @@ def sample_moments(s: np.ndarray) -> dict[str, float]:
     var = m2 * n / (n - 1)
     var_se = math.sqrt(max(m4 - m2 * m2, 0.0) / n)
     std = math.sqrt(var)
+    if m2 > 0:
+        m3 = float(np.mean(dev**3))
+        dev2 = dev * dev
+        influence = (dev2 * dev2 - m4) / m2**2 - 2 * m4 * (dev2 - m2) / m2**3 - 4 * m3 * dev / m2**2
+        kurt_se = float(influence.std()) / math.sqrt(n)
+    else:
+        kurt_se = 0.0
     return {
         "mean": mean,
         "mean_se": std / math.sqrt(n),
@@ -191,7 +202,7 @@ def sample_moments(s: np.ndarray) -> dict[str, float]:
         "std": std,
         "std_se": var_se / (2 * std) if std > 0 else 0.0,
         "kurt": m4 / (m2 * m2) - 3.0 if m2 > 0 else 0.0,
-        "kurt_se": math.sqrt(24.0 / n),
+        "kurt_se": kurt_se,
         "n": float(n),
     }
 

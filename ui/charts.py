@@ -97,6 +97,7 @@ def variance_sweep(
     df: pd.DataFrame,
     *,
     current_d: int,
+    series_order: tuple[str, str],
     title: str,
     x_title: str,
     y_title: str,
@@ -111,6 +112,8 @@ def variance_sweep(
         ``hi`` (95 % interval), ``theory``.
     current_d : int
         The d_k marked with a vertical rule.
+    series_order : (str, str)
+        The unscaled and the scaled series' labels (drawn vermillion and blue).
     """
     _check_rows(df)
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
@@ -118,7 +121,7 @@ def variance_sweep(
     series = alt.Color(
         "series:N",
         title=None,
-        scale=alt.Scale(range=[COLORS["unscaled"], COLORS["sqrt"]]),
+        scale=alt.Scale(domain=list(series_order), range=[COLORS["unscaled"], COLORS["sqrt"]]),
         legend=alt.Legend(orient="top-left"),
     )
     tooltip = [
@@ -182,7 +185,7 @@ def running_sums(
         )
     )
     env = alt.Chart(envelope)
-    dash = alt.StrokeDash("band:N", title=None, legend=alt.Legend(orient="top-left"))
+    dash = alt.StrokeDash("band:N", title=None, legend=alt.Legend(orient="bottom"))
     upper = env.mark_line(color=COLORS["theory"]).encode(x=x, y="hi:Q", strokeDash=dash)
     lower = env.mark_line(color=COLORS["theory"]).encode(x=x, y="lo:Q", strokeDash=dash)
     return alt.layer(lines, upper, lower).properties(
@@ -191,7 +194,14 @@ def running_sums(
 
 
 def term_bars(
-    df: pd.DataFrame, *, title: str, x_title: str, y_title: str, sign_title: str, description: str
+    df: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    sign_title: str,
+    sign_order: tuple[str, str],
+    description: str,
 ) -> alt.Chart:
     """Bars of the per-dimension products q_i k_i of one pair, coloured by sign.
 
@@ -199,6 +209,8 @@ def term_bars(
     ----------
     df : DataFrame
         ``i`` (1-based dimension), ``term`` (q_i k_i), ``sign`` (legend label).
+    sign_order : (str, str)
+        Labels of positive and negative terms (blue and vermillion).
     """
     _check_rows(df)
     return (
@@ -210,8 +222,10 @@ def term_bars(
             color=alt.Color(
                 "sign:N",
                 title=sign_title,
-                scale=alt.Scale(range=[COLORS["sqrt"], COLORS["unscaled"]]),
-                legend=alt.Legend(orient="top-right"),
+                scale=alt.Scale(
+                    domain=list(sign_order), range=[COLORS["sqrt"], COLORS["unscaled"]]
+                ),
+                legend=alt.Legend(orient="bottom"),
             ),
             tooltip=[alt.Tooltip("i:O", title="i"), alt.Tooltip("term:Q", format=".4g")],
         )

@@ -107,3 +107,15 @@ def test_running_sums_end_at_the_dot_product():
     assert idx[0] == 1 and idx[-1] == d and idx.size <= 200
     np.testing.assert_allclose(sums[:, -1], (q * k).sum(axis=1), rtol=1e-12)
     np.testing.assert_allclose(sums[:, 0], q[:, 0] * k[:, 0], rtol=1e-12)
+
+
+def test_kurtosis_standard_error_is_calibrated():
+    """Over 200 independent samples the z-scores of the kurtosis have spread ≈ 1."""
+    z = []
+    for seed in range(200):
+        m = variance.sample_moments(dot_products(4, 5_000, rng=np.random.default_rng(seed)))
+        z.append((m["kurt"] - 1.5) / m["kurt_se"])
+    z = np.array(z)
+    # the std of 200 standard normals lies in [0.8, 1.2] with probability > 0.999
+    assert 0.8 < z.std() < 1.3
+    assert abs(z.mean()) < 0.6  # the sample kurtosis is biased low by O(1/√n) in se units

@@ -58,7 +58,13 @@ def test_variance_sweep_chart():
         ]
     )
     spec = charts.variance_sweep(
-        df, current_d=64, title="T", x_title="d", y_title="v", description="a"
+        df,
+        current_d=64,
+        series_order=("raw", "scaled"),
+        title="T",
+        x_title="d",
+        y_title="v",
+        description="a",
     ).to_dict()
     layers = _layers(spec)
     assert [layer["mark"]["type"] for layer in layers] == ["line", "rule", "point", "rule"]
@@ -68,6 +74,12 @@ def test_variance_sweep_chart():
     marker_data = next(v for v in _datasets(spec).values() if len(v) == 1)
     assert marker_data == [{"d": 64}]
     assert marker["encoding"]["x"]["field"] == "d"
+    # colours follow the meaning, not the alphabetical order of the labels
+    assert layers[2]["encoding"]["color"]["scale"]["domain"] == ["raw", "scaled"]
+    assert layers[2]["encoding"]["color"]["scale"]["range"] == [
+        charts.COLORS["unscaled"],
+        charts.COLORS["sqrt"],
+    ]
 
 
 def test_running_sums_and_terms():
@@ -80,7 +92,13 @@ def test_running_sums_and_terms():
     assert _layers(spec)[0]["encoding"]["detail"]["field"] == "path"
     terms = pd.DataFrame({"i": np.arange(1, 65), "term": np.linspace(-1, 1, 64), "sign": "+"})
     spec = charts.term_bars(
-        terms, title="T", x_title="i", y_title="t", sign_title="s", description="a"
+        terms,
+        title="T",
+        x_title="i",
+        y_title="t",
+        sign_title="s",
+        sign_order=("+", "-"),
+        description="a",
     ).to_dict()
     assert spec["mark"]["type"] == "bar"
     assert spec["encoding"]["color"]["field"] == "sign"
