@@ -143,3 +143,37 @@ def pair_terms(
     shown = terms[:MAX_TERMS_SHOWN]
     df = pd.DataFrame({"i": np.arange(1, shown.size + 1), "term": shown, "positive": shown >= 0})
     return df, float(terms.sum())
+
+
+# --- saturation experiments (saturation, gradients and √d_k-vs-d_k pages) -------------
+STREAM_SATURATION_SWEEP = 10
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def saturation_sweep(
+    n_keys: int,
+    alphas: tuple[float, ...],
+    rho: float,
+    seed: int,
+    n_rows: int = 20_000,
+    d_values: tuple[int, ...] = tuple(int(d) for d in SWEEP_D),
+) -> pd.DataFrame:
+    """:func:`core.experiments.saturation_sweep` as a tidy frame.
+
+    Returns
+    -------
+    DataFrame, one row per (alpha, d_k): columns ``alpha``, ``d`` and every statistic
+    of :class:`core.experiments.SaturationStats` (e.g. ``entropy_mean``, ``entropy_se``,
+    ``jacobian_fro_median``, ``dead_fraction``, ``relevant_weight_mean``).
+    """
+    from core.experiments import saturation_sweep as sweep
+
+    out = sweep(
+        list(d_values),
+        n_keys,
+        list(alphas),
+        rng=rng_for(seed, STREAM_SATURATION_SWEEP),
+        n_rows=n_rows,
+        rho=rho,
+    )
+    return pd.DataFrame({name: np.asarray(values).ravel() for name, values in out.items()})

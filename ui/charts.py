@@ -231,3 +231,88 @@ def term_bars(
         )
         .properties(title=title, description=description, height=260)
     )
+
+
+def alpha_color(alpha: float) -> str:
+    """Colour of a scaling exponent: vermillion none, blue 1/√d_k, green 1/d_k, purple other."""
+    return {0.0: COLORS["unscaled"], 0.5: COLORS["sqrt"], 1.0: COLORS["linear"]}.get(
+        round(float(alpha), 6), COLORS["custom"]
+    )
+
+
+def sweep_lines(
+    df: pd.DataFrame,
+    *,
+    current_d: int,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+    log_y: bool = False,
+    y_domain: tuple[float, float] | None = None,
+    reference: pd.DataFrame | None = None,
+) -> alt.LayerChart:
+    """A statistic against d_k (log₂ axis), one line per series, with an error band.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (series, d_k): ``d``, ``series`` (legend label), ``color`` (hex, one
+        per series), ``value``, ``lo``, ``hi`` (band, e.g. ±2 s.e. or a 10–90 % range).
+    current_d : int
+        The d_k marked with a vertical rule.
+    log_y : bool
+        Logarithmic y-axis (values must be positive).
+    y_domain : (float, float), optional
+        Fixed y-range, e.g. (0, 1) for weights.
+    reference : DataFrame, optional
+        Horizontal reference lines: ``y`` and ``label`` (e.g. ln n_keys, 1/n_keys).
+    """
+    _check_rows(df)
+    order = list(dict.fromkeys(df["series"]))
+    colors = [df.loc[df["series"] == s, "color"].iloc[0] for s in order]
+    color = alt.Color(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=colors),
+        legend=alt.Legend(orient="bottom", columns=4),
+    )
+    x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
+    y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
+    if y_domain is not None:
+        y_scale = alt.Scale(type="log" if log_y else "linear", domain=list(y_domain))
+    base = alt.Chart(df.drop(columns="color"))
+    band = base.mark_area(opacity=0.18).encode(
+        x=x, y=alt.Y("lo:Q", scale=y_scale, title=y_title), y2="hi:Q", color=color
+    )
+    line = base.mark_line(point=True, strokeWidth=2).encode(
+        x=x,
+        y=alt.Y("value:Q", scale=y_scale, title=y_title),
+        color=color,
+        tooltip=[
+            alt.Tooltip("series:N"),
+            alt.Tooltip("d:Q", title="d_k"),
+            alt.Tooltip("value:Q", format=".4g"),
+            alt.Tooltip("lo:Q", format=".4g"),
+            alt.Tooltip("hi:Q", format=".4g"),
+        ],
+    )
+    layers = [band, line]
+    if reference is not None and len(reference):
+        rule = alt.Chart(reference).mark_rule(color=COLORS["theory"], strokeDash=[4, 3])
+        layers.append(
+            rule.encode(y="y:Q", tooltip=[alt.Tooltip("label:N"), alt.Tooltip("y:Q", format=".4g")])
+        )
+        layers.append(
+            alt.Chart(reference)
+            .mark_text(align="left", dx=4, dy=-6, color=COLORS["theory"])
+            .encode(x=alt.value(0), y="y:Q", text="label:N")
+        )
+    marker = (
+        alt.Chart(pd.DataFrame({"d": [current_d]}))
+        .mark_rule(color=COLORS["accent"], strokeWidth=2)
+        .encode(x="d:Q", tooltip=[alt.Tooltip("d:Q", title="d_k")])
+    )
+    layers.append(marker)
+    return alt.layer(*layers).properties(title=title, description=description, height=300)

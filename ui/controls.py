@@ -233,3 +233,46 @@ def known_params_check(known: set[str]) -> None:
     if unknown:
         names = ", ".join(f"`{k[:24]}`" if re.fullmatch(r"[\w-]+", k) else "`?`" for k in unknown)
         st.warning(t("common.unknown_params", names=names), icon="⚠️")
+
+
+#: The three exponents everybody names: none, the Transformer's 1/√d_k, μP's 1/d_k.
+ALPHA_PRESETS = (0.0, 0.5, 1.0)
+
+
+def _set_value(key: str, value: float) -> None:
+    st.session_state[key] = value
+
+
+def alpha_input(key: str = "alpha", *, default: float = 0.5, max_value: float = 1.5) -> float:
+    """The scaling exponent α (logits = d_k^-α · q·k): a slider plus three preset buttons.
+
+    0 = no scaling, 0.5 = 1/√d_k, 1 = 1/d_k; the slider reaches any α in [0, max_value]
+    in steps of 0.05.
+    """
+    value = float_slider(
+        key,
+        t("common.alpha"),
+        min_value=0.0,
+        max_value=max_value,
+        default=default,
+        step=0.05,
+        help=t("common.alpha_help"),
+    )
+    cols = st.columns(len(ALPHA_PRESETS))
+    for col, preset in zip(cols, ALPHA_PRESETS, strict=True):
+        col.button(
+            alpha_label(preset),
+            key=f"{key}_preset_{preset:g}",
+            on_click=_set_value,
+            args=(key, preset),
+            type="primary" if value == preset else "secondary",
+            width="stretch",
+        )
+    return value
+
+
+def alpha_label(alpha: float) -> str:
+    """Legend text of a scaling exponent: named for 0, ½ and 1, numeric otherwise."""
+    names = {0.0: "common.alpha_none", 0.5: "common.alpha_sqrt", 1.0: "common.alpha_linear"}
+    key = names.get(round(float(alpha), 6))
+    return t(key) if key else t("common.alpha_custom", alpha=f"{alpha:g}")

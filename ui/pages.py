@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -17,7 +20,7 @@ class PageSpec:
 #: Query parameters every page understands (sidebar controls).
 APP_PARAMS = frozenset({"lang", "seed"})
 
-PAGES: tuple[PageSpec, ...] = (
+_ALL_PAGES: tuple[PageSpec, ...] = (
     PageSpec("home", "app_pages/home.py", "", ":material/home:", frozenset()),
     PageSpec(
         "variance",
@@ -26,7 +29,38 @@ PAGES: tuple[PageSpec, ...] = (
         ":material/bar_chart:",
         frozenset({"d_k", "n_samples", "dist", "sigma_q", "sigma_k"}),
     ),
+    PageSpec(
+        "saturation",
+        "app_pages/saturation.py",
+        "saturation",
+        ":material/compress:",
+        frozenset({"d_k", "n_keys", "alpha"}),
+    ),
+    PageSpec(
+        "gradients",
+        "app_pages/gradients.py",
+        "gradients",
+        ":material/trending_down:",
+        frozenset({"d_k", "n_keys", "alpha"}),
+    ),
+    PageSpec(
+        "sqrt_vs_d",
+        "app_pages/sqrt_vs_d.py",
+        "sqrt-vs-d",
+        ":material/balance:",
+        frozenset({"d_k", "n_keys", "alpha", "rho"}),
+    ),
+    PageSpec(
+        "which_d",
+        "app_pages/which_d.py",
+        "which-d",
+        ":material/help:",
+        frozenset({"d_model", "n_heads"}),
+    ),
 )
+
+#: The pages whose scripts exist, in story order.
+PAGES: tuple[PageSpec, ...] = tuple(p for p in _ALL_PAGES if (ROOT / p.script).exists())
 
 #: The four steps of the story, in order (home page links), then the practical page.
 STORY = ("variance", "saturation", "gradients", "sqrt_vs_d", "which_d")

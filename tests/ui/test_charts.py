@@ -119,3 +119,53 @@ def test_builders_do_not_configure():
     )
     assert isinstance(chart, alt.LayerChart)
     assert "config" not in chart.to_dict() or set(chart.to_dict()["config"]) <= {"view"}
+
+
+def test_sweep_lines():
+    d = 2.0 ** np.arange(13)
+    rows = []
+    for alpha, label in ((0.0, "none"), (0.5, "sqrt"), (1.0, "linear")):
+        rows.append(
+            pd.DataFrame(
+                {
+                    "d": d,
+                    "series": label,
+                    "color": charts.alpha_color(alpha),
+                    "value": 0.5,
+                    "lo": 0.4,
+                    "hi": 0.6,
+                }
+            )
+        )
+    df = pd.concat(rows, ignore_index=True)
+    ref = pd.DataFrame({"y": [np.log(10)], "label": ["ln n"]})
+    spec = charts.sweep_lines(
+        df,
+        current_d=64,
+        title="T",
+        x_title="d",
+        y_title="y",
+        description="a",
+        reference=ref,
+        y_domain=(0, 1),
+    ).to_dict()
+    layers = _layers(spec)
+    assert [
+        layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+        for layer in layers
+    ] == [
+        "area",
+        "line",
+        "rule",
+        "text",
+        "rule",
+    ]
+    color = layers[1]["encoding"]["color"]["scale"]
+    assert color["domain"] == ["none", "sqrt", "linear"]
+    assert color["range"] == [
+        charts.COLORS["unscaled"],
+        charts.COLORS["sqrt"],
+        charts.COLORS["linear"],
+    ]
+    assert layers[1]["encoding"]["y"]["scale"]["domain"] == [0, 1]
+    assert charts.alpha_color(0.75) == charts.COLORS["custom"]
