@@ -462,8 +462,9 @@ def _safe_name(nodeid: str) -> str:
 def app(browser, app_server: str, artifacts_dir: Path, request) -> Iterator[AppDriver]:
     """An :class:`AppDriver` on a fresh browser context (1400x1000 viewport).
 
-    At teardown: a screenshot of the last state goes to artifacts/<test>.png and
-    any console error or uncaught page error recorded during the test fails it.
+    At teardown: a screenshot of the last state goes to artifacts/<test>.png, and a
+    Streamlit exception box on the page or any console error or uncaught page error
+    recorded during the test fails it.
     """
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
     context.set_default_timeout(RERUN_TIMEOUT_MS)
@@ -475,6 +476,7 @@ def app(browser, app_server: str, artifacts_dir: Path, request) -> Iterator[AppD
             page.screenshot(path=str(artifacts_dir / f"{_safe_name(request.node.nodeid)}.png"))
         except Exception as exc:  # a screenshot failure must not mask the test result
             print(f"screenshot failed: {exc}", file=sys.stderr)
+        driver.assert_no_exception()
         driver.assert_no_console_errors()
     finally:
         context.close()
