@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from core.theory import _check_d, _check_dist, _check_rho, _check_sigma
+from core.validation import check_positive_int, check_rng
 
 #: Largest number of elements one (n, d) array may hold (1 GiB of float64).
 MAX_ELEMENTS = 2**27
@@ -20,15 +21,11 @@ CHUNK_ELEMENTS = 2**22
 
 
 def _check_n(n: int, name: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {n!r}")
-    return int(n)
+    return check_positive_int(name, n)
 
 
 def _check_rng(rng: np.random.Generator) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    return rng
+    return check_rng("rng", rng)
 
 
 def _components(rng: np.random.Generator, shape: tuple[int, ...], dist: str) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
+from core.validation import check_choice, check_positive, check_positive_int, check_real, check_rho
 
 #: Raw kurtosis E[x⁴]/E[x²]² of one zero-mean component, by distribution name.
 RAW_KURTOSIS = {"normal": 3.0, "uniform": 9.0 / 5.0, "rademacher": 1.0}
@@ -19,29 +19,19 @@ DISTRIBUTIONS = tuple(RAW_KURTOSIS)
 
 
 def _check_d(d: int, name: str = "d") -> int:
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {d!r}")
-    return int(d)
+    return check_positive_int(name, d)
 
 
 def _check_sigma(value: float, name: str) -> float:
-    value = float(value)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
+    return check_positive(name, value)
 
 
 def _check_rho(rho: float) -> float:
-    rho = float(rho)
-    if not math.isfinite(rho) or abs(rho) >= 1:
-        raise ValueError(f"rho must be a finite number with |rho| < 1, got {rho!r}")
-    return rho
+    return check_rho("rho", rho)
 
 
 def _check_dist(dist: str) -> str:
-    if dist not in RAW_KURTOSIS:
-        raise ValueError(f"dist must be one of {', '.join(DISTRIBUTIONS)}; got {dist!r}")
-    return dist
+    return check_choice("dist", dist, DISTRIBUTIONS)
 
 
 def dot_product_mean(d: int, sigma_q: float = 1.0, sigma_k: float = 1.0, rho: float = 0.0) -> float:
@@ -112,10 +102,7 @@ def scale_factor(d: int, alpha: float) -> float:
         If d < 1 or alpha is not finite.
     """
     d = _check_d(d)
-    alpha = float(alpha)
-    if not math.isfinite(alpha):
-        raise ValueError(f"alpha must be a finite number, got {alpha!r}")
-    return float(d) ** -alpha
+    return float(d) ** -check_real("alpha", alpha)
 
 
 def logit_std(d: int, alpha: float, sigma_q: float = 1.0, sigma_k: float = 1.0) -> float:
