@@ -61,10 +61,12 @@ def histogram_with_law(
         alt.Tooltip("density:Q", title=y_title, format=".4g"),
         alt.Tooltip("exact:Q", title=law_labels[0], format=".4g"),
     ]
-    bars = base.mark_bar(opacity=0.55, color=color, binSpacing=0).encode(
+    # rectangles from 0 to the density over [x0, x1] (a bar with x2 would be horizontal)
+    bars = base.mark_rect(opacity=0.55, color=color, stroke="white", strokeWidth=0.5).encode(
         x=alt.X("x0:Q", title=x_title),
         x2="x1:Q",
         y=alt.Y("density:Q", title=y_title),
+        y2=alt.datum(0),
         tooltip=tooltip,
     )
     long = df.melt(id_vars=["x"], value_vars=["exact", "gauss"], var_name="law", value_name="y")

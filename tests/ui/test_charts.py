@@ -37,7 +37,8 @@ def test_histogram_with_law():
     spec = chart.to_dict()
     assert spec["description"] == "alt"
     bars, lines = _layers(spec)
-    assert bars["mark"]["type"] == "bar"
+    assert bars["mark"]["type"] == "rect"
+    assert bars["encoding"]["y2"] == {"datum": 0}
     assert bars["encoding"]["x"]["field"] == "x0" and bars["encoding"]["x2"]["field"] == "x1"
     assert bars["encoding"]["y"]["field"] == "density"
     assert lines["encoding"]["strokeDash"]["field"] == "law"
