@@ -1,7 +1,9 @@
 """Altair chart builders: a tidy DataFrame in, a chart out.
 
-No Streamlit calls and no ``.configure_*`` here (it would block layering); every
-builder takes its user-facing strings as arguments so the page can pass translated
+No Streamlit calls and no ``.configure_*`` here (it would block layering); encodings
+are channel objects (``alt.X("d:Q")``), never bare shorthand strings or dicts, which
+Altair resolves through a schema walk costing milliseconds per channel on every rerun.
+Every builder takes its user-facing strings as arguments so the page can pass translated
 text. Colours come from the Okabe–Ito palette, which stays distinct under the common
 forms of colour blindness.
 """
@@ -64,9 +66,9 @@ def histogram_with_law(
     # rectangles from 0 to the density over [x0, x1] (a bar with x2 would be horizontal)
     bars = base.mark_rect(opacity=0.55, color=color, stroke="white", strokeWidth=0.5).encode(
         x=alt.X("x0:Q", title=x_title),
-        x2="x1:Q",
+        x2=alt.X2("x1:Q"),
         y=alt.Y("density:Q", title=y_title),
-        y2=alt.datum(0),
+        y2=alt.Y2(datum=0),
         tooltip=tooltip,
     )
     long = df.melt(id_vars=["x"], value_vars=["exact", "gauss"], var_name="law", value_name="y")
@@ -74,17 +76,16 @@ def histogram_with_law(
     long["law"] = long["law"].map(names)
     lines = (
         alt.Chart(long)
-        .mark_line(strokeWidth=2)
+        .mark_line(strokeWidth=2, color=COLORS["theory"])
         .encode(
-            x="x:Q",
-            y="y:Q",
+            x=alt.X("x:Q"),
+            y=alt.Y("y:Q"),
             strokeDash=alt.StrokeDash(
                 "law:N",
                 title=None,
                 sort=list(names.values()),
                 legend=alt.Legend(orient="top-right"),
             ),
-            color=alt.value(COLORS["theory"]),
             tooltip=[
                 alt.Tooltip("law:N"),
                 alt.Tooltip("x:Q", format=".3g"),
@@ -136,10 +137,10 @@ def variance_sweep(
     ]
     base = alt.Chart(df)
     theory = base.mark_line(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5).encode(
-        x=x, y=alt.Y("theory:Q", scale=y_scale, title=y_title), detail="series:N"
+        x=x, y=alt.Y("theory:Q", scale=y_scale, title=y_title), detail=alt.Detail("series:N")
     )
     bars = base.mark_rule(strokeWidth=2).encode(
-        x=x, y=alt.Y("lo:Q", scale=y_scale), y2="hi:Q", color=series
+        x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=series
     )
     points = base.mark_point(filled=True, size=50).encode(
         x=x, y=alt.Y("var:Q", scale=y_scale, title=y_title), color=series, tooltip=tooltip
@@ -147,7 +148,7 @@ def variance_sweep(
     marker = (
         alt.Chart(pd.DataFrame({"d": [current_d]}))
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
-        .encode(x="d:Q", tooltip=[alt.Tooltip("d:Q", title="d_k")])
+        .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title="d_k")])
     )
     return alt.layer(theory, bars, points, marker).properties(
         title=title, description=description, height=320
@@ -177,19 +178,18 @@ def running_sums(
     x = alt.X("i:Q", title=x_title)
     lines = (
         alt.Chart(paths)
-        .mark_line(strokeWidth=1, opacity=0.7)
+        .mark_line(strokeWidth=1, opacity=0.7, color=COLORS["sqrt"])
         .encode(
             x=x,
             y=alt.Y("sum:Q", title=y_title),
-            detail="path:N",
-            color=alt.value(COLORS["sqrt"]),
+            detail=alt.Detail("path:N"),
             tooltip=[alt.Tooltip("path:N"), alt.Tooltip("i:Q"), alt.Tooltip("sum:Q", format=".3g")],
         )
     )
     env = alt.Chart(envelope)
     dash = alt.StrokeDash("band:N", title=None, legend=alt.Legend(orient="bottom"))
-    upper = env.mark_line(color=COLORS["theory"]).encode(x=x, y="hi:Q", strokeDash=dash)
-    lower = env.mark_line(color=COLORS["theory"]).encode(x=x, y="lo:Q", strokeDash=dash)
+    upper = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("hi:Q"), strokeDash=dash)
+    lower = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("lo:Q"), strokeDash=dash)
     return alt.layer(lines, upper, lower).properties(
         title=title, description=description, height=320
     )
@@ -286,7 +286,7 @@ def sweep_lines(
         y_scale = alt.Scale(type="log" if log_y else "linear", domain=list(y_domain))
     base = alt.Chart(df.drop(columns="color"))
     band = base.mark_area(opacity=0.18).encode(
-        x=x, y=alt.Y("lo:Q", scale=y_scale, title=y_title), y2="hi:Q", color=color
+        x=x, y=alt.Y("lo:Q", scale=y_scale, title=y_title), y2=alt.Y2("hi:Q"), color=color
     )
     line = base.mark_line(point=True, strokeWidth=2).encode(
         x=x,
@@ -304,17 +304,19 @@ def sweep_lines(
     if reference is not None and len(reference):
         rule = alt.Chart(reference).mark_rule(color=COLORS["theory"], strokeDash=[4, 3])
         layers.append(
-            rule.encode(y="y:Q", tooltip=[alt.Tooltip("label:N"), alt.Tooltip("y:Q", format=".4g")])
+            rule.encode(
+                y=alt.Y("y:Q"), tooltip=[alt.Tooltip("label:N"), alt.Tooltip("y:Q", format=".4g")]
+            )
         )
         layers.append(
             alt.Chart(reference)
-            .mark_text(align="left", dx=4, dy=-6, color=COLORS["theory"])
-            .encode(x=alt.value(0), y="y:Q", text="label:N")
+            .mark_text(align="left", x=4, dy=-6, color=COLORS["theory"])
+            .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
     marker = (
         alt.Chart(pd.DataFrame({"d": [current_d]}))
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
-        .encode(x="d:Q", tooltip=[alt.Tooltip("d:Q", title="d_k")])
+        .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title="d_k")])
     )
     layers.append(marker)
     return alt.layer(*layers).properties(title=title, description=description, height=300)

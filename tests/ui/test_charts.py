@@ -170,3 +170,23 @@ def test_sweep_lines():
     ]
     assert layers[1]["encoding"]["y"]["scale"]["domain"] == [0, 1]
     assert charts.alpha_color(0.75) == charts.COLORS["custom"]
+
+
+def test_builders_use_channel_objects(monkeypatch):
+    """No shorthand strings or dicts in encodings: each costs a schema walk per rerun."""
+    from altair.utils import core
+
+    calls = []
+    real = core._ChannelCache._wrap_in_channel
+
+    def spy(self, obj, encoding):
+        if not isinstance(obj, (alt.SchemaBase, list, tuple)):
+            calls.append((encoding, obj))
+        return real(self, obj, encoding)
+
+    monkeypatch.setattr(core._ChannelCache, "_wrap_in_channel", spy)
+    test_histogram_with_law()
+    test_variance_sweep_chart()
+    test_running_sums_and_terms()
+    test_sweep_lines()
+    assert not calls, calls
