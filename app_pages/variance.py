@@ -48,6 +48,9 @@ with st.container(border=True):
 seed = st.session_state.get("seed", 0)
 
 raw, scaled, m = cache.score_histograms(d_k, n_samples, dist, sigma_q, sigma_k, seed)
+drawn = cache.samples_for(dist, d_k, n_samples)
+if drawn < n_samples:
+    st.info(t("variance.uniform_capped", drawn=f"{drawn:,}", requested=f"{n_samples:,}", d_k=d_k))
 var_theory = dot_product_variance(d_k, sigma_q, sigma_k)
 std_theory = math.sqrt(var_theory)
 kurt_theory = dot_product_excess_kurtosis(d_k, dist)
@@ -162,6 +165,8 @@ st.altair_chart(
     key="variance_sweep",
 )
 st.caption(t("variance.sweep_caption", n=f"{cache.SWEEP_SAMPLES:,}"))
+if dist == "uniform":
+    st.caption(t("variance.sweep_uniform_note"))
 
 # --- charts 3 and 4: the sum, dimension by dimension ------------------------------------
 left, right = st.columns(2)

@@ -208,24 +208,35 @@ def sample_moments(s: np.ndarray) -> dict[str, float]:
 
 
 def variance_sweep(
-    d_values: np.ndarray, n_samples: int, *, rng: np.random.Generator, dist: str = "normal"
+    d_values: np.ndarray,
+    n_samples: int,
+    *,
+    rng: np.random.Generator,
+    dist: str = "normal",
+    max_products: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Empirical Var(q·k) at unit σ_q, σ_k for each d in ``d_values``.
+
+    ``max_products`` (uniform only, whose sampler is O(d) per sample) caps the samples at
+    d to max(1000, max_products // d); the intervals widen accordingly.
 
     Multiply ``var``/``var_se`` by σ_q²σ_k² for other scales (s scales exactly by σ_qσ_k).
 
     Returns
     -------
     dict of ndarray, each shape (len(d_values),): d, var, var_se, lo, hi (95% interval
-    var ± 1.96 se), theory (= d).
+    var ± 1.96 se), theory (= d), n (samples drawn at each d).
     """
     n = _check_n(n_samples, "n_samples")
     _check_rng(rng)
     d_values = np.asarray(d_values)
-    out = {k: np.empty(d_values.size) for k in ("var", "var_se")}
+    out = {k: np.empty(d_values.size) for k in ("var", "var_se", "n")}
     for i, d in enumerate(d_values):
-        m = sample_moments(dot_products(int(d), n, rng=rng, dist=dist))
-        out["var"][i], out["var_se"][i] = m["var"], m["var_se"]
+        n_d = n
+        if dist == "uniform" and max_products is not None:
+            n_d = max(1000, min(n, max_products // int(d)))
+        m = sample_moments(dot_products(int(d), n_d, rng=rng, dist=dist))
+        out["var"][i], out["var_se"][i], out["n"][i] = m["var"], m["var_se"], n_d
     out["d"] = d_values.astype(float)
     out["lo"] = out["var"] - 1.96 * out["var_se"]
     out["hi"] = out["var"] + 1.96 * out["var_se"]

@@ -22,6 +22,19 @@ from core.sampling import dot_products, sample_qk
 
 SWEEP_D = 2 ** np.arange(13)  # d_k = 1, 2, 4, …, 4096
 SWEEP_SAMPLES = 20_000
+#: Uniform components have no exact O(1) sampler: their q·k is summed over d_k
+#: products. These caps bound one rerun's work (2²⁵ products ≈ 0.3 s on one core).
+MAX_UNIFORM_PRODUCTS = 2**25
+MAX_UNIFORM_SWEEP_PRODUCTS = 2**24
+
+
+def samples_for(dist: str, d_k: int, n_samples: int, budget: int = MAX_UNIFORM_PRODUCTS) -> int:
+    """How many q·k samples a picture draws: all of them, except uniform beyond the budget."""
+    if dist != "uniform":
+        return n_samples
+    return max(1_000, min(n_samples, budget // d_k))
+
+
 N_PATHS = 20
 MAX_TERMS_SHOWN = 256
 
@@ -49,7 +62,7 @@ def score_histograms(
     """
     s = dot_products(
         d_k,
-        n_samples,
+        samples_for(dist, d_k, n_samples),
         rng=rng_for(seed, STREAM_HISTOGRAM),
         dist=dist,
         sigma_q=sigma_q,
@@ -93,7 +106,13 @@ def variance_sweep(dist: str, seed: int) -> pd.DataFrame:
     DataFrame, 26 rows: d, scaled (bool), var, lo, hi, theory — for σ_q = σ_k = 1;
     multiply var, lo, hi, theory by σ_q²σ_k² for other scales.
     """
-    sw = var_core.variance_sweep(SWEEP_D, SWEEP_SAMPLES, rng=rng_for(seed, STREAM_SWEEP), dist=dist)
+    sw = var_core.variance_sweep(
+        SWEEP_D,
+        SWEEP_SAMPLES,
+        rng=rng_for(seed, STREAM_SWEEP),
+        dist=dist,
+        max_products=MAX_UNIFORM_SWEEP_PRODUCTS,
+    )
     raw = pd.DataFrame({k: sw[k] for k in ("d", "var", "lo", "hi", "theory")}).assign(scaled=False)
     scaled = raw.assign(
         var=raw["var"] / raw.d, lo=raw.lo / raw.d, hi=raw.hi / raw.d, theory=1.0, scaled=True
