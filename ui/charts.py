@@ -231,7 +231,7 @@ def term_bars(
             ),
             tooltip=[alt.Tooltip("i:O", title="i"), alt.Tooltip("term:Q", format=".4g")],
         )
-        .properties(title=title, description=description, height=260)
+        .properties(title=title, description=description, height=300)
     )
 
 
