@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import controls
+from ui import controls, workshop
 from ui.i18n import LANGUAGES, t
 from ui.pages import APP_PARAMS, PAGES
 
@@ -29,6 +29,7 @@ with st.sidebar:
         default=0,
         help=t("app.seed_help"),
     )
+    workshop.presenter_toggle()
 
 navigation = st.navigation(
     [
@@ -43,6 +44,8 @@ navigation = st.navigation(
     ]
 )
 current = next(spec for spec in PAGES if spec.url_path == navigation.url_path)
-controls.known_params_check(APP_PARAMS | current.params)
-st.sidebar.caption(t("app.sidebar_note"))
+params = APP_PARAMS | workshop.WORKSHOP_PARAMS | current.params
+controls.known_params_check(params)
 navigation.run()
+workshop.share_panel(sorted(params))
+st.sidebar.caption(t("app.sidebar_note"))

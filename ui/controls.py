@@ -27,6 +27,8 @@ SEED_MAX = 2**31 - 1
 
 #: Session-state entry: {param: (allowed, default)} for bad URL values being reset.
 _RESETS = "_param_resets"
+#: Session-state entry: {param: default} of every control made so far (for "Defaults").
+DEFAULTS = "_control_defaults"
 
 
 def _raw(key: str) -> list[str] | None:
@@ -73,6 +75,7 @@ def _bound(
     the reset and rerun once; the rerun assigns the default before the widget is made
     (code wins after the first run) and shows the warning.
     """
+    st.session_state.setdefault(DEFAULTS, {})[key] = default
     resets = st.session_state.setdefault(_RESETS, {})
     if key in resets:
         allowed, default = resets.pop(key)

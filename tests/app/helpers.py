@@ -11,8 +11,11 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30
 
 
-def run_page(script: str | None = None, **params: str | list[str]) -> AppTest:
-    """Run app.py, switch to ``script`` (e.g. "app_pages/variance.py") with ``params``."""
+def run_page(script: str | None = None, reveal: bool = True, **params: str | list[str]) -> AppTest:
+    """Run app.py, switch to ``script`` (e.g. "app_pages/variance.py") with ``params``.
+
+    With ``reveal`` every "predict first" question is skipped so all charts are drawn.
+    """
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     for key, value in params.items():
         at.query_params[key] = value
@@ -20,6 +23,18 @@ def run_page(script: str | None = None, **params: str | list[str]) -> AppTest:
         # a deep link: the first run opens the page (its url_path is its file name)
         at.switch_page(script)
     at.run()
+    if reveal:
+        reveal_all(at)
+    return at
+
+
+def reveal_all(at: AppTest) -> AppTest:
+    """Skip every open prediction question (each skip reruns the page)."""
+    for _ in range(10):
+        skips = [b for b in at.button if b.key and b.key.endswith("_skip")]
+        if not skips:
+            break
+        skips[0].click().run()
     return at
 
 

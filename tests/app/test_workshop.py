@@ -1,0 +1,100 @@
+"""Workshop mode through AppTest: presenter steps, predictions, share link, defaults."""
+
+from urllib.parse import parse_qsl
+
+from tests.app.helpers import chart_data, run_page, warnings
+
+VARIANCE = "app_pages/variance.py"
+
+
+def _share_link(at) -> str:
+    links = [c.value for c in at.code if c.value.startswith(("?", "http"))]
+    assert len(links) == 1, [c.value for c in at.code]
+    return links[0]
+
+
+def test_presenter_mode_reveals_one_step_at_a_time():
+    at = run_page(VARIANCE, reveal=False, present="1")
+    assert not at.exception
+    assert at.toggle(key="present").value is True
+    assert at.number_input(key="step").value == 1
+    assert not at.get("vega_lite_chart")  # step 1: moments and derivation only
+    assert len(at.metric) == 4
+    # controls moved to the sidebar
+    assert at.sidebar.number_input(key="d_k").value == 64
+    at.button(key="step_next").click().run()
+    assert at.number_input(key="step").value == 2
+    assert at.button(key="variance_std_reveal").disabled  # no guess yet
+    at.button(key="step_next").click().run()
+    at.button(key="step_next").click().run()
+    assert at.number_input(key="step").value == 4
+    assert at.button(key="step_next").disabled
+    at.button(key="step_prev").click().run()
+    assert at.number_input(key="step").value == 3
+
+
+def test_step_from_the_url_and_bad_step_warns():
+    at = run_page(VARIANCE, present="1", step="3")
+    assert at.number_input(key="step").value == 3
+    assert len(at.get("vega_lite_chart")) == 3  # both histograms (revealed) + the sweep
+    at = run_page(VARIANCE, reveal=False, present="1", step="9")
+    assert any("`step`" in w for w in warnings(at))
+    assert at.number_input(key="step").value == 1
+
+
+def test_present_param_forms():
+    assert run_page(VARIANCE, present="true").toggle(key="present").value is True
+    assert run_page(VARIANCE, present="0").toggle(key="present").value is False
+    at = run_page(VARIANCE, reveal=False, present="maybe")
+    assert at.toggle(key="present").value is False
+    assert any("`present`" in w for w in warnings(at))
+
+
+def test_prediction_is_recorded_and_compared():
+    at = run_page(VARIANCE, reveal=False, d_k="256")
+    assert len(at.get("vega_lite_chart")) == 3  # histograms wait for the guess
+    at.radio(key="variance_std_guess").set_value(2).run()  # guess d_k·σ² = 256
+    at.button(key="variance_std_reveal").click().run()
+    assert len(at.get("vega_lite_chart")) == 5
+    text = " ".join(m.value for m in at.markdown)
+    assert "**256**" in text and "**16**" in text  # the guess and the measured answer
+    assert at.session_state["_predictions"] == {"variance_std": 2}
+    at.button(key="variance_std_again").click().run()
+    assert len(at.get("vega_lite_chart")) == 3
+
+
+def test_right_guess():
+    at = run_page(VARIANCE, reveal=False, d_k="64")
+    at.radio(key="variance_std_guess").set_value(1).run()
+    at.button(key="variance_std_reveal").click().run()
+    assert any("right" in m.value for m in at.markdown)
+
+
+def test_share_link_reproduces_the_view():
+    at = run_page(VARIANCE, d_k="300", dist="uniform", sigma_k="2.5", seed="11", lang="zh")
+    params = dict(parse_qsl(_share_link(at).split("?", 1)[1]))
+    assert params["d_k"] == "300" and params["dist"] == "uniform" and params["seed"] == "11"
+    assert params["sigma_k"] == "2.5" and params["lang"] == "zh" and params["n_samples"] == "20000"
+    again = run_page(VARIANCE, **params)
+    assert not again.exception and not warnings(again)
+    assert [c["datasets"] for c in chart_data(again)] == [c["datasets"] for c in chart_data(at)]
+
+
+def test_defaults_and_new_seed():
+    at = run_page(VARIANCE, d_k="300", dist="uniform", seed="5", lang="zh")
+    at.button(key="restore_defaults").click().run()
+    assert at.number_input(key="d_k").value == 64
+    assert at.radio(key="dist").value == "normal"
+    assert at.number_input(key="seed").value == 0
+    assert at.radio(key="lang").value == "zh"  # language is not a "control" to reset
+    before = chart_data(at)[0]["datasets"]
+    at.button(key="new_seed").click().run()
+    assert at.number_input(key="seed").value != 0
+    assert chart_data(at)[0]["datasets"] != before
+
+
+def test_show_code_expanders_hold_core_source():
+    at = run_page(VARIANCE)
+    sources = [c.value for c in at.code if c.value.startswith("def ")]
+    assert any(s.startswith("def dot_products(") for s in sources)
+    assert any(s.startswith("def variance_sweep(") for s in sources)

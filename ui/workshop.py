@@ -1,0 +1,243 @@
+"""Workshop tools: presenter mode, step-by-step reveal, predictions, misconception cards,
+share links, restoring defaults, CSV downloads and the code behind each chart.
+
+Pages use them like this::
+
+    box = workshop.controls_box()            # sidebar when presenting, bordered box otherwise
+    step = workshop.steps(["…", "…", "…"])   # 1-based step, or None when not presenting
+    if workshop.shown(1, step):
+        workshop.chart(builder(...), data=df, key="…", source=core.fn)
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import secrets
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from urllib.parse import urlencode
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ui import controls
+from ui.i18n import t
+
+PRESENTER_CSS = Path(__file__).parent / "presenter.css"
+#: Query parameters of the workshop controls (valid on every page).
+WORKSHOP_PARAMS = frozenset({"present", "step"})
+
+
+# --- presenter mode --------------------------------------------------------------------
+def presenter_toggle() -> bool:
+    """Sidebar toggle bound to ``?present=1``; when on, larger type for a projector."""
+    # Streamlit's own binding reads only true/false; links also say present=1 (or 0)
+    raw = st.query_params.get_all("present") if "present" not in st.session_state else []
+    if raw:
+        value = raw[0].strip().lower() if len(raw) == 1 else ""
+        if value in ("1", "true", "0", "false"):
+            st.session_state["present"] = value in ("1", "true")
+        else:
+            st.warning(t("common.bad_param", name="present", allowed="0, 1", default=0), icon="⚠️")
+            st.session_state["present"] = False
+    on = st.toggle(
+        t("workshop.present"), key="present", bind="query-params", help=t("workshop.present_help")
+    )
+    if on:
+        st.html(PRESENTER_CSS)
+    return on
+
+
+def is_presenting() -> bool:
+    return bool(st.session_state.get("present", False))
+
+
+def controls_box():
+    """Where a page puts its controls: the sidebar when presenting, else a bordered box."""
+    return st.sidebar.container(border=True) if is_presenting() else st.container(border=True)
+
+
+def control_columns(spec: int | Sequence[float]) -> list:
+    """Columns for controls: side by side on the page, stacked in the presenter sidebar."""
+    if is_presenting():
+        n = spec if isinstance(spec, int) else len(spec)
+        return [st.container() for _ in range(n)]
+    return st.columns(spec)
+
+
+def _move_step(delta: int, n_steps: int) -> None:
+    st.session_state["step"] = min(n_steps, max(1, st.session_state.get("step", 1) + delta))
+
+
+def steps(titles: Sequence[str]) -> int | None:
+    """Step navigator for presenter mode; returns the current step (1-based) or None.
+
+    Sections ``1 … step`` are shown; ``?step=k`` opens the page at step k.
+    """
+    if not is_presenting():
+        return None
+    n = len(titles)
+    with st.container(border=True):
+        prev_col, label_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
+        with label_col:
+            step = controls.int_input(
+                "step", t("workshop.step"), min_value=1, max_value=n, default=1
+            )
+            st.markdown(f"**{t('workshop.step_of', k=step, n=n)}** · {titles[step - 1]}")
+        prev_col.button(
+            t("workshop.previous"),
+            key="step_prev",
+            on_click=_move_step,
+            args=(-1, n),
+            disabled=step <= 1,
+            icon=":material/arrow_back:",
+            width="stretch",
+        )
+        next_col.button(
+            t("workshop.next"),
+            key="step_next",
+            on_click=_move_step,
+            args=(1, n),
+            disabled=step >= n,
+            icon=":material/arrow_forward:",
+            width="stretch",
+            type="primary",
+        )
+    return step
+
+
+def shown(section: int, step: int | None) -> bool:
+    """Whether section ``section`` (1-based) is revealed at ``step`` (None: all are)."""
+    return step is None or section <= step
+
+
+# --- charts with their data and their code ----------------------------------------------
+def chart(
+    chart_obj: alt.TopLevelMixin,
+    *,
+    key: str,
+    data: pd.DataFrame | None = None,
+    source: Callable | Sequence[Callable] | None = None,
+) -> None:
+    """Draw a chart; under it a CSV download of ``data`` and the source of ``source``.
+
+    The CSV is produced only when the button is pressed, and pressing it does not rerun
+    the page. ``source`` is the core function (or functions) that computed the data —
+    the same code the tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
+    """
+    st.altair_chart(chart_obj, width="stretch", key=key)
+    if data is None and source is None:
+        return
+    left, right = st.columns([1, 3], vertical_alignment="center")
+    if data is not None:
+        left.download_button(
+            t("workshop.download_csv"),
+            data=lambda: data.to_csv(index=False).encode("utf-8"),
+            file_name=f"{key}.csv",
+            mime="text/csv",
+            key=f"{key}_csv",
+            on_click="ignore",
+            icon=":material/download:",
+            type="tertiary",
+        )
+    if source is not None:
+        functions = [source] if callable(source) else list(source)
+        with right.expander(t("workshop.show_code"), icon=":material/code:"):
+            for fn in functions:
+                st.code(inspect.getsource(inspect.unwrap(fn)), language="python")
+
+
+# --- predictions and misconceptions ------------------------------------------------------
+def predict(key: str, question: str, options: Sequence[str], *, answer: int, explain: str) -> bool:
+    """Ask a multiple-choice question before revealing what it is about.
+
+    Returns True once the learner has committed to a guess or skipped (then the page
+    shows the chart). The guess is kept in the session and compared with ``answer``,
+    the index of the option the live measurement supports.
+    """
+    guesses = st.session_state.setdefault("_predictions", {})
+    with st.container(border=True):
+        st.markdown(f"**{t('workshop.predict_title')}** — {question}")
+        if key not in guesses:
+            choice = st.radio(
+                t("workshop.your_guess"),
+                range(len(options)),
+                format_func=lambda i: options[i],
+                index=None,
+                key=f"{key}_guess",
+                horizontal=True,
+            )
+            left, right = st.columns([2, 1])
+            reveal = left.button(
+                t("workshop.reveal"), key=f"{key}_reveal", disabled=choice is None, type="primary"
+            )
+            skip = right.button(t("workshop.skip"), key=f"{key}_skip", type="tertiary")
+            if reveal or skip:
+                guesses[key] = choice if reveal else None
+                st.rerun()
+            return False
+        guess = guesses[key]
+        if guess is None:
+            verdict = t("workshop.skipped", answer=options[answer])
+        else:
+            outcome = "workshop.right" if guess == answer else "workshop.wrong"
+            verdict = t(outcome, guess=options[guess], answer=options[answer])
+        st.markdown(f"{verdict} {explain}")
+        if st.button(t("workshop.ask_again"), key=f"{key}_again", type="tertiary"):
+            del guesses[key]
+            st.rerun()
+        return True
+
+
+def myth(claim: str, reality: str) -> None:
+    """A misconception card: the popular claim, then what the live numbers show."""
+    with st.container(border=True):
+        st.markdown(f":material/report: **{t('workshop.myth')}** {claim}")
+        st.markdown(f":material/check_circle: **{t('workshop.reality')}** {reality}")
+
+
+# --- sharing -----------------------------------------------------------------------------
+def share_link(params: Sequence[str]) -> str:
+    """A link to this view with the value of every control (``params``) written out."""
+    base = st.context.url or ""
+    values = {}
+    for key in sorted(params):
+        if key in st.session_state:
+            value = st.session_state[key]
+            if isinstance(value, bool):
+                value = int(value)
+            elif isinstance(value, float) and math.isfinite(value):
+                value = f"{value:g}"
+            values[key] = value
+    return f"{base}?{urlencode(values)}" if values else base
+
+
+def _new_seed() -> None:
+    st.session_state["seed"] = secrets.randbelow(controls.SEED_MAX + 1)
+
+
+def _restore(keys: Sequence[str]) -> None:
+    defaults = st.session_state.get(controls.DEFAULTS, {})
+    for key in keys:
+        if key in defaults:
+            st.session_state[key] = defaults[key]
+
+
+def share_panel(params: Sequence[str]) -> None:
+    """Sidebar: the link to this view, a new random seed, and restoring the defaults."""
+    with st.sidebar.expander(t("workshop.share_title"), icon=":material/share:"):
+        st.caption(t("workshop.share_help"))
+        st.code(share_link(params), language=None, wrap_lines=True)
+        left, right = st.columns(2)
+        left.button(
+            t("workshop.new_seed"), key="new_seed", on_click=_new_seed, icon=":material/casino:"
+        )
+        right.button(
+            t("workshop.defaults"),
+            key="restore_defaults",
+            on_click=_restore,
+            args=(tuple(k for k in params if k not in ("lang", "present", "step")),),
+            icon=":material/restart_alt:",
+        )
