@@ -23,6 +23,7 @@ def test_home_page_loads(app):
     assert title.first.inner_text().strip(), "home page title is empty"
     main = page.locator("[data-testid='stMain']")
     links = main.locator("[data-testid='stPageLink'] a, [data-testid='stPageLink-NavLink']")
+    links.first.wait_for(state="visible", timeout=15_000)  # page links render after the script ends
     hrefs = [links.nth(i).get_attribute("href") or "" for i in range(links.count())]
     assert any("variance" in h for h in hrefs), f"no page link to variance in main area: {hrefs}"
     nav = page.locator("[data-testid='stSidebarNav'] a")
