@@ -25,8 +25,11 @@ _FLOAT_RE = re.compile(r"^[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,
 SEED_MAX = 2**31 - 1
 
 
-#: Session-state entry: {param: (allowed, default)} for bad URL values being reset.
+#: Session-state entry: {param: {"state": "pending" | "applied" | "done"}} for bad URL
+#: values: pending until the default is assigned, applied while the warning shows.
 _RESETS = "_param_resets"
+#: Session-state entry: {param: "applied" | "done"} for query parameters no page uses.
+_UNKNOWN = "_unknown_params"
 #: Session-state entry: {param: default} of every control made so far (for "Defaults").
 DEFAULTS = "_control_defaults"
 
@@ -69,29 +72,41 @@ def _bound(
 ) -> Any:
     """Create a URL-bound widget; a bad URL value gives a warning and the default.
 
-    On the first load Streamlit seeds a bound widget from the URL and keeps any value
-    it can coerce (``?d_k=3.5`` -> 3, a repeated key -> the last one). When our own
-    check rejects the raw value and the widget did not land on its default, we record
-    the reset and rerun once; the rerun assigns the default before the widget is made
-    (code wins after the first run) and shows the warning.
+    On the first load Streamlit seeds a bound widget from the URL: it keeps values it can
+    coerce (``?d_k=3.5`` -> 3, a repeated key -> the last one) and, for an integer input,
+    raises on ``inf`` or ``nan``. So before the widget exists we check the raw value
+    ourselves; a bad one is removed from the URL and the page reruns once, showing the
+    warning and starting the widget from its default.
     """
     st.session_state.setdefault(DEFAULTS, {})[key] = default
     resets = st.session_state.setdefault(_RESETS, {})
     if key in resets:
-        allowed, default = resets.pop(key)
-        st.session_state[key] = default
-        st.warning(t("common.bad_param", name=key, allowed=allowed, default=default), icon="⚠️")
-        return make_widget()
+        entry = resets[key]
+        if entry["state"] == "done":  # shown on the last complete run: forget it
+            del resets[key]
+        else:
+            if entry["state"] == "pending":
+                st.session_state[key] = default
+                entry["state"] = "applied"
+            st.warning(t("common.bad_param", name=key, allowed=allowed, default=default), icon="⚠️")
+            return make_widget()
     # the URL seeds a widget only when it is first made; later the URL mirrors the widget
     raw = _raw(key) if key not in st.session_state else None
-    bad = raw is not None and not is_valid(raw)
-    value = make_widget()
-    if bad:
-        if value != default:
-            resets[key] = (allowed, default)
-            st.rerun()
-        st.warning(t("common.bad_param", name=key, allowed=allowed, default=default), icon="⚠️")
-    return value
+    if raw is not None and not is_valid(raw):
+        resets[key] = {"state": "pending"}
+        del st.query_params[key]
+        st.rerun()
+    return make_widget()
+
+
+def finish_run() -> None:
+    """Call at the end of every complete run: warnings shown in it are not shown again."""
+    for entry in st.session_state.get(_RESETS, {}).values():
+        if entry["state"] == "applied":
+            entry["state"] = "done"
+    unknown = st.session_state.get(_UNKNOWN, {})
+    for key in unknown:
+        unknown[key] = "done"
 
 
 def int_input(
@@ -229,10 +244,15 @@ def d_k_input(
 
 
 def known_params_check(known: set[str]) -> None:
-    """Warn, once per session, about query parameters no control on this page understands."""
-    warned = st.session_state.setdefault("_unknown_params_warned", set())
-    unknown = sorted(k for k in st.query_params.keys() if k not in known and k not in warned)
-    warned.update(unknown)
+    """Warn about query parameters no control on this page understands.
+
+    The warning shows until the end of the first complete run (see :func:`finish_run`).
+    """
+    seen = st.session_state.setdefault(_UNKNOWN, {})
+    for key in st.query_params.keys():
+        if key not in known and key not in seen:
+            seen[key] = "applied"
+    unknown = sorted(k for k, state in seen.items() if state == "applied")
     if unknown:
         names = ", ".join(f"`{k[:24]}`" if re.fullmatch(r"[\w-]+", k) else "`?`" for k in unknown)
         st.warning(t("common.unknown_params", names=names), icon="⚠️")
