@@ -212,7 +212,7 @@ def d_k_input(
     key: str = "d_k", *, default: int = 64, min_value: int = 1, max_value: int = 4096
 ) -> int:
     """d_k as a number input (any integer) with ÷2 and ×2 buttons (powers of two easy)."""
-    col_input, col_half, col_double = st.columns([3, 1, 1], vertical_alignment="bottom")
+    col_input, col_half, col_double = st.columns([2, 1, 1], vertical_alignment="bottom")
     with col_input:
         value = int_input(
             key,

@@ -32,21 +32,23 @@ WORKSHOP_PARAMS = frozenset({"present", "step"})
 
 # --- presenter mode --------------------------------------------------------------------
 def presenter_toggle() -> bool:
-    """Sidebar toggle bound to ``?present=1``; when on, larger type for a projector."""
-    # Streamlit's own binding reads only true/false; links also say present=1 (or 0)
-    raw = st.query_params.get_all("present") if "present" not in st.session_state else []
-    if raw:
-        value = raw[0].strip().lower() if len(raw) == 1 else ""
-        if value in ("1", "true", "0", "false"):
-            st.session_state["present"] = value in ("1", "true")
-        else:
+    """Sidebar toggle mirrored in the URL as ``?present=1``; on: larger type, steps.
+
+    The toggle keeps the URL in step by hand rather than through ``bind``: Streamlit's
+    binding writes booleans as ``true``/``false`` and drops ``1`` on the first load.
+    """
+    if "present" not in st.session_state:
+        raw = st.query_params.get_all("present")
+        value = raw[0].strip().lower() if len(raw) == 1 else ("?" if raw else "0")
+        if value not in ("1", "true", "0", "false"):
             st.warning(t("common.bad_param", name="present", allowed="0, 1", default=0), icon="⚠️")
-            st.session_state["present"] = False
-    on = st.toggle(
-        t("workshop.present"), key="present", bind="query-params", help=t("workshop.present_help")
-    )
+        st.session_state["present"] = value in ("1", "true")
+    on = st.toggle(t("workshop.present"), key="present", help=t("workshop.present_help"))
     if on:
+        st.query_params["present"] = "1"
         st.html(PRESENTER_CSS)
+    elif "present" in st.query_params:
+        del st.query_params["present"]
     return on
 
 

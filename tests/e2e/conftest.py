@@ -334,6 +334,11 @@ class AppDriver:
         chart has rendered."""
         self.page.goto(self.url(path, query), wait_until="domcontentloaded")
         self.page.wait_for_selector(APP_SELECTOR, state="attached", timeout=LOAD_TIMEOUT_MS)
+        # the app shows "notRunning" before it has connected, so wait for a finished run
+        # (on a loaded machine the DOM can sit quiet for longer than SETTLE_MS before it)
+        self.page.wait_for_function(
+            "() => window.__e2e && window.__e2e.finished >= 1", timeout=LOAD_TIMEOUT_MS, polling=50
+        )
         self.wait_idle(timeout_ms=LOAD_TIMEOUT_MS)
         return self
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
@@ -35,11 +36,13 @@ def test_home_page_loads(app):
 def test_variance_page_renders_every_chart(app):
     app.open("variance")
     charts = app.page.locator("[data-testid='stVegaLiteChart']")
+    charts.first.wait_for(state="attached", timeout=15_000)
+    app.wait_charts_rendered()
     assert charts.count() >= 1, "variance page shows no Vega chart"
     for i in range(charts.count()):
         box = charts.nth(i).bounding_box()
         assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} is tiny: {box}"
-    assert _d_k_input(app).input_value() == "64"
+    expect(_d_k_input(app)).to_have_value("64", timeout=10_000)
     app.assert_healthy()
     app.screenshot("variance")
 
@@ -50,7 +53,7 @@ def test_double_button_changes_chart_and_url(app):
     before, after = app.interact(button.click)
     assert before != after, "no chart changed after ×2"
     app.page.wait_for_function("() => location.search.includes('d_k=128')", timeout=10_000)
-    assert _d_k_input(app).input_value() == "128"
+    expect(_d_k_input(app)).to_have_value("128", timeout=10_000)
     app.assert_healthy()
 
 
@@ -70,7 +73,7 @@ def test_typing_d_k_changes_chart_and_url(app):
 
 def test_deep_link_sets_controls(app):
     app.open("variance", "d_k=256&dist=rademacher")
-    assert _d_k_input(app).input_value() == "256"
+    expect(_d_k_input(app)).to_have_value("256", timeout=10_000)
     selected = app.widget("dist").locator("[data-testid='stRadioOption']:has(input:checked)")
     assert selected.count() == 1, "no distribution selected"
     label = selected.inner_text()
@@ -83,7 +86,7 @@ def test_malformed_query_param_warns(app):
     alerts = app.page.locator("[data-testid='stAlertContainer'], [data-testid='stAlert']")
     texts = alerts.all_inner_texts()
     assert any("d_k" in t for t in texts), f"no warning naming d_k; alerts: {texts}"
-    assert _d_k_input(app).input_value() == "64", "bad d_k did not fall back to 64"
+    expect(_d_k_input(app)).to_have_value("64", timeout=10_000)
     app.assert_healthy()
 
 
