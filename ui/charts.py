@@ -253,6 +253,7 @@ def sweep_lines(
     log_y: bool = False,
     y_domain: tuple[float, float] | None = None,
     reference: pd.DataFrame | None = None,
+    legend_columns: int = 4,
 ) -> alt.LayerChart:
     """A statistic against d_k (log₂ axis), one line per series, with an error band.
 
@@ -269,6 +270,8 @@ def sweep_lines(
         Fixed y-range, e.g. (0, 1) for weights.
     reference : DataFrame, optional
         Horizontal reference lines: ``y`` and ``label`` (e.g. ln n_keys, 1/n_keys).
+    legend_columns : int
+        Legend entries per row (2 fits a half-width chart).
     """
     _check_rows(df)
     order = list(dict.fromkeys(df["series"]))
@@ -278,7 +281,7 @@ def sweep_lines(
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=alt.Legend(orient="bottom", columns=4),
+        legend=alt.Legend(orient="bottom", columns=legend_columns, symbolOpacity=1),
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)

@@ -282,10 +282,10 @@ def alpha_input(key: str = "alpha", *, default: float = 0.5, max_value: float = 
         help=t("common.alpha_help"),
     )
     cols = st.columns(len(ALPHA_PRESETS))
-    for col, preset in zip(cols, ALPHA_PRESETS, strict=True):
+    for i, (col, preset) in enumerate(zip(cols, ALPHA_PRESETS, strict=True)):
         col.button(
             alpha_label(preset),
-            key=f"{key}_preset_{preset:g}",
+            key=f"{key}_preset_{i}",
             on_click=_set_value,
             args=(key, preset),
             type="primary" if value == preset else "secondary",

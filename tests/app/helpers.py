@@ -20,7 +20,9 @@ def run_page(script: str | None = None, reveal: bool = True, **params: str | lis
     for key, value in params.items():
         at.query_params[key] = value
     if script is not None:
-        # a deep link: the first run opens the page (its url_path is its file name)
+        if _url_path(script) != Path(script).stem:
+            # AppTest finds a page before the first run only by its file name
+            at.run()
         at.switch_page(script)
     at.run()
     if reveal:
@@ -36,6 +38,12 @@ def reveal_all(at: AppTest) -> AppTest:
             break
         skips[0].click().run()
     return at
+
+
+def _url_path(script: str) -> str | None:
+    from ui.pages import PAGES
+
+    return next((p.url_path for p in PAGES if p.script == script), None)
 
 
 def chart_data(at: AppTest) -> list[dict]:
