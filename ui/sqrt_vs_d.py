@@ -162,7 +162,7 @@ def rho_presets(current: float) -> None:
     for col, (name, value) in zip(cols, RHO_PRESETS, strict=True):
         col.button(
             t(f"sqrt_vs_d.{name}"),
-            key=f"rho_preset_{value:g}",
+            key=f"{name}_preset",
             on_click=_set_rho,
             args=(value,),
             type="primary" if current == value else "secondary",
