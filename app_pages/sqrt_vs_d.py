@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from core.scaling import independent_logit_std, relevant_logit_mean, signal_to_noise
-from ui import cache, charts, controls
+from ui import cache, controls
 from ui import sqrt_vs_d as page
 from ui.i18n import t
 
@@ -53,17 +53,13 @@ marks = t("sqrt_vs_d.points_sub")
 
 
 def show(chart, key: str) -> None:
-    # full-strength legend symbols (sweep_lines' legend otherwise takes its band's opacity)
-    if key != "heatmap":  # two legend rows under half-width charts; keep the plot tall
-        chart = page.legend_columns(chart, 2).properties(height=360)
-    chart = chart.configure_legend(symbolOpacity=1)
     st.altair_chart(chart, width="stretch", key=f"sqrt_vs_d_{key}")
 
 
 def lines(df, key: str, *, y_domain=None, log_y=False, reference=None) -> None:
     show(
-        charts.sweep_lines(
-            df, current_d=d_k, title=t(f"sqrt_vs_d.{key}_title"), x_title=axis_d,
+        page.chart(
+            "sweep_lines", df, current_d=d_k, title=t(f"sqrt_vs_d.{key}_title"), x_title=axis_d,
             y_title=t(f"sqrt_vs_d.{key}_y"), description=t(f"sqrt_vs_d.{key}_alt", n=n_keys),
             log_y=log_y, y_domain=y_domain, reference=reference,
         ),
@@ -72,7 +68,7 @@ def lines(df, key: str, *, y_domain=None, log_y=False, reference=None) -> None:
 
 
 # --- at your d_k --------------------------------------------------------------------------
-at_d = cache.sqrt_vs_d_at_d(d_k, n_keys, page.alphas_shown(alpha), rho, seed)
+at_d = page.at_d(d_k, n_keys, alpha, rho, seed)
 st.subheader(t("sqrt_vs_d.summary_title", d_k=d_k, n=n_keys, rho=f"{rho:g}"))
 st.dataframe(page.summary_table(at_d, d_k, n_keys, rho), hide_index=True, width="stretch")
 st.caption(
@@ -100,8 +96,8 @@ for col, which in ((left, "std"), (right, "mean")):
             st.info(t("sqrt_vs_d.mean_rho0"), icon=":material/info:")
             continue
         show(
-            charts.logit_scale(
-                page.logit_frame(sweep, which, rho), current_d=d_k,
+            page.chart(
+                "logit_scale", page.logit_frame(sweep, which, rho), current_d=d_k,
                 title=t(f"sqrt_vs_d.{which}_title"), subtitle=marks, x_title=axis_d,
                 y_title=t(f"sqrt_vs_d.{which}_y"), theory_title=t("sqrt_vs_d.theory"),
                 description=t(f"sqrt_vs_d.{which}_alt", rho=f"{rho:g}"),
@@ -136,8 +132,8 @@ st.caption(t("sqrt_vs_d.softmax_caption_rho0" if rho == 0 else "sqrt_vs_d.softma
 st.header(t("sqrt_vs_d.s3_title"))
 heat = page.in_range(cache.sqrt_vs_d_heatmap(n_keys, rho, seed), d_lo, d_hi)
 show(
-    charts.alpha_heatmap(
-        heat, page.heatmap_rules(alpha), title=t("sqrt_vs_d.heat_title", rho=f"{rho:g}"),
+    page.chart(
+        "alpha_heatmap", heat, page.heatmap_rules(), legend_cols=None, title=t("sqrt_vs_d.heat_title", rho=f"{rho:g}"),
         x_title=axis_d, y_title=t("sqrt_vs_d.heat_y"), color_title=t("sqrt_vs_d.heat_color"),
         description=t("sqrt_vs_d.heat_alt", rho=f"{rho:g}"),
     ),

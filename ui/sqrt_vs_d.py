@@ -24,11 +24,6 @@ D_OPTIONS = tuple(str(int(d)) for d in cache.SWEEP_D)
 LOG_FLOOR = 1e-12
 
 
-def alphas_shown(alpha: float) -> tuple[float, ...]:
-    """0, ½, 1 and the chosen α when it is not one of them."""
-    return ALPHA_PRESETS if alpha in ALPHA_PRESETS else (*ALPHA_PRESETS, alpha)
-
-
 def sweep(n_keys: int, alpha: float, rho: float, seed: int) -> pd.DataFrame:
     """Every statistic for d_k = 1…4096 and the α's shown: two cached calls.
 
@@ -113,10 +108,9 @@ def references(n_keys: int, rho: float, *, limit: bool) -> pd.DataFrame:
     )
 
 
-def heatmap_rules(alpha: float) -> pd.DataFrame:
-    """α = ½ and α = 1 (and the chosen α when different) for the heatmap."""
-    shown = [a for a in (0.5, 1.0, alpha) if a in (0.5, 1.0) or alpha not in ALPHA_PRESETS]
-    shown = list(dict.fromkeys(shown))
+def heatmap_rules() -> pd.DataFrame:
+    """α = ½ and α = 1 for the heatmap (not the chosen α: moving α must not redraw it)."""
+    shown = [0.5, 1.0]
     return pd.DataFrame(
         {
             "alpha": shown,
@@ -124,6 +118,14 @@ def heatmap_rules(alpha: float) -> pd.DataFrame:
             "color": [charts.alpha_color(a) for a in shown],
         }
     )
+
+
+def at_d(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> pd.DataFrame:
+    """Statistics at the user's d_k for the α's shown (presets and the chosen α cached apart)."""
+    parts = [cache.sqrt_vs_d_at_d(d_k, n_keys, ALPHA_PRESETS, rho, seed)]
+    if alpha not in ALPHA_PRESETS:
+        parts.append(cache.sqrt_vs_d_at_d(d_k, n_keys, (alpha,), rho, seed))
+    return pd.concat(parts, ignore_index=True)
 
 
 def summary_table(at_d: pd.DataFrame, d_k: int, n_keys: int, rho: float) -> pd.DataFrame:
@@ -179,3 +181,40 @@ def legend_columns(chart: alt.LayerChart, columns: int) -> alt.LayerChart:
         if isinstance(legend, alt.Legend):
             legend["columns"] = columns
     return chart
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _built(
+    builder: str, frames: tuple[pd.DataFrame, ...], options: dict, legend_cols: int | None
+) -> alt.LayerChart:
+    chart = getattr(charts, builder)(*frames, **options)
+    if legend_cols:  # two legend rows under half-width charts; keep the plot tall
+        legend_columns(chart, legend_cols)
+        chart.height = 360
+    # full-strength legend symbols (sweep_lines' legend otherwise takes its band's opacity)
+    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
+    return chart
+
+
+def chart(
+    builder: str,
+    *frames: pd.DataFrame,
+    current_d: int | None = None,
+    legend_cols: int | None = 2,
+    **options,
+) -> alt.LayerChart:
+    """``charts.<builder>(*frames, **options)``, memoised on every input.
+
+    Building a layered Altair chart costs about 20 ms of validation, several times what
+    drawing it costs Streamlit, so a rerun at values already seen reuses the chart. The
+    d_k marker (the builders' last layer) is set on the returned copy, so moving d_k
+    rebuilds nothing.
+    """
+    if current_d is None:
+        return _built(builder, frames, options, legend_cols)
+    out = _built(builder, frames, {**options, "current_d": 1}, legend_cols)
+    marker = out.layer[-1]
+    if not (isinstance(marker.data, pd.DataFrame) and list(marker.data.columns) == ["d"]):
+        raise ValueError(f"{builder}: the last layer is not the d_k marker")
+    marker.data = pd.DataFrame({"d": [int(current_d)]})
+    return out

@@ -81,12 +81,10 @@ def test_lines_frame_and_log_floor():
     assert argmax["series"].nunique() == 1 and len(argmax) == 13
 
 
-def test_in_range_and_alphas_shown():
+def test_in_range():
     sweep = _sweep()
     part = page.in_range(sweep, 16, 256)
     assert sorted(part["d"].unique()) == [16, 32, 64, 128, 256]
-    assert page.alphas_shown(0.5) == (0.0, 0.5, 1.0)
-    assert page.alphas_shown(0.75) == (0.0, 0.5, 1.0, 0.75)
 
 
 def test_references():
@@ -102,9 +100,8 @@ def test_alpha_heatmap():
     df = pd.DataFrame(
         {"d": d.ravel(), "alpha": a.ravel(), "share": 0.5, "share_se": 0.01}
     )  # 13 × 31 cells
-    rules = page.heatmap_rules(0.75)
-    assert rules["alpha"].tolist() == [0.5, 1.0, 0.75]
-    assert page.heatmap_rules(1.0)["alpha"].tolist() == [0.5, 1.0]
+    rules = page.heatmap_rules()
+    assert rules["alpha"].tolist() == [0.5, 1.0]
     spec = charts.alpha_heatmap(
         df, rules, title="T", x_title="d", y_title="α", color_title="H", description="alt"
     ).to_dict()
@@ -116,10 +113,9 @@ def test_alpha_heatmap():
     assert lines["encoding"]["color"]["scale"]["range"] == [
         charts.COLORS["sqrt"],
         charts.COLORS["linear"],
-        charts.COLORS["custom"],
     ]
     sizes = sorted(len(v) for v in spec["datasets"].values())
-    assert sizes == [3, 403]
+    assert sizes == [2, 403]
 
 
 def test_legend_columns_and_rows_limit():
