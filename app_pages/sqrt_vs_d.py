@@ -4,7 +4,7 @@ import math
 
 import streamlit as st
 
-from core.scaling import independent_logit_std, relevant_logit_mean, signal_to_noise
+from core.scaling import linear_scaling_weight_limit
 from ui import cache, controls
 from ui import sqrt_vs_d as page
 from ui.i18n import t
@@ -83,12 +83,7 @@ st.caption(
 # --- 1: logit scale ------------------------------------------------------------------------
 st.header(t("sqrt_vs_d.s1_title"))
 st.markdown(t("sqrt_vs_d.s1_text"))
-st.latex(
-    rf"d_k = {d_k},\ \alpha = {alpha:g}:\quad"
-    rf"\operatorname{{std}}(z_j) = d_k^{{1/2-\alpha}} = {independent_logit_std(d_k, alpha):.4g},\quad"
-    rf"\mathbb{{E}}[z_0] = \rho\, d_k^{{1-\alpha}} = {relevant_logit_mean(d_k, alpha, rho):.4g},\quad"
-    rf"\frac{{\mathbb{{E}}[z_0]}}{{\operatorname{{std}}(z_j)}} = \rho\sqrt{{d_k}} = {signal_to_noise(d_k, rho):.4g}"
-)
+st.latex(page.logit_latex(d_k, alpha, rho))
 left, right = st.columns(2)
 for col, which in ((left, "std"), (right, "mean")):
     with col:
@@ -110,22 +105,11 @@ st.caption(t("sqrt_vs_d.logit_caption"))
 st.header(t("sqrt_vs_d.s2_title"))
 left, right = st.columns(2)
 with left:
-    uniform = page.references(n_keys, 0.0, limit=False).assign(
-        y=1.0, label=t("sqrt_vs_d.ref_uniform")
-    )
-    lines(
-        page.lines(sweep, "entropy_mean", divide_by=math.log(n_keys)),
-        "entropy",
-        y_domain=(0, 1),
-        reference=uniform,
-    )
+    entropy = page.lines(sweep, "entropy_mean", divide_by=math.log(n_keys))
+    lines(entropy, "entropy", y_domain=(0, 1), reference=page.uniform_reference())
 with right:
-    lines(
-        page.lines(sweep, "max_weight_mean"),
-        "max",
-        y_domain=(0, 1),
-        reference=page.references(n_keys, rho, limit=False),
-    )
+    maxw = page.lines(sweep, "max_weight_mean")
+    lines(maxw, "max", y_domain=(0, 1), reference=page.references(n_keys, rho, limit=False))
 st.caption(t("sqrt_vs_d.softmax_caption_rho0" if rho == 0 else "sqrt_vs_d.softmax_caption_rho"))
 
 # --- 3: every exponent at once ---------------------------------------------------------------
@@ -145,20 +129,16 @@ st.caption(t("sqrt_vs_d.heat_caption", rows=f"{cache.sqrt_vs_d_heatmap_rows(n_ke
 st.header(t("sqrt_vs_d.s4_title"))
 left, right = st.columns(2)
 with left:
-    lines(
-        page.argmax_line(sweep),
-        "argmax",
-        y_domain=(0, 1),
-        reference=page.references(n_keys, rho, limit=False),
-    )
+    chance = page.references(n_keys, rho, limit=False)
+    lines(page.argmax_line(sweep), "argmax", y_domain=(0, 1), reference=chance)
 with right:
-    lines(
-        page.lines(sweep, "relevant_weight_mean"),
-        "weight",
-        y_domain=(0, 1),
-        reference=page.references(n_keys, rho, limit=True),
-    )
-st.caption(t("sqrt_vs_d.disc_caption_rho0" if rho == 0 else "sqrt_vs_d.disc_caption"))
+    weight = page.lines(sweep, "relevant_weight_mean")
+    limit = page.references(n_keys, rho, limit=True)
+    lines(weight, "weight", y_domain=(0, 1), reference=limit)
+limit_text = f"{linear_scaling_weight_limit(n_keys, rho):.3g}"
+st.caption(
+    t("sqrt_vs_d.disc_caption_rho0") if rho == 0 else t("sqrt_vs_d.disc_caption", limit=limit_text)
+)
 
 # --- 5: gradient scale -----------------------------------------------------------------------
 st.header(t("sqrt_vs_d.s5_title"))

@@ -13,7 +13,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.scaling import independent_logit_std, linear_scaling_weight_limit, relevant_logit_mean
+from core.scaling import (
+    independent_logit_std,
+    linear_scaling_weight_limit,
+    relevant_logit_mean,
+    signal_to_noise,
+)
 from ui import cache, charts
 from ui.controls import ALPHA_PRESETS, alpha_label
 from ui.i18n import t
@@ -105,6 +110,24 @@ def references(n_keys: int, rho: float, *, limit: bool) -> pd.DataFrame:
         return pd.DataFrame({"y": [w], "label": [label]})
     return pd.DataFrame(
         {"y": [chance], "label": [t("sqrt_vs_d.ref_one_over_n", value=f"{chance:.3g}")]}
+    )
+
+
+def uniform_reference() -> pd.DataFrame:
+    """The entropy share of uniform attention, 1."""
+    return pd.DataFrame({"y": [1.0], "label": [t("sqrt_vs_d.ref_uniform")]})
+
+
+def logit_latex(d_k: int, alpha: float, rho: float) -> str:
+    """The three logit-scale formulas with the user's d_k, α and ρ substituted."""
+    std = independent_logit_std(d_k, alpha)
+    mean = relevant_logit_mean(d_k, alpha, rho)
+    return (
+        rf"d_k = {d_k},\ \alpha = {alpha:g},\ \rho = {rho:g}:\quad"
+        rf"\operatorname{{std}}(z_j) = d_k^{{1/2-\alpha}} = {std:.4g},\quad"
+        rf"\mathbb{{E}}[z_0] = \rho\, d_k^{{1-\alpha}} = {mean:.4g},\quad"
+        rf"\frac{{\mathbb{{E}}[z_0]}}{{\operatorname{{std}}(z_j)}} = \rho\sqrt{{d_k}}"
+        rf" = {signal_to_noise(d_k, rho):.4g}"
     )
 
 

@@ -143,3 +143,9 @@ def test_legend_columns_and_rows_limit():
             description="",
         )
     assert isinstance(chart, alt.LayerChart)
+
+
+def test_logit_latex_substitutes_live_numbers():
+    text = page.logit_latex(64, 0.5, 0.5)
+    assert r"d_k = 64,\ \alpha = 0.5,\ \rho = 0.5" in text
+    assert "= 1," in text and "= 4," in text and text.endswith("= 4")
