@@ -323,3 +323,142 @@ def sweep_lines(
     )
     layers.append(marker)
     return alt.layer(*layers).properties(title=title, description=description, height=300)
+
+
+# --- sqrt_vs_d page ---
+def logit_scale(
+    df: pd.DataFrame,
+    *,
+    current_d: int,
+    title: str,
+    subtitle: str,
+    x_title: str,
+    y_title: str,
+    theory_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Measured points with error bars and theory lines against d_k, log–log, per series.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (series, d_k): ``d``, ``series`` (legend label), ``color`` (hex, one
+        per series), ``value`` (measured, > 0), ``lo``, ``hi`` (error bar, > 0),
+        ``theory`` (> 0).
+    current_d : int
+        The d_k marked with a vertical rule.
+    subtitle : str
+        Says which marks are measured and which are theory.
+    theory_title : str
+        Tooltip title of the theory value.
+    """
+    _check_rows(df)
+    order = list(dict.fromkeys(df["series"]))
+    colors = [df.loc[df["series"] == s, "color"].iloc[0] for s in order]
+    color = alt.Color(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=colors),
+        legend=alt.Legend(orient="bottom", columns=4),
+    )
+    x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
+    y_scale = alt.Scale(type="log")
+    base = alt.Chart(df.drop(columns="color"))
+    theory = base.mark_line(strokeWidth=1.5, opacity=0.75).encode(
+        x=x, y=alt.Y("theory:Q", scale=y_scale, title=y_title), color=color
+    )
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x=x, y=alt.Y("lo:Q", scale=y_scale), y2="hi:Q", color=color
+    )
+    points = base.mark_point(filled=True, size=45, opacity=1).encode(
+        x=x,
+        y=alt.Y("value:Q", scale=y_scale, title=y_title),
+        color=color,
+        tooltip=[
+            alt.Tooltip("series:N"),
+            alt.Tooltip("d:Q", title="d_k"),
+            alt.Tooltip("value:Q", format=".4g"),
+            alt.Tooltip("lo:Q", format=".4g"),
+            alt.Tooltip("hi:Q", format=".4g"),
+            alt.Tooltip("theory:Q", title=theory_title, format=".4g"),
+        ],
+    )
+    marker = (
+        alt.Chart(pd.DataFrame({"d": [current_d]}))
+        .mark_rule(color=COLORS["accent"], strokeWidth=2)
+        .encode(x="d:Q", tooltip=[alt.Tooltip("d:Q", title="d_k")])
+    )
+    return alt.layer(theory, bars, points, marker).properties(
+        title=alt.TitleParams(title, subtitle=subtitle), description=description, height=300
+    )
+
+
+def alpha_heatmap(
+    df: pd.DataFrame,
+    rules: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    color_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """A statistic in [0, 1] over the grid (d_k, α), with horizontal rules at chosen α.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per cell: ``d`` (ordinal x, ascending), ``alpha`` (evenly spaced),
+        ``share`` (colour, 0 … 1), ``share_se``.
+    rules : DataFrame
+        ``alpha``, ``label`` (legend text), ``color`` (hex) of the exponents to draw,
+        e.g. α = ½ and α = 1.
+    """
+    _check_rows(df)
+    alphas = sorted(df["alpha"].unique())
+    step = float(alphas[1] - alphas[0]) if len(alphas) > 1 else 0.05
+    cells = df.assign(a0=df["alpha"] - step / 2, a1=df["alpha"] + step / 2)
+    y_scale = alt.Scale(domain=[float(cells.a0.min()), float(cells.a1.max())], nice=False)
+    rect = (
+        alt.Chart(cells)
+        .mark_rect()
+        .encode(
+            x=alt.X("d:O", title=x_title, sort="ascending", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("a0:Q", title=y_title, scale=y_scale),
+            y2="a1:Q",
+            color=alt.Color(
+                "share:Q",
+                title=color_title,
+                scale=alt.Scale(scheme="greys", domain=[0, 1], reverse=True),
+                legend=alt.Legend(orient="right", gradientLength=220),
+            ),
+            tooltip=[
+                alt.Tooltip("d:O", title="d_k"),
+                alt.Tooltip("alpha:Q", title="α", format=".2f"),
+                alt.Tooltip("share:Q", title=color_title, format=".3f"),
+                alt.Tooltip("share_se:Q", title="s.e.", format=".1g"),
+            ],
+        )
+    )
+    labels = list(rules["label"])
+    lines = (
+        alt.Chart(rules)
+        .mark_rule(strokeWidth=3)
+        .encode(
+            y=alt.Y("alpha:Q", scale=y_scale),
+            color=alt.Color(
+                "label:N",
+                title=None,
+                sort=labels,
+                scale=alt.Scale(domain=labels, range=list(rules["color"])),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            tooltip=[alt.Tooltip("label:N"), alt.Tooltip("alpha:Q", title="α", format=".2f")],
+        )
+    )
+    return (
+        alt.layer(rect, lines)
+        .resolve_scale(color="independent")
+        .properties(title=title, description=description, height=360)
+    )

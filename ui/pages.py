@@ -48,7 +48,7 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
         "app_pages/sqrt_vs_d.py",
         "sqrt-vs-d",
         ":material/balance:",
-        frozenset({"d_k", "n_keys", "alpha", "rho"}),
+        frozenset({"d_k", "d_min", "d_max", "n_keys", "alpha", "rho"}),
     ),
     PageSpec(
         "which_d",

@@ -1,0 +1,243 @@
+"""Chart-ready frames for the √d_k-vs-d_k page (cached sweeps → tidy rows with labels).
+
+The sweeps come from :mod:`ui.cache`; here they are filtered to the page's d_k range,
+labelled in the current language and shaped for :mod:`ui.charts`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.scaling import (
+    independent_logit_std,
+    linear_scaling_weight_limit,
+    relevant_logit_mean,
+    signal_to_noise,
+)
+from ui import cache, charts
+from ui.controls import ALPHA_PRESETS, alpha_label
+from ui.i18n import t
+
+#: d_k values the range controls offer (the sweep's grid, powers of two).
+D_OPTIONS = tuple(str(int(d)) for d in cache.SWEEP_D)
+#: Values at or below this are not drawn on a log axis (a numerically dead softmax).
+LOG_FLOOR = 1e-12
+
+
+def sweep(n_keys: int, alpha: float, rho: float, seed: int) -> pd.DataFrame:
+    """Every statistic for d_k = 1…4096 and the α's shown: two cached calls.
+
+    The fixed α ∈ {0, ½, 1} and the chosen α are separate cache entries, so moving α
+    recomputes one α only. Both draw the same rows (same seed and stream), so a chosen
+    α equal to a preset would reproduce its curve exactly.
+    """
+    rows = cache.sqrt_vs_d_rows(n_keys)
+    parts = [cache.saturation_sweep(n_keys, ALPHA_PRESETS, rho, seed, rows)]
+    if alpha not in ALPHA_PRESETS:
+        parts.append(cache.saturation_sweep(n_keys, (alpha,), rho, seed, rows))
+    return pd.concat(parts, ignore_index=True)
+
+
+def in_range(df: pd.DataFrame, d_lo: int, d_hi: int) -> pd.DataFrame:
+    return df[(df["d"] >= d_lo) & (df["d"] <= d_hi)].reset_index(drop=True)
+
+
+def _labelled(df: pd.DataFrame, value: np.ndarray, se: np.ndarray, log: bool) -> pd.DataFrame:
+    out = pd.DataFrame(
+        {
+            "d": df["d"].to_numpy(),
+            "alpha": df["alpha"].to_numpy(),
+            "series": [alpha_label(a) for a in df["alpha"]],
+            "color": [charts.alpha_color(a) for a in df["alpha"]],
+            "value": value,
+            "lo": value - 2 * se,
+            "hi": value + 2 * se,
+        }
+    )
+    if log:  # a log axis needs positive values; a band reaching 0 is cut at a decade
+        keep = out["value"] > LOG_FLOOR
+        out = out[keep].assign(lo=np.maximum(out["lo"], out["value"] / 10))
+    return out.reset_index(drop=True)
+
+
+def lines(df: pd.DataFrame, stat: str, *, divide_by: float = 1.0, log: bool = False):
+    """Frame for :func:`ui.charts.sweep_lines`: mean ± 2 s.e. of ``stat`` per α and d_k."""
+    se_name = (
+        "relevant_argmax_se"
+        if stat == "relevant_argmax_rate"
+        else stat.replace("_mean", "") + "_se"
+    )
+    value = df[stat].to_numpy() / divide_by
+    return _labelled(df, value, df[se_name].to_numpy() / divide_by, log)
+
+
+def argmax_line(df: pd.DataFrame) -> pd.DataFrame:
+    """The relevant key's argmax share: one series, since no α changes the order of logits."""
+    one = df[df["alpha"] == 0.5]
+    value = one["relevant_argmax_rate"].to_numpy()
+    out = _labelled(one, value, one["relevant_argmax_se"].to_numpy(), log=False)
+    return out.assign(series=t("sqrt_vs_d.series_any_alpha"), color=charts.COLORS["theory"])
+
+
+def logit_frame(df: pd.DataFrame, which: str, rho: float) -> pd.DataFrame:
+    """Measured logit scale with theory, per α: ``which`` is "std" (independent keys'
+    spread, theory d_k^(½−α)) or "mean" (relevant key's mean logit, theory ρ d_k^(1−α))."""
+    stat, se = (
+        ("logit_std", "logit_std_se")
+        if which == "std"
+        else ("relevant_logit_mean", "relevant_logit_se")
+    )
+    out = _labelled(df, df[stat].to_numpy(), df[se].to_numpy(), log=True)
+    theory = [
+        independent_logit_std(int(d), a) if which == "std" else relevant_logit_mean(int(d), a, rho)
+        for d, a in zip(out["d"], out["alpha"], strict=True)
+    ]
+    return out.assign(theory=theory)
+
+
+def references(n_keys: int, rho: float, *, limit: bool) -> pd.DataFrame:
+    """One horizontal reference line: 1/n_keys, or (``limit`` and rho > 0) the large-d_k
+    weight of 1/d_k scaling, labelled with 1/n_keys too (two lines so close would clash)."""
+    chance = 1.0 / n_keys
+    if limit and rho > 0:
+        w = linear_scaling_weight_limit(n_keys, rho)
+        label = t("sqrt_vs_d.ref_limit", value=f"{w:.3g}", chance=f"{chance:.3g}")
+        return pd.DataFrame({"y": [w], "label": [label]})
+    return pd.DataFrame(
+        {"y": [chance], "label": [t("sqrt_vs_d.ref_one_over_n", value=f"{chance:.3g}")]}
+    )
+
+
+def uniform_reference() -> pd.DataFrame:
+    """The entropy share of uniform attention, 1."""
+    return pd.DataFrame({"y": [1.0], "label": [t("sqrt_vs_d.ref_uniform")]})
+
+
+def logit_latex(d_k: int, alpha: float, rho: float) -> str:
+    """The three logit-scale formulas with the user's d_k, α and ρ substituted."""
+    std = independent_logit_std(d_k, alpha)
+    mean = relevant_logit_mean(d_k, alpha, rho)
+    return (
+        rf"d_k = {d_k},\ \alpha = {alpha:g},\ \rho = {rho:g}:\quad"
+        rf"\operatorname{{std}}(z_j) = d_k^{{1/2-\alpha}} = {std:.4g},\quad"
+        rf"\mathbb{{E}}[z_0] = \rho\, d_k^{{1-\alpha}} = {mean:.4g},\quad"
+        rf"\frac{{\mathbb{{E}}[z_0]}}{{\operatorname{{std}}(z_j)}} = \rho\sqrt{{d_k}}"
+        rf" = {signal_to_noise(d_k, rho):.4g}"
+    )
+
+
+def heatmap_rules() -> pd.DataFrame:
+    """α = ½ and α = 1 for the heatmap (not the chosen α: moving α must not redraw it)."""
+    shown = [0.5, 1.0]
+    return pd.DataFrame(
+        {
+            "alpha": shown,
+            "label": [alpha_label(a) for a in shown],
+            "color": [charts.alpha_color(a) for a in shown],
+        }
+    )
+
+
+def at_d(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> pd.DataFrame:
+    """Statistics at the user's d_k for the α's shown (presets and the chosen α cached apart)."""
+    parts = [cache.sqrt_vs_d_at_d(d_k, n_keys, ALPHA_PRESETS, rho, seed)]
+    if alpha not in ALPHA_PRESETS:
+        parts.append(cache.sqrt_vs_d_at_d(d_k, n_keys, (alpha,), rho, seed))
+    return pd.concat(parts, ignore_index=True)
+
+
+def summary_table(at_d: pd.DataFrame, d_k: int, n_keys: int, rho: float) -> pd.DataFrame:
+    """One row per α at the user's d_k: measured (theory) logit scale, entropy share and weights."""
+    ln_n = math.log(n_keys)
+    rows = []
+    for r in at_d.itertuples():
+        rows.append(
+            {
+                t("sqrt_vs_d.col_alpha"): alpha_label(r.alpha),
+                t(
+                    "sqrt_vs_d.col_std"
+                ): f"{r.logit_std:.3g} ({independent_logit_std(d_k, r.alpha):.3g})",
+                t(
+                    "sqrt_vs_d.col_mean"
+                ): f"{r.relevant_logit_mean:.3g} ({relevant_logit_mean(d_k, r.alpha, rho):.3g})",
+                t("sqrt_vs_d.col_entropy"): f"{r.entropy_mean / ln_n:.3f}",
+                t("sqrt_vs_d.col_max"): f"{r.max_weight_mean:.3f}",
+                t("sqrt_vs_d.col_relevant"): f"{r.relevant_weight_mean:.3f}",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _set_rho(value: float) -> None:
+    st.session_state["rho"] = value
+
+
+#: ρ presets: independent keys (initialisation) and one aligned key (after training).
+RHO_PRESETS = (("rho_init", 0.0), ("rho_aligned", 0.5))
+
+
+def rho_presets(current: float) -> None:
+    """Two buttons under the ρ slider: ρ = 0 and ρ = 0.5 (the values REFERENCE §1 quotes)."""
+    cols = st.columns(len(RHO_PRESETS))
+    for col, (name, value) in zip(cols, RHO_PRESETS, strict=True):
+        col.button(
+            t(f"sqrt_vs_d.{name}"),
+            key=f"{name}_preset",
+            on_click=_set_rho,
+            args=(value,),
+            type="primary" if current == value else "secondary",
+            width="stretch",
+        )
+
+
+def legend_columns(chart: alt.LayerChart, columns: int) -> alt.LayerChart:
+    """Set the column count of every colour legend in a layered chart (half-width charts
+    cannot fit four Chinese α labels in one row)."""
+    for layer in chart.layer:
+        color = layer.encoding["color"] if "color" in layer.encoding._kwds else alt.Undefined
+        legend = color["legend"] if isinstance(color, alt.SchemaBase) else alt.Undefined
+        if isinstance(legend, alt.Legend):
+            legend["columns"] = columns
+    return chart
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def _built(
+    builder: str, frames: tuple[pd.DataFrame, ...], options: dict, legend_cols: int | None
+) -> alt.LayerChart:
+    chart = getattr(charts, builder)(*frames, **options)
+    if legend_cols:  # two legend rows under half-width charts; keep the plot tall
+        legend_columns(chart, legend_cols)
+        chart.height = 360
+    # full-strength legend symbols (sweep_lines' legend otherwise takes its band's opacity)
+    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
+    return chart
+
+
+def chart(
+    builder: str,
+    *frames: pd.DataFrame,
+    current_d: int | None = None,
+    legend_cols: int | None = 2,
+    **options,
+) -> alt.LayerChart:
+    """``charts.<builder>(*frames, **options)``, memoised on every input.
+
+    Building a layered Altair chart costs about 20 ms of validation, several times what
+    drawing it costs Streamlit, so a rerun at values already seen reuses the chart. The
+    d_k marker (the builders' last layer) is set on the returned copy, so moving d_k
+    rebuilds nothing.
+    """
+    if current_d is None:
+        return _built(builder, frames, options, legend_cols)
+    out = _built(builder, frames, {**options, "current_d": 1}, legend_cols)
+    marker = out.layer[-1]
+    if not (isinstance(marker.data, pd.DataFrame) and list(marker.data.columns) == ["d"]):
+        raise ValueError(f"{builder}: the last layer is not the d_k marker")
+    marker.data = pd.DataFrame({"d": [int(current_d)]})
+    return out
