@@ -97,7 +97,7 @@ BENCHES: tuple[Bench, ...] = (
         fresh_ints(65, stop=4097, avoid=(64, 128)), (64, 128), (1, 4096),
     ),
     Bench(
-        "sqrt-vs-d", "app_pages/sqrt_vs_d.py", 4, "d_k", "number_input",
+        "sqrt-vs-d", "app_pages/sqrt-vs-d.py", 4, "d_k", "number_input",
         fresh_ints(65, stop=4097, avoid=(64, 128)), (64, 128), (1, 4096),
     ),
     Bench(

@@ -10,6 +10,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class PageSpec:
+    """One page. Its script is named after its url_path, so a deep link finds the same
+    page whether Streamlit resolves it by route or by file name (as AppTest does)."""
+
     name: str  # catalog section, e.g. "variance" -> "variance.nav"
     script: str  # path relative to the app root
     url_path: str  # "" for the home page
@@ -45,14 +48,14 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
     ),
     PageSpec(
         "sqrt_vs_d",
-        "app_pages/sqrt_vs_d.py",
+        "app_pages/sqrt-vs-d.py",
         "sqrt-vs-d",
         ":material/balance:",
         frozenset({"d_k", "d_min", "d_max", "n_keys", "alpha", "rho"}),
     ),
     PageSpec(
         "which_d",
-        "app_pages/which_d.py",
+        "app_pages/which-d.py",
         "which-d",
         ":material/help:",
         frozenset({"d_model", "n_heads"}),

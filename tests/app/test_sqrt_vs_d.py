@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 import core.experiments
 from tests.app.helpers import ROOT, TIMEOUT, chart_data, warnings
 
-SCRIPT = "app_pages/sqrt_vs_d.py"
+SCRIPT = "app_pages/sqrt-vs-d.py"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
