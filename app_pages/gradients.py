@@ -38,20 +38,20 @@ colors = {"unscaled": charts.COLORS["unscaled"], "scaled": charts.alpha_color(al
 cells, row = cache.jacobian_row(d_k, n_keys, alpha, seed)
 st.subheader(t("gradients.formula_header"))
 st.latex(
-    r"\frac{\partial p_i}{\partial z_j} = p_i(\delta_{ij} - p_j), \qquad J = \operatorname{diag}(p) - p\,p^{\top}"
+    r"\frac{\partial p_i}{\partial z_j} = p_i(\delta_{ij} - p_j), \qquad J = \operatorname{diag}(p) - p\,p^{\top},"
+    r"\qquad \frac{\partial p}{\partial s} = d_k^{-\alpha} J"
 )
 st.markdown(t("gradients.formula_cases"))
 st.latex(
     r"\begin{aligned} i = j = k &:\quad \frac{\partial p_k}{\partial z_k} = p_k(1 - p_k) \le 1 - p_k \;\to\; 0"
     r"\\ (i, j) \ne (k, k) &:\quad |J_{ij}| \le \min(p_i, p_j) \le \textstyle\sum_{l \ne k} p_l = 1 - p_k \;\to\; 0 \end{aligned}"
 )
-for which, a in (("unscaled", 0.0), ("scaled", alpha)):
-    r = row[which]
-    st.latex(
-        rf"\alpha = {a:g}:\quad p_k = {r['p_top']:.6g},\quad 1 - p_k = {tex(r['rest'])},\quad"
-        rf"\max_{{ij}}|J_{{ij}}| = {tex(r['max_abs'])},\quad \|J\|_F = {tex(r['fro'])},\quad"
-        rf"\frac{{\partial p}}{{\partial s}} = d_k^{{-\alpha}} J = {tex(r['c'])}\,J"
-    )
+live = [
+    rf"\alpha = {a:g}:&\quad p_k = {row[w]['p_top']:.6g},\quad 1 - p_k = {tex(row[w]['rest'])},\quad"
+    rf"\max_{{ij}}|J_{{ij}}| = {tex(row[w]['max_abs'])},\quad \|J\|_F = {tex(row[w]['fro'])}"
+    for w, a in (("unscaled", 0.0), ("scaled", alpha))
+]
+st.latex(r"\begin{aligned}" + r"\\".join(live) + r"\end{aligned}")
 st.caption(t("gradients.formula_note", d_k=d_k))
 
 # --- heatmaps: one row, unscaled beside scaled, one shared colour scale -----------------
@@ -61,7 +61,7 @@ for col, (which, label) in zip(st.columns(2), labels.items(), strict=True):
     col.altair_chart(
         charts.jacobian_heatmap(
             cells[cells.which == which].drop(columns="which"), domain_max=cells.value.abs().max(),
-            title=t("gradients.heat_title", label=label, p=p_text, fro=f"{r['fro']:.2e}"),
+            title=label, subtitle=t("gradients.heat_subtitle", p=p_text, fro=f"{r['fro']:.2e}"),
             x_title=t("gradients.axis_j"), y_title=t("gradients.axis_i"), color_title="J_ij = ∂p_i/∂z_j",
             description=t("gradients.heat_alt", label=label, d_k=d_k, fro=f"{r['fro']:.2e}"),
         ),
@@ -87,9 +87,10 @@ def gap_explorer(n_keys: int) -> None:
     gap2 = None if choice == "none" else float(choice)
     pt = cache.gap_point(g, n_keys, gap2)
     st.latex(
-        rf"g = {g:g}:\quad p_k = {pt['p_top']:.6g},\quad \|J\|_F = {tex(pt['fro'])} \approx"
-        rf" \sqrt{{(\textstyle\sum\varepsilon)^2 + 3\sum\varepsilon^2}} = {tex(pt['fro_law'])},\quad"
-        rf"\max_{{i\ne j}}|J_{{ij}}| = {tex(pt['offdiag'])} \approx \max\varepsilon = {tex(pt['offdiag_law'])}"
+        rf"\begin{{aligned}} g = {g:g}:&\quad p_k = {pt['p_top']:.6g},\quad \|J\|_F = {tex(pt['fro'])}"
+        rf" \approx \sqrt{{(\textstyle\sum\varepsilon)^2 + 3\sum\varepsilon^2}} = {tex(pt['fro_law'])}"
+        rf"\\ &\quad \max_{{i\ne j}}|J_{{ij}}| = {tex(pt['offdiag'])} \approx \max\varepsilon"
+        rf" = {tex(pt['offdiag_law'])} \end{{aligned}}"
     )
     q_labels = (t("gradients.gap_q_fro"), t("gradients.gap_q_off"))
     k_labels = (t("gradients.gap_k_exact"), t("gradients.gap_k_law"))
@@ -130,10 +131,10 @@ for col, name in zip(st.columns(2), ("jac", "grad"), strict=True):
     )  # fmt: skip
 left, right = st.columns(2)
 left.altair_chart(
-    charts.sweep_lines(
+    charts.compact_legend(charts.sweep_lines(
         frames["dead"], current_d=d_k, title=t("gradients.dead_title"), x_title=t("gradients.axis_d_k"),
         y_title=t("gradients.axis_dead"), description=t("gradients.dead_alt"), y_domain=(0, 1),
-    ),
+    )),
     width="stretch", key="gradients_dead",
 )  # fmt: skip
 left.caption(t("gradients.dead_caption"))
@@ -156,7 +157,7 @@ for col, (which, label) in zip(st.columns(2), labels.items(), strict=True):
         charts.log_histogram(
             bins[bins.which == which].drop(columns="which"), median=q["median"],
             median_log10=q["median_log10"], x_domain=(geo["lo"], geo["hi"]), color=colors[which],
-            title=t("gradients.qgrad_title", label=label, d_k=d_k, n_keys=n_keys),
+            title=label, subtitle=t("gradients.qgrad_subtitle", d_k=d_k, n_keys=n_keys),
             x_title=t("gradients.axis_log_grad"), y_title=t("gradients.axis_share"),
             median_title=t("gradients.median_label"),
             description=t("gradients.qgrad_alt", label=label, d_k=d_k, median=f"{q['median']:.2e}"),

@@ -393,7 +393,7 @@ def query_grad_histogram(
         x = norms[which]
         stats[which] = {
             "median": float(np.median(x)),
-            "median_log10": float(np.median(lx)),
+            "median_log10": float(np.log10(max(np.median(x), 1e-300))),
             "mean": float(x.mean()),
             "q10": float(np.quantile(x, 0.1)),
             "q90": float(np.quantile(x, 0.9)),

@@ -327,11 +327,27 @@ LOG_LABELS = "datum.value >= 0.001 ? format(datum.value, '~g') : format(datum.va
 GAP_DECADES = [10.0**k for k in range(-20, 2)]
 
 
+def compact_legend(chart: alt.LayerChart, columns: int = 2) -> alt.LayerChart:
+    """A copy of a :func:`sweep_lines` chart whose α legend wraps into ``columns`` columns.
+
+    ``sweep_lines`` lays its legend out in four columns, wider than a half-width chart:
+    with a fourth α the last entry is cut off. Charts shown in ``st.columns(2)`` use this.
+    """
+    out = chart.copy(deep=True)
+    for layer in out.layer:
+        color = getattr(layer, "encoding", alt.Undefined)
+        color = getattr(color, "color", alt.Undefined) if color is not alt.Undefined else color
+        if isinstance(color, alt.Color) and color.legend is not alt.Undefined:
+            color.legend = alt.Legend(orient="bottom", columns=columns, labelLimit=260)
+    return out
+
+
 def jacobian_heatmap(
     df: pd.DataFrame,
     *,
     domain_max: float,
     title: str,
+    subtitle: str,
     x_title: str,
     y_title: str,
     color_title: str,
@@ -369,7 +385,7 @@ def jacobian_heatmap(
                 alt.Tooltip("p_j:Q", title="p_j", format=".6~g"),
             ],
         )
-        .properties(title=title, description=description, height=340)
+        .properties(title=alt.Title(title, subtitle=subtitle), description=description, height=340)
     )
 
 
@@ -506,7 +522,7 @@ def median_mean_sweep(
             ],
         )
     )
-    return alt.layer(*base.layer, means).properties(
+    return alt.layer(*compact_legend(base).layer, means).properties(
         title=alt.Title(title, subtitle=subtitle), description=description, height=320
     )
 
@@ -519,6 +535,7 @@ def log_histogram(
     x_domain: tuple[float, float],
     color: str,
     title: str,
+    subtitle: str,
     x_title: str,
     y_title: str,
     median_title: str,
@@ -540,7 +557,7 @@ def log_histogram(
         "x0:Q",
         title=x_title,
         scale=alt.Scale(domain=list(x_domain), nice=False),
-        axis=alt.Axis(format="~g", tickMinStep=1),
+        axis=alt.Axis(format="d", tickMinStep=1),
     )
     bars = (
         alt.Chart(df)
@@ -566,4 +583,6 @@ def log_histogram(
             tooltip=[alt.Tooltip("median:Q", title=median_title, format=".3~e")],
         )
     )
-    return alt.layer(bars, rule).properties(title=title, description=description, height=300)
+    return alt.layer(bars, rule).properties(
+        title=alt.Title(title, subtitle=subtitle), description=description, height=300
+    )
