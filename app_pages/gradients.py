@@ -2,7 +2,6 @@
 
 import math
 
-import pandas as pd
 import streamlit as st
 
 from ui import cache, charts, controls
@@ -95,11 +94,9 @@ def gap_explorer(n_keys: int) -> None:
     q_labels = (t("gradients.gap_q_fro"), t("gradients.gap_q_off"))
     k_labels = (t("gradients.gap_k_exact"), t("gradients.gap_k_law"))
     names = dict(zip(("fro", "offdiag", "exact", "law"), q_labels + k_labels, strict=True))
-    points = pd.DataFrame({"g": g, "quantity": q_labels, "kind": k_labels[0],
-                           "value": [pt["fro"], pt["offdiag"]]})  # fmt: skip
     st.altair_chart(
         charts.gap_explorer(
-            cache.gap_curves(n_keys, gap2).replace(names), points, current_g=g,
+            cache.gap_curves(n_keys, gap2).replace(names), current_g=g,
             quantity_order=q_labels, kind_order=k_labels, title=t("gradients.gap_title", n_keys=n_keys),
             x_title=t("gradients.axis_gap"), y_title=t("gradients.axis_size"),
             description=t("gradients.gap_alt", n_keys=n_keys),

@@ -187,7 +187,7 @@ HEATMAP_MAX_KEYS = 32
 #: rows × n_keys that keeps a recomputation small.
 GRADIENT_ROWS, GRADIENT_ROW_KEY_BUDGET = 20_000, 400_000
 #: Gap explorer grid (logit units) and histogram geometry (decades).
-GAP_GRID = tuple(float(g) for g in np.arange(0.0, 30.0 + 1e-9, 0.25))
+GAP_GRID = tuple(float(g) for g in np.arange(0.0, 30.0 + 1e-9, 0.5))  # the slider's steps
 HIST_BIN, HIST_SPAN = 0.25, 24.0
 #: log y-axes stop here; smaller values (never reached for d_k ≤ 4096) sit on the floor.
 LOG_FLOOR = 1e-40
@@ -326,7 +326,7 @@ def gap_curves(n_keys: int, gap2: float | None) -> pd.DataFrame:
 
     Returns
     -------
-    DataFrame (≤ 4 × 121 rows): ``g``, ``quantity`` ("fro" / "offdiag"), ``kind``
+    DataFrame (≤ 4 × 61 rows): ``g``, ``quantity`` ("fro" / "offdiag"), ``kind``
     ("exact" / "law"), ``value``. Laws only where the top key holds at least half the
     weight (Σε ≤ 1), the regime in which they are leading-order expansions.
     """

@@ -328,18 +328,18 @@ GAP_DECADES = [10.0**k for k in range(-20, 2)]
 
 
 def compact_legend(chart: alt.LayerChart, columns: int = 2) -> alt.LayerChart:
-    """A copy of a :func:`sweep_lines` chart whose α legend wraps into ``columns`` columns.
+    """A :func:`sweep_lines` chart with its α legend wrapped into ``columns`` columns.
 
     ``sweep_lines`` lays its legend out in four columns, wider than a half-width chart:
     with a fourth α the last entry is cut off. Charts shown in ``st.columns(2)`` use this.
+    The chart is edited in place and returned (pass a freshly built one).
     """
-    out = chart.copy(deep=True)
-    for layer in out.layer:
+    for layer in chart.layer:
         color = getattr(layer, "encoding", alt.Undefined)
         color = getattr(color, "color", alt.Undefined) if color is not alt.Undefined else color
         if isinstance(color, alt.Color) and color.legend is not alt.Undefined:
             color.legend = alt.Legend(orient="bottom", columns=columns, labelLimit=260)
-    return out
+    return chart
 
 
 def jacobian_heatmap(
@@ -391,7 +391,6 @@ def jacobian_heatmap(
 
 def gap_explorer(
     df: pd.DataFrame,
-    points: pd.DataFrame,
     *,
     current_g: float,
     quantity_order: tuple[str, str],
@@ -407,8 +406,8 @@ def gap_explorer(
     ----------
     df : DataFrame
         ``g``, ``quantity`` (legend label), ``kind`` (legend label: exact or law), ``value``.
-    points : DataFrame
-        The values at the current gap: ``g``, ``quantity``, ``kind``, ``value``.
+    current_g : float
+        The gap marked with a vertical rule.
     quantity_order : (str, str)
         Labels of ‖J‖_F (blue) and of the off-diagonal entry (reddish purple).
     kind_order : (str, str)
@@ -442,31 +441,31 @@ def gap_explorer(
         alt.Tooltip("g:Q", format=".2f"),
         alt.Tooltip("value:Q", format=".4~e"),
     ]
-    # exact curves wide and translucent, laws thin and dashed on top: both stay visible
-    # where they coincide
-    exact = (
-        alt.Chart(df[df["kind"] == kind_order[0]])
-        .mark_line(strokeWidth=4, opacity=0.45)
-        .encode(x=x, y=y, color=color, strokeDash=dash, tooltip=tooltip)
-    )
-    law = (
-        alt.Chart(df[df["kind"] == kind_order[1]])
-        .mark_line(strokeWidth=1.5)
-        .encode(x=x, y=y, color=color, strokeDash=dash, tooltip=tooltip)
-    )
-    dots = (
-        alt.Chart(points)
-        .mark_point(filled=True, size=70)
-        .encode(x=x, y=y, color=color, shape=alt.value("circle"), tooltip=tooltip)
+    # one line layer: exact curves wide and translucent, laws thin and dashed, so both
+    # stay visible where they coincide
+    lines = (
+        alt.Chart(df)
+        .mark_line()
+        .encode(
+            x=x,
+            y=y,
+            color=color,
+            strokeDash=dash,
+            strokeWidth=alt.StrokeWidth(
+                "kind:N", scale=alt.Scale(domain=list(kind_order), range=[4, 1.5]), legend=None
+            ),
+            opacity=alt.Opacity(
+                "kind:N", scale=alt.Scale(domain=list(kind_order), range=[0.45, 1]), legend=None
+            ),
+            tooltip=tooltip,
+        )
     )
     marker = (
         alt.Chart(pd.DataFrame({"g": [current_g]}))
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
         .encode(x="g:Q", tooltip=[alt.Tooltip("g:Q", format=".2f")])
     )
-    return alt.layer(exact, law, marker, dots).properties(
-        title=title, description=description, height=320
-    )
+    return alt.layer(lines, marker).properties(title=title, description=description, height=320)
 
 
 def median_mean_sweep(
@@ -491,6 +490,7 @@ def median_mean_sweep(
         Legend text of the dashed mean lines.
     """
     _check_rows(df)
+    df = df.assign(stat=mean_label)  # one dataset for every layer
     base = sweep_lines(
         df,
         current_d=current_d,
@@ -503,7 +503,7 @@ def median_mean_sweep(
     order = list(dict.fromkeys(df["series"]))
     colors = [df.loc[df["series"] == s, "color"].iloc[0] for s in order]
     means = (
-        alt.Chart(df.drop(columns="color").assign(stat=mean_label))
+        alt.Chart(df.drop(columns="color"))
         .mark_line(strokeWidth=1.5)
         .encode(
             x=alt.X("d:Q", scale=alt.Scale(type="log", base=2)),
@@ -522,9 +522,13 @@ def median_mean_sweep(
             ],
         )
     )
-    return alt.layer(*compact_legend(base).layer, means).properties(
-        title=alt.Title(title, subtitle=subtitle), description=description, height=320
-    )
+    # extend the freshly built chart in place: a second alt.layer(...) would redo the
+    # (slow) merging of the layers' parameters on every rerun
+    chart = compact_legend(base)
+    chart.layer.append(means)
+    chart.title = alt.Title(title, subtitle=subtitle)
+    chart.height = 320
+    return chart
 
 
 def log_histogram(

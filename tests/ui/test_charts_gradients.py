@@ -136,10 +136,8 @@ def test_gap_explorer_chart():
     df = cache.gap_curves(10, None).replace(
         {"fro": "F", "offdiag": "O", "exact": "exact", "law": "law"}
     )
-    points = pd.DataFrame({"g": 6.0, "quantity": ["F", "O"], "kind": "exact", "value": [0.1, 0.01]})
     spec = charts.gap_explorer(
         df,
-        points,
         current_g=6.0,
         quantity_order=("F", "O"),
         kind_order=("exact", "law"),
@@ -148,12 +146,12 @@ def test_gap_explorer_chart():
         y_title="size",
         description="alt",
     ).to_dict()
-    exact, _law, marker, _dots = _layers(spec)
-    assert exact["encoding"]["y"]["scale"]["type"] == "log"
-    assert exact["encoding"]["strokeDash"]["scale"]["range"] == [[1, 0], [6, 4]]
-    assert exact["encoding"]["color"]["scale"]["domain"] == ["F", "O"]
+    lines, marker = _layers(spec)
+    assert lines["encoding"]["y"]["scale"]["type"] == "log"
+    assert lines["encoding"]["strokeDash"]["scale"]["range"] == [[1, 0], [6, 4]]
+    assert lines["encoding"]["color"]["scale"]["domain"] == ["F", "O"]
     assert marker["mark"]["type"] == "rule"
-    assert sum(_rows(spec)) == len(df) + 2 + 1
+    assert sum(_rows(spec)) == len(df) + 1
 
 
 def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():
