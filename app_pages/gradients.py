@@ -2,6 +2,7 @@
 
 import math
 
+import pandas as pd
 import streamlit as st
 
 from ui import cache, charts, controls
@@ -16,6 +17,11 @@ def tex(x: float) -> str:
         return f"{x:.4g}"
     e = math.floor(math.log10(abs(x)))
     return rf"{x / 10**e:.3g}\times10^{{{e}}}"
+
+
+def cell(stat: str, value: float) -> str:
+    """A table entry: shares in per cent, everything else to three digits."""
+    return f"{100 * value:.1f} %" if stat == "dead_fraction" else f"{value:.3g}"
 
 
 st.title(t("gradients.title"))
@@ -136,10 +142,10 @@ left.altair_chart(
 )  # fmt: skip
 left.caption(t("gradients.dead_caption"))
 now = cache.gradient_at(d_k, n_keys, alpha, seed)
-table = now.map(lambda v: f"{v:.3g}").rename(
-    columns=labels, index=lambda k: t(f"gradients.row_{k}")
-)
-table.iloc[-1] = [f"{100 * v:.1f} %" for v in now.loc["dead_fraction"]]
+table = pd.DataFrame(
+    {labels[w]: [cell(k, v) for k, v in now[w].items()] for w in labels if alpha or w == "unscaled"},
+    index=[t(f"gradients.row_{k}") for k in now.index],
+)  # fmt: skip
 right.markdown(t("gradients.table_title", d_k=d_k, n_rows=f"{n_rows:,}"))
 right.table(table)
 st.markdown(t("gradients.why"))

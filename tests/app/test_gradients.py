@@ -35,6 +35,23 @@ def test_gradients_runs_with_every_chart(lang):
     assert total < 200_000  # chart data budget
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"alpha": "0"},
+        {"n_keys": "2", "d_k": "1"},
+        {"n_keys": "512", "d_k": "4096", "alpha": "1.5"},
+        {"gap": "30", "gap2": "8"},
+        {"gap": "0", "gap2": "1"},
+    ],
+)
+def test_extreme_settings_run(params):
+    at = run_page(PAGE, **params)
+    assert not at.exception
+    assert len(chart_data(at)) == N_CHARTS
+    assert at.table[0].value.shape[1] == (1 if params.get("alpha") == "0" else 2)
+
+
 def test_formula_uses_the_sampled_row():
     at = run_page(PAGE, d_k="1024")
     live = [x.value for x in at.latex if r"\alpha = 0:" in x.value]
