@@ -44,7 +44,7 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
         "app_pages/gradients.py",
         "gradients",
         ":material/trending_down:",
-        frozenset({"d_k", "n_keys", "alpha"}),
+        frozenset({"d_k", "n_keys", "alpha", "gap", "gap2"}),
     ),
     PageSpec(
         "sqrt_vs_d",
