@@ -316,3 +316,308 @@ def sweep_lines(
     )
     layers.append(marker)
     return alt.layer(*layers).properties(title=title, description=description, height=300)
+
+
+# --- saturation page ----------------------------------------------------------------
+
+
+def two_score_bars(
+    df: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Grouped bars of two softmaxes of the same two scores (raw and divided), labelled.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (version, key): ``key`` (label, e.g. "key 1"), ``version``
+        (legend label, e.g. "softmax([10, 5])"), ``color`` (hex, one per version),
+        ``weight`` (0…1).
+    """
+    _check_rows(df)
+    order = list(dict.fromkeys(df["version"]))
+    colors = [df.loc[df["version"] == v, "color"].iloc[0] for v in order]
+    color = alt.Color(
+        "version:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=colors),
+        legend=alt.Legend(orient="bottom", columns=1, labelLimit=400, symbolOpacity=1),
+    )
+    base = alt.Chart(df.drop(columns="color")).encode(
+        x=alt.X("key:N", title=x_title, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("version:N", sort=order),
+        y=alt.Y("weight:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
+        tooltip=[
+            alt.Tooltip("version:N"),
+            alt.Tooltip("key:N"),
+            alt.Tooltip("weight:Q", format=".7f"),
+        ],
+    )
+    bars = base.mark_bar().encode(color=color)
+    labels = base.mark_text(dy=-6, fontSize=12).encode(text=alt.Text("weight:Q", format=".4f"))
+    return alt.layer(bars, labels).properties(title=title, description=description, height=360)
+
+
+def weight_bars(
+    df: pd.DataFrame,
+    *,
+    color: str,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.Chart:
+    """The attention weights of one query row over its keys, on a fixed 0–1 axis.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per key: ``key`` (1-based), ``score`` (q·k), ``logit``, ``weight``.
+    color : str
+        Bar colour (e.g. :func:`alpha_color` of the row's scaling).
+    """
+    _check_rows(df)
+    return (
+        alt.Chart(df)
+        .mark_bar(color=color)
+        .encode(
+            x=alt.X(
+                "key:O",
+                title=x_title,
+                axis=alt.Axis(labelAngle=0, labelOverlap=True),
+            ),
+            y=alt.Y("weight:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
+            tooltip=[
+                alt.Tooltip("key:O", title=x_title),
+                alt.Tooltip("score:Q", title="q·k", format=".4g"),
+                alt.Tooltip("logit:Q", title="logit", format=".4g"),
+                alt.Tooltip("weight:Q", title=y_title, format=".4g"),
+            ],
+        )
+        .properties(title=title, description=description, height=260)
+    )
+
+
+def attention_heatmap(
+    df: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    color_title: str,
+    max_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Heatmap of an attention matrix (queries × keys, 0–1 colour scale) with each row's max.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per cell: ``i`` (query, 1-based), ``j`` (key), ``score``, ``logit``,
+        ``weight``, ``is_max`` (True in the cell holding the row's largest weight),
+        ``row_max``. The text of each row's max is written in that cell.
+    """
+    _check_rows(df)
+    n = int(df["j"].max())
+    font = 11 if n <= 12 else 9 if n <= 20 else 7
+    x = alt.X("j:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True))
+    y = alt.Y("i:O", title=y_title, axis=alt.Axis(labelOverlap=True))
+    base = alt.Chart(df)
+    cells = base.mark_rect().encode(
+        x=x,
+        y=y,
+        color=alt.Color(
+            "weight:Q",
+            title=color_title,
+            scale=alt.Scale(scheme="blues", domain=[0, 1]),
+            legend=alt.Legend(orient="right", gradientLength=160),
+        ),
+        tooltip=[
+            alt.Tooltip("i:O", title=y_title),
+            alt.Tooltip("j:O", title=x_title),
+            alt.Tooltip("score:Q", title="q·k", format=".4g"),
+            alt.Tooltip("logit:Q", title="logit", format=".4g"),
+            alt.Tooltip("weight:Q", title=color_title, format=".4g"),
+            alt.Tooltip("row_max:Q", title=max_title, format=".4g"),
+        ],
+    )
+    text = (
+        base.transform_filter(alt.datum.is_max)
+        .mark_text(fontSize=font)
+        .encode(
+            x=x,
+            y=y,
+            text=alt.Text("weight:Q", format=".2f"),
+            color=alt.condition(alt.datum.weight > 0.5, alt.value("white"), alt.value("black")),
+        )
+    )
+    side = 120 + max(200, min(520, 22 * n))  # plot area + axes and title
+    return alt.layer(cells, text).properties(title=title, description=description, height=side)
+
+
+def rowmax_histogram(
+    hist: pd.DataFrame,
+    marks: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Overlaid histograms of the row max (unscaled, scaled) with rules at summary values.
+
+    The y-axis (share of rows) is on a square-root scale, so that a pile-up next to 1
+    does not flatten every other bar.
+
+    Parameters
+    ----------
+    hist : DataFrame
+        One row per (series, bin): ``series`` (legend label), ``color`` (hex),
+        ``x0``, ``x1`` (bin edges in [0, 1]), ``share`` (fraction of rows).
+    marks : DataFrame
+        Vertical rules: ``series``, ``color``, ``value`` (x), ``kind`` (legend label of
+        the dash style, e.g. "mean of rows", "largest entry of a tensor (median)").
+    """
+    _check_rows(hist)
+    _check_rows(marks)
+    order = list(dict.fromkeys(hist["series"]))
+    colors = [hist.loc[hist["series"] == s, "color"].iloc[0] for s in order]
+    color = alt.Color(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=colors),
+        legend=alt.Legend(orient="bottom", direction="vertical", symbolOpacity=1, labelLimit=400),
+    )
+    x_scale = alt.Scale(domain=[0, 1])
+    bars = (
+        alt.Chart(hist.drop(columns="color"))
+        .mark_bar(opacity=0.55, binSpacing=0)
+        .encode(
+            x=alt.X("x0:Q", title=x_title, scale=x_scale),
+            x2="x1:Q",
+            y=alt.Y(
+                "share:Q",
+                title=y_title,
+                axis=alt.Axis(format="%"),
+                scale=alt.Scale(type="sqrt"),
+                stack=None,
+            ),
+            y2=alt.datum(0),  # bars rise from 0 (x/x2 alone would make them ranged in x)
+            color=color,
+            tooltip=[
+                alt.Tooltip("series:N"),
+                alt.Tooltip("x0:Q", title="from", format=".2f"),
+                alt.Tooltip("x1:Q", title="to", format=".2f"),
+                alt.Tooltip("share:Q", title=y_title, format=".1%"),
+            ],
+        )
+    )
+    kinds = list(dict.fromkeys(marks["kind"]))
+    rules = (
+        alt.Chart(marks.drop(columns="color"))
+        .mark_rule(strokeWidth=2)
+        .encode(
+            x=alt.X("value:Q", scale=x_scale),
+            color=color,
+            strokeDash=alt.StrokeDash(
+                "kind:N",
+                title=None,
+                sort=kinds,
+                scale=alt.Scale(domain=kinds, range=[[1, 0], [6, 3], [2, 2]][: len(kinds)]),
+                legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400),
+            ),
+            tooltip=[
+                alt.Tooltip("series:N"),
+                alt.Tooltip("kind:N"),
+                alt.Tooltip("value:Q", format=".4f"),
+            ],
+        )
+    )
+    return alt.layer(bars, rules).properties(title=title, description=description, height=420)
+
+
+def overflow_lines(
+    df: pd.DataFrame,
+    *,
+    current_d: int,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Share of rows overflowing in a naive softmax against d_k (log₂ axis).
+
+    Colour = scaling, dash = dtype, band = ±2 s.e., rule = the current d_k.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (series, dtype, d): ``d``, ``series`` (scaling label), ``color``
+        (hex, one per series), ``dtype`` (legend label, e.g. "float16"), ``rate``
+        (0…1), ``lo``, ``hi``.
+    """
+    _check_rows(df)
+    order = list(dict.fromkeys(df["series"]))
+    colors = [df.loc[df["series"] == s, "color"].iloc[0] for s in order]
+    dtypes = list(dict.fromkeys(df["dtype"]))
+    color = alt.Color(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=colors),
+        legend=alt.Legend(orient="bottom", columns=4, symbolOpacity=1, symbolType="stroke"),
+    )
+    dash = alt.StrokeDash(
+        "dtype:N",
+        title=None,
+        sort=dtypes,
+        scale=alt.Scale(domain=dtypes, range=[[1, 0], [6, 3]][: len(dtypes)]),
+        legend=alt.Legend(orient="bottom"),
+    )
+    x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
+    y_scale = alt.Scale(domain=[0, 1])
+    base = alt.Chart(df.drop(columns="color"))
+    band = base.mark_area(opacity=0.15).encode(
+        x=x,
+        y=alt.Y("lo:Q", scale=y_scale, title=y_title),
+        y2="hi:Q",
+        color=color,
+        detail="dtype:N",
+    )
+    line = base.mark_line(strokeWidth=2).encode(
+        x=x,
+        y=alt.Y("rate:Q", scale=y_scale, title=y_title, axis=alt.Axis(format="%")),
+        color=color,
+        strokeDash=dash,
+        tooltip=[
+            alt.Tooltip("series:N"),
+            alt.Tooltip("dtype:N"),
+            alt.Tooltip("d:Q", title="d_k"),
+            alt.Tooltip("rate:Q", format=".2%"),
+        ],
+    )
+    points = base.mark_point(filled=True, size=18).encode(
+        x=x,
+        y=alt.Y("rate:Q", scale=y_scale),
+        color=color,
+        tooltip=[
+            alt.Tooltip("series:N"),
+            alt.Tooltip("dtype:N"),
+            alt.Tooltip("d:Q", title="d_k"),
+            alt.Tooltip("rate:Q", format=".2%"),
+        ],
+    )
+    marker = (
+        alt.Chart(pd.DataFrame({"d": [current_d]}))
+        .mark_rule(color=COLORS["accent"], strokeWidth=2)
+        .encode(x="d:Q", tooltip=[alt.Tooltip("d:Q", title="d_k")])
+    )
+    return alt.layer(band, line, points, marker).properties(
+        title=title, description=description, height=400
+    )
