@@ -76,7 +76,7 @@ specs = (
 )
 for col, (stat, domain, refs) in zip(st.columns(2), specs, strict=True):
     col.altair_chart(
-        charts.sweep_lines(
+        charts.saturation_sweep_lines(
             frames.sweep_frame(fixed, mine, stat),
             current_d=d_k,
             y_domain=domain,
@@ -85,9 +85,7 @@ for col, (stat, domain, refs) in zip(st.columns(2), specs, strict=True):
             x_title=t("saturation.axis_d_k"),
             y_title=t(f"saturation.axis_{stat}"),
             description=t(f"saturation.sweep_{stat}_alt", n=n_keys),
-        )
-        .properties(height=380)  # the bottom legend takes room from the plot
-        .configure_legend(symbolOpacity=1),  # the legend would copy the bands' pale fill
+        ).configure_legend(symbolOpacity=1),  # else the legend copies the bands' pale fill
         width="stretch",
         key=f"saturation_sweep_{stat}",
     )
@@ -101,7 +99,7 @@ ovf_mine = (
 )
 half = frames.half_crossing(ovf, 0.0, "float16")
 thr16, thr32 = overflow_threshold(np.float16), overflow_threshold(np.float32)
-left, right = st.columns([3, 2])
+left, right = st.columns([5, 4])
 left.altair_chart(
     charts.overflow_lines(
         frames.overflow_frame(ovf, ovf_mine),
@@ -115,9 +113,9 @@ left.altair_chart(
     key="saturation_overflow",
 )
 with right:
-    st.latex(rf"\text{{float16}}:\ e^{{x}} = \infty \iff x \ge {thr16:.4f}\ \ (\max = 65504)")
+    st.latex(rf"\text{{float16}}:\ e^{{x}} = \infty \iff x \ge {thr16:.4f}")
     st.latex(rf"\text{{float32}}:\ e^{{x}} = \infty \iff x \ge {thr32:.4f}")
-    st.latex(r"z_j - \max_i z_i \le 0 \;\Rightarrow\; 0 < e^{z_j - \max_i z_i} \le e^0 = 1")
+    st.latex(r"z_j - \max_i z_i \le 0 \;\Rightarrow\; e^{z_j - \max_i z_i} \le e^0 = 1")
     st.markdown(t("saturation.ovf_text", half=f"{half:.0f}" if half else "—", n=n_keys))
 st.caption(t("saturation.ovf_caption", rows=f"{cache.overflow_rows(n_keys):,}"))
 st.caption(t("saturation.source"))

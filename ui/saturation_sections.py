@@ -50,7 +50,7 @@ def playground() -> None:
     raw, div = frames.two_scores(s1, s2, c)
     tex = lambda p: rf"[{p[0]:.7f},\ {p[1]:.7f}]"  # noqa: E731
     plain = lambda p: f"[{p[0]:.4f}, {p[1]:.4f}]"  # noqa: E731
-    left, right = st.columns([3, 2])
+    left, right = st.columns(2)
     labels = (f"softmax([{s1:g}, {s2:g}])", f"softmax([{s1:g}, {s2:g}] / {c:g})")
     keys = (t("saturation.key_n", n=1), t("saturation.key_n", n=2))
     left.altair_chart(
