@@ -74,8 +74,8 @@ specs = (
     ("max_weight", (0.0, 1.0), [(1 / n_keys, t("saturation.ref_uniform_max", n=n_keys))]),
     ("entropy", (0.0, 1.05 * ln_n), [(ln_n, t("saturation.ref_ln_n", n=n_keys))]),
 )
-for col, (stat, domain, refs) in zip(st.columns(2), specs, strict=True):
-    col.altair_chart(
+for stat, domain, refs in specs:  # full width: four legend entries need the room
+    st.altair_chart(
         charts.saturation_sweep_lines(
             frames.sweep_frame(fixed, mine, stat),
             current_d=d_k,

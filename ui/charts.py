@@ -502,7 +502,11 @@ def attention_heatmap(
             x=x,
             y=y,
             text=alt.Text("weight:Q", format=".2f"),
-            color=alt.Color("ink:N", scale=None),
+            color=alt.Color(
+                "ink:N",
+                scale=alt.Scale(domain=["white", "black"], range=["white", "black"]),
+                legend=None,
+            ),
         )
     )
     data = df.assign(ink=df["weight"].gt(0.5).map({True: "white", False: "black"}))
@@ -625,6 +629,12 @@ def overflow_lines(
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(domain=[0, 1])
+    tooltip = [
+        alt.Tooltip("series:N"),
+        alt.Tooltip("dtype:N"),
+        alt.Tooltip("d:Q", title="d_k"),
+        alt.Tooltip("rate:Q", format=".2%"),
+    ]
     band = (
         alt.Chart()
         .mark_area(opacity=0.15)
@@ -638,7 +648,7 @@ def overflow_lines(
     )
     line = (
         alt.Chart()
-        .mark_line(strokeWidth=2, point=alt.OverlayMarkDef(size=18))
+        .mark_line(strokeWidth=2)
         .encode(
             x=x,
             y=alt.Y("rate:Q", scale=y_scale, title=y_title, axis=alt.Axis(format="%")),
@@ -648,25 +658,26 @@ def overflow_lines(
                 title=None,
                 sort=dtypes,
                 scale=alt.Scale(domain=dtypes, range=[[1, 0], [6, 3]][: len(dtypes)]),
-                legend=alt.Legend(orient="bottom"),
+                legend=alt.Legend(orient="bottom", symbolStrokeColor="black"),
             ),
-            tooltip=[
-                alt.Tooltip("series:N"),
-                alt.Tooltip("dtype:N"),
-                alt.Tooltip("d:Q", title="d_k"),
-                alt.Tooltip("rate:Q", format=".2%"),
-            ],
+            tooltip=tooltip,
         )
+    )
+    points = (
+        alt.Chart()
+        .mark_point(filled=True, size=18)
+        .encode(x=x, y=alt.Y("rate:Q", scale=y_scale), color=color, tooltip=tooltip)
     )
     marker = (
         alt.Chart(pd.DataFrame({"d": [current_d]}))
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
         .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title="d_k")])
     )
-    # band and line take the layer's data; the marker keeps its own
+    # band, line and points take the layer's data; the marker keeps its own
     return alt.layer(
         band,
         line,
+        points,
         marker,
         data=df.drop(columns="color"),
         title=title,

@@ -150,9 +150,9 @@ def test_overflow_lines_and_frame():
     spec = charts.overflow_lines(
         df, current_d=64, title="T", x_title="d", y_title="share", description="a"
     ).to_dict()
-    band, line, marker = _layers(spec)
+    band, line, points, marker = _layers(spec)
     assert band["mark"]["type"] == "area" and band["encoding"]["y2"]["field"] == "hi"
-    assert line["mark"]["point"]  # points on the line carry the tooltip
+    assert points["mark"]["type"] == "point"  # points carry the tooltip
     assert line["encoding"]["strokeDash"]["field"] == "dtype"
     assert line["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
     assert line["encoding"]["y"]["scale"]["domain"] == [0, 1]
