@@ -60,36 +60,35 @@ sections.classic_experiment()
 
 # --- saturation against d_k: α = 0, ½, 1 and yours -------------------------------------
 st.subheader(t("saturation.sweep_header"))
-n_rows = cache.sat_sweep_rows(n_keys)
-fixed = cache.saturation_sweep(n_keys, controls.ALPHA_PRESETS, 0.0, seed, n_rows)
-mine = (
-    None if frames.is_preset(alpha) else cache.saturation_sweep(n_keys, (alpha,), 0.0, seed, n_rows)
-)
 ln_n = math.log(n_keys)
 st.latex(
     rf"\mathrm{{std}}(\text{{logit}}) = d_k^{{\,1/2-\alpha}} = {d_k}^{{\,{0.5 - alpha:.3g}}}"
     rf" = {d_k ** (0.5 - alpha):.4g}, \qquad \ln n_{{\mathrm{{keys}}}} = \ln {n_keys} = {ln_n:.4f}"
 )
-specs = (
-    ("max_weight", (0.0, 1.0), [(1 / n_keys, t("saturation.ref_uniform_max", n=n_keys))]),
-    ("entropy", (0.0, 1.05 * ln_n), [(ln_n, t("saturation.ref_ln_n", n=n_keys))]),
-)
-for stat, domain, refs in specs:  # full width: four legend entries need the room
+labels = frames.series_labels((*controls.ALPHA_PRESETS, alpha))
+refs = {
+    "max_weight": (1 / n_keys, t("saturation.ref_uniform_max", n=n_keys)),
+    "entropy": (ln_n, t("saturation.ref_ln_n", n=n_keys)),
+}
+for stat, ref in refs.items():  # full width: four legend entries need the room
     st.altair_chart(
-        charts.saturation_sweep_lines(
-            frames.sweep_frame(fixed, mine, stat),
-            current_d=d_k,
-            y_domain=domain,
-            reference=frames.reference_frame(refs),
+        sections.sweep_chart(
+            stat,
+            n_keys,
+            alpha,
+            seed,
+            d_k,
+            labels=labels,
+            reference=(ref,),
             title=t(f"saturation.sweep_{stat}_title", n=n_keys),
             x_title=t("saturation.axis_d_k"),
             y_title=t(f"saturation.axis_{stat}"),
             description=t(f"saturation.sweep_{stat}_alt", n=n_keys),
-        ).configure_legend(symbolOpacity=1),  # else the legend copies the bands' pale fill
+        ),
         width="stretch",
         key=f"saturation_sweep_{stat}",
     )
-st.caption(t("saturation.sweep_caption", rows=f"{n_rows:,}", n=n_keys))
+st.caption(t("saturation.sweep_caption", rows=f"{cache.sat_sweep_rows(n_keys):,}", n=n_keys))
 
 # --- precision: a softmax that does not subtract the row maximum ------------------------
 st.subheader(t("saturation.precision_header"))

@@ -54,16 +54,27 @@ def two_score_frame(
     return pd.DataFrame(rows)
 
 
-def sweep_frame(fixed: pd.DataFrame, chosen: pd.DataFrame | None, stat: str) -> pd.DataFrame:
+def series_labels(alphas: tuple[float, ...]) -> tuple[tuple[float, str], ...]:
+    """(α, legend label) pairs in the current language, e.g. ((0.0, "none (α = 0)"), …)."""
+    return tuple((float(a), alpha_label(a)) for a in dict.fromkeys(alphas))
+
+
+def sweep_frame(
+    fixed: pd.DataFrame,
+    chosen: pd.DataFrame | None,
+    stat: str,
+    labels: dict[float, str] | None = None,
+) -> pd.DataFrame:
     """Tidy (d, series, color, value, lo, hi = value ± 2 s.e.) for :func:`charts.sweep_lines`.
 
     ``fixed`` holds α = 0, ½, 1; ``chosen`` the user's α (None when it is drawn already).
     ``stat`` is a :class:`core.experiments.SaturationStats` mean field with a ``_se``
-    partner, e.g. ``"max_weight"`` or ``"entropy"``.
+    partner, e.g. ``"max_weight"`` or ``"entropy"``. ``labels`` maps each α to its
+    legend label (default: :func:`ui.controls.alpha_label` in the current language).
     """
     df = fixed if chosen is None else pd.concat([fixed, chosen], ignore_index=True)
     mean, se = df[f"{stat}_mean"], df[f"{stat}_se"]
-    labels = _labels(df["alpha"])
+    labels = _labels(df["alpha"]) if labels is None else labels
     return pd.DataFrame(
         {
             "d": df["d"],

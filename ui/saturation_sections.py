@@ -1,12 +1,16 @@
-"""The saturation page's two self-contained panels, each an ``st.fragment``.
+"""Parts of the saturation page: two self-contained panels and the cached sweep charts.
 
-Each panel has its own URL-bound controls, so moving one of them reruns that panel
-only: the two-score playground (``score_1``, ``score_2``, ``divisor``) and the toy
-experiment Q, K ~ N(0, 1) (``classic_batch``, ``classic_seq``, ``classic_d_k``).
+The panels are ``st.fragment``s with their own URL-bound controls, so moving one of
+them reruns that panel only: the two-score playground (``score_1``, ``score_2``,
+``divisor``) and the toy experiment Q, K ~ N(0, 1) (``classic_batch``, ``classic_seq``,
+``classic_d_k``).
 """
 
 from __future__ import annotations
 
+import math
+
+import altair as alt
 import streamlit as st
 
 from ui import cache, charts, controls
@@ -158,3 +162,49 @@ def classic_experiment() -> None:
         ),
         icon=":material/lightbulb:",
     )
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def sweep_chart(
+    stat: str,
+    n_keys: int,
+    alpha: float,
+    seed: int,
+    d_k: int,
+    *,
+    labels: tuple[tuple[float, str], ...],
+    reference: tuple[tuple[float, str], ...],
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha``, as a chart object.
+
+    Every input is an argument (translated strings included), so the cache key is the
+    whole input. Cached as an object because the shared ``charts.sweep_lines`` spends
+    tens of milliseconds building it; a rerun at seen values reuses it.
+
+    Parameters
+    ----------
+    stat : {"max_weight", "entropy"}
+    labels : ((alpha, legend label), ...)
+    reference : ((y, label), ...)
+        Horizontal reference lines (1/n_keys, ln n_keys).
+    """
+    n_rows = cache.sat_sweep_rows(n_keys)
+    fixed = cache.saturation_sweep(n_keys, controls.ALPHA_PRESETS, 0.0, seed, n_rows)
+    mine = None
+    if not frames.is_preset(alpha):
+        mine = cache.saturation_sweep(n_keys, (alpha,), 0.0, seed, n_rows)
+    top = 1.0 if stat == "max_weight" else 1.05 * math.log(n_keys)
+    return charts.saturation_sweep_lines(
+        frames.sweep_frame(fixed, mine, stat, dict(labels)),
+        current_d=d_k,
+        y_domain=(0.0, top),
+        reference=frames.reference_frame(list(reference)),
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        description=description,
+    ).configure_legend(symbolOpacity=1)  # else the legend copies the bands' pale fill
