@@ -37,7 +37,19 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
         "app_pages/saturation.py",
         "saturation",
         ":material/compress:",
-        frozenset({"d_k", "n_keys", "alpha"}),
+        frozenset(
+            {
+                "d_k",
+                "n_keys",
+                "alpha",
+                "score_1",
+                "score_2",
+                "divisor",
+                "classic_batch",
+                "classic_seq",
+                "classic_d_k",
+            }
+        ),
     ),
     PageSpec(
         "gradients",

@@ -1,0 +1,269 @@
+"""Saturation page through AppTest: both languages, controls, URL parameters, REFERENCE figures."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from tests.app.helpers import chart_data, run_page, warnings
+
+PAGE = "app_pages/saturation.py"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# chart order on the page
+PLAY, ROW_RAW, ROW_SCALED, HEAT_RAW, HEAT_SCALED, ROWMAX, SWEEP_MAX, SWEEP_H, OVERFLOW = range(9)
+
+
+def _frames(chart: dict) -> list[pd.DataFrame]:
+    """Every dataset of a chart (Arrow IPC bytes) as a DataFrame, largest first."""
+    frames = [pa.ipc.open_stream(raw).read_all().to_pandas() for raw in chart["datasets"].values()]
+    return sorted(frames, key=len, reverse=True)
+
+
+def _rows(chart: dict) -> list[dict]:
+    """The main data of a chart (its largest dataset) as records."""
+    return _frames(chart)[0].to_dict("records")
+
+
+def _main_data(chart: dict) -> list[bytes]:
+    """Every dataset except one-row ones (the current-d_k marker, reference lines)."""
+    return sorted(
+        raw for raw in chart["datasets"].values() if pa.ipc.open_stream(raw).read_all().num_rows > 1
+    )
+
+
+def _series(chart: dict) -> set[str]:
+    return {r["series"] for r in _rows(chart)}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_runs_with_every_chart(lang):
+    at = run_page(PAGE, lang=lang)
+    assert not at.exception
+    assert not warnings(at)
+    assert bool(CJK.search(at.title[0].value)) == (lang == "zh")
+    charts = chart_data(at)
+    assert len(charts) == 9
+    for chart in charts:
+        assert chart["spec"]["description"]
+        assert bool(CJK.search(chart["spec"]["description"])) == (lang == "zh")
+        title = chart["spec"]["title"]
+        assert title
+    assert len(at.table) == 1
+    assert len(at.info) == 1 and "0.99" in at.info[0].value
+    assert len(at.latex) == 8
+
+
+@pytest.mark.parametrize(("lang", "nav"), [("en", "2 · Saturation"), ("zh", "2 · 饱和")])
+def test_navigation_title(lang, nav):
+    from ui.i18n import catalog
+
+    assert catalog(lang)["saturation.nav"] == nav
+
+
+def test_reference_figures_shown():
+    at = run_page(PAGE)
+    # §2: softmax([10, 5]) and softmax([1.25, 0.625]) to 7 decimals
+    play = {(r["version"], r["key"]): r["weight"] for r in _rows(chart_data(at)[PLAY])}
+    assert play["softmax([10, 5])", "key 1"] == pytest.approx(0.9933071, abs=5e-8)
+    assert play["softmax([10, 5] / 8)", "key 1"] == pytest.approx(0.6513549, abs=5e-8)
+    assert play["softmax([10, 5] / 8)", "key 2"] == pytest.approx(0.3486451, abs=5e-8)
+    latex = " ".join(x.value for x in at.latex)
+    assert "0.9933071" in latex and "0.6513549" in latex and "[1.25,\\ 0.625]" in latex
+    # §4 thresholds
+    assert "11.0901" in latex and "88.7228" in latex
+    # §2 classic experiment: mean unscaled row max ≈ 0.865, scaled ≈ 0.32, tensor max ≈ 1
+    table = at.table[0].value
+    unscaled, scaled = table.iloc[:, 0], table.iloc[:, 1]
+    assert 0.855 < float(unscaled.iloc[0]) < 0.875
+    assert 0.31 < float(scaled.iloc[0]) < 0.33
+    assert unscaled.iloc[5].startswith("1 − ")  # largest entry of a tensor: 1 − ε
+    # §4: the unscaled float16 overflow share passes ½ with d_k in the fifties (n = 10)
+    text = " ".join(m.value for m in at.markdown)
+    half = int(re.search(r"½ at d_k ≈ (\d+)", text).group(1))
+    assert 48 <= half <= 60
+    rates = {(r["series"], r["dtype"], r["d"]): r["rate"] for r in _rows(chart_data(at)[OVERFLOW])}
+    assert rates["none (α = 0)", "float16", 45] < 0.5 < rates["none (α = 0)", "float16", 64]
+    assert all(v == 0 for (s, _, _), v in rates.items() if s.startswith("1/√d_k"))
+
+
+def test_d_k_changes_rows_and_only_the_sweep_markers():
+    at = run_page(PAGE)
+    before = chart_data(at)
+    at.number_input(key="d_k").set_value(512).run()
+    after = chart_data(at)
+    assert not at.exception
+    for i in (ROW_RAW, ROW_SCALED):
+        assert _rows(before[i]) != _rows(after[i])
+    for i in (SWEEP_MAX, SWEEP_H, OVERFLOW):
+        assert before[i]["raw"] != after[i]["raw"]  # the d_k marker moved
+        assert _main_data(before[i]) == _main_data(after[i])  # the curves did not
+    for i in (PLAY, HEAT_RAW, HEAT_SCALED, ROWMAX):
+        assert before[i]["raw"] == after[i]["raw"]
+
+
+def test_n_keys_changes_rows_and_sweeps():
+    at = run_page(PAGE)
+    before = chart_data(at)
+    at.number_input(key="n_keys").set_value(64).run()
+    after = chart_data(at)
+    assert not at.exception
+    assert len(_rows(after[ROW_RAW])) == 64
+    for i in (SWEEP_MAX, SWEEP_H, OVERFLOW):
+        assert _main_data(before[i]) != _main_data(after[i])
+
+
+def test_alpha_changes_scaled_row_and_adds_a_series():
+    at = run_page(PAGE)
+    before = chart_data(at)
+    assert len(_series(before[SWEEP_MAX])) == 3
+    at.slider(key="alpha").set_value(0.75).run()
+    after = chart_data(at)
+    assert not at.exception
+    assert _rows(before[ROW_RAW]) == _rows(after[ROW_RAW])  # the unscaled side stays
+    assert _rows(before[ROW_SCALED]) != _rows(after[ROW_SCALED])
+    assert "α = 0.75" in _series(after[SWEEP_MAX]) and len(_series(after[SWEEP_MAX])) == 4
+    assert "α = 0.75" in _series(after[OVERFLOW])
+    # the preset buttons set α
+    at.button(key="alpha_preset_1").click().run()
+    assert at.slider(key="alpha").value == 1.0
+    assert len(_series(chart_data(at)[SWEEP_MAX])) == 3
+
+
+def test_sweeps_are_not_recomputed_by_unrelated_controls(monkeypatch):
+    import core.experiments as experiments
+
+    calls = {"sweep": 0, "overflow": 0}
+    real_sweep, real_overflow = experiments.saturation_sweep, experiments.naive_overflow_sweep
+
+    def sweep(*args, **kwargs):
+        calls["sweep"] += 1
+        return real_sweep(*args, **kwargs)
+
+    def overflow(*args, **kwargs):
+        calls["overflow"] += 1
+        return real_overflow(*args, **kwargs)
+
+    monkeypatch.setattr(experiments, "saturation_sweep", sweep)
+    monkeypatch.setattr(experiments, "naive_overflow_sweep", overflow)
+    at = run_page(PAGE, seed="918273")  # a seed no other test uses: cold caches
+    assert calls == {"sweep": 1, "overflow": 2}  # α = 0, ½, 1; float16 and float32
+    at.number_input(key="d_k").set_value(100).run()
+    at.slider(key="score_1").set_value(3.0).run()
+    at.number_input(key="classic_seq").set_value(12).run()
+    assert not at.exception
+    assert calls == {"sweep": 1, "overflow": 2}
+    at.slider(key="alpha").set_value(0.25).run()  # only the new α is simulated
+    assert calls == {"sweep": 2, "overflow": 4}
+
+
+def test_playground_controls():
+    at = run_page(PAGE)
+    at.slider(key="divisor").set_value(1.0).run()
+    rows = _rows(chart_data(at)[PLAY])
+    raw = [r["weight"] for r in rows if r["version"] == "softmax([10, 5])"]
+    divided = [r["weight"] for r in rows if r["version"] == "softmax([10, 5] / 1)"]
+    assert raw == pytest.approx(divided)  # dividing by 1 changes nothing
+    at.slider(key="score_1").set_value(5.0).run()
+    rows = _rows(chart_data(at)[PLAY])
+    assert all(r["weight"] == pytest.approx(0.5) for r in rows)  # equal scores: ½, ½
+    assert not at.exception
+
+
+def test_classic_controls():
+    at = run_page(PAGE)
+    before = chart_data(at)
+    at.number_input(key="classic_seq").set_value(16).run()
+    after = chart_data(at)
+    assert len(_rows(after[HEAT_RAW])) == 16 * 16
+    assert after[ROWMAX]["raw"] != before[ROWMAX]["raw"]
+    at.number_input(key="classic_batch").set_value(8).run()
+    batch8 = chart_data(at)
+    assert batch8[HEAT_RAW]["raw"] == after[HEAT_RAW]["raw"]  # the shown element is the same
+    assert batch8[ROWMAX]["raw"] != after[ROWMAX]["raw"]
+    at.number_input(key="classic_d_k").set_value(1024).run()
+    big = chart_data(at)
+    assert not at.exception
+    assert _rows(big[HEAT_RAW]) != _rows(batch8[HEAT_RAW])
+    # wider d_k: the unscaled rows saturate further, the scaled ones do not move much
+    assert float(at.table[0].value.iloc[0, 0]) > 0.9
+
+
+def test_query_params_set_the_controls():
+    params = {
+        "d_k": "256",
+        "n_keys": "32",
+        "alpha": "0.75",
+        "score_1": "2.5",
+        "score_2": "-1.0",
+        "divisor": "2.0",
+        "classic_batch": "2",
+        "classic_seq": "6",
+        "classic_d_k": "128",
+    }
+    at = run_page(PAGE, lang="zh", **params)
+    assert not at.exception and not warnings(at)
+    assert at.number_input(key="d_k").value == 256
+    assert at.number_input(key="n_keys").value == 32
+    assert at.slider(key="alpha").value == 0.75
+    assert at.slider(key="score_1").value == 2.5
+    assert at.slider(key="score_2").value == -1.0
+    assert at.slider(key="divisor").value == 2.0
+    assert at.number_input(key="classic_batch").value == 2
+    assert at.number_input(key="classic_seq").value == 6
+    assert at.number_input(key="classic_d_k").value == 128
+    charts = chart_data(at)
+    assert len(_rows(charts[ROW_RAW])) == 32
+    assert len(_rows(charts[HEAT_RAW])) == 36
+
+
+def test_page_params_are_registered():
+    from ui.pages import page
+
+    spec = page("saturation")
+    assert spec is not None
+    assert spec.params == {
+        "d_k",
+        "n_keys",
+        "alpha",
+        "score_1",
+        "score_2",
+        "divisor",
+        "classic_batch",
+        "classic_seq",
+        "classic_d_k",
+    }
+
+
+@pytest.mark.parametrize(
+    ("params", "name", "default"),
+    [
+        ({"d_k": "abc"}, "d_k", 64),
+        ({"n_keys": "1"}, "n_keys", 10),
+        ({"n_keys": "513"}, "n_keys", 10),
+        ({"alpha": "2"}, "alpha", 0.5),
+        ({"alpha": "nan"}, "alpha", 0.5),
+        ({"score_1": "x"}, "score_1", 10.0),
+        ({"score_2": "99"}, "score_2", 5.0),
+        ({"divisor": "0"}, "divisor", 8.0),
+        ({"classic_batch": "-1"}, "classic_batch", 4),
+        ({"classic_seq": "100"}, "classic_seq", 10),
+        ({"classic_d_k": "1.5"}, "classic_d_k", 64),
+    ],
+)
+def test_malformed_params_warn_and_fall_back(params, name, default):
+    at = run_page(PAGE, **params)
+    assert not at.exception
+    assert [w for w in warnings(at) if f"`{name}`" in w], warnings(at)
+    widget = at.slider if name in {"alpha", "score_1", "score_2", "divisor"} else at.number_input
+    assert widget(key=name).value == default
+    assert len(chart_data(at)) == 9
+
+
+def test_doubling_button():
+    at = run_page(PAGE, d_k="100")
+    at.button(key="d_k_double").click().run()
+    assert at.number_input(key="d_k").value == 200
+    assert not at.exception

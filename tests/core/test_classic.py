@@ -1,0 +1,132 @@
+"""The toy experiment's exact fast sampler against a direct Q Kᵀ simulation and theory.
+
+Statistical checks use 4 standard errors; seeds are fixed, so runs are deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from core.classic import ROWMAX_HIGH, classic_rowmax, classic_scores, rowmax_summary
+from core.experiments import classic_experiment_rowmax
+from core.softmax import softmax
+
+
+def rng_for(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def mean_se(x: np.ndarray) -> tuple[float, float]:
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size))
+
+
+def test_scores_shape_and_moments():
+    d = 64
+    s = classic_scores(4, 10, d, 4000, rng=rng_for(1))
+    assert s.shape == (4000, 4, 10, 10)
+    # one entry per batch element: independent draws of q·k, mean 0, variance d
+    x = s[:, :, 3, 7].ravel()
+    mean, se = mean_se(x)
+    assert abs(mean) < 4 * se
+    var, var_se = mean_se(x**2)
+    assert abs(var - d) < 4 * var_se
+
+
+@pytest.mark.parametrize("d", [3, 10, 64])  # d < seq_len (direct path), d = seq_len, d > seq_len
+def test_scores_dependence_matches_shared_keys(d):
+    """Rows sharing key k_j: Cov(S_ij², S_lj²) = Var(‖k_j‖²) = 2d; Cov(S_ij, S_lj) = 0."""
+    s = classic_scores(1, 10, d, 20_000, rng=rng_for(2 + d))[:, 0]  # (rep, n, n)
+    a, b = s[:, 0, 4], s[:, 5, 4]  # two queries, the same key
+    prod, prod_se = mean_se(a * b)
+    assert abs(prod) < 4 * prod_se
+    cov_sq, cov_se = mean_se(a**2 * b**2 - d * d)
+    assert abs(cov_sq - 2 * d) < 4 * cov_se
+    # two keys, the same query: ‖q‖² shared, Cov(S_ij², S_ik²) = 2d as well
+    c, e = s[:, 2, 1], s[:, 2, 8]
+    cov_sq, cov_se = mean_se(c**2 * e**2 - d * d)
+    assert abs(cov_sq - 2 * d) < 4 * cov_se
+
+
+@pytest.mark.parametrize(("batch", "seq_len", "d"), [(2, 8, 3), (4, 10, 10), (4, 10, 64)])
+def test_rowmax_matches_direct_simulation(batch, seq_len, d):
+    n = 3000
+    fast = classic_rowmax(batch, seq_len, d, n, rng=rng_for(10 + d), alphas=(0.0, 0.5))
+    assert fast.shape == (2, n, batch, seq_len)
+    for i, alpha in enumerate((0.0, 0.5)):
+        direct = classic_experiment_rowmax(batch, seq_len, d, n, rng=rng_for(20 + d), alpha=alpha)
+        f, g = rowmax_summary(fast[i]), rowmax_summary(direct)
+        assert abs(f["mean"] - g["mean"]) < 4 * math.hypot(f["se"], g["se"])
+        # one row per replicate is an iid sample: the laws agree (two-sample KS)
+        ks = stats.ks_2samp(fast[i, :, 0, 0], direct[:, 0, 0])
+        assert ks.pvalue > 1e-3
+        # the per-tensor maximum too (it depends on the dependence between rows)
+        ks = stats.ks_2samp(fast[i].max(axis=(1, 2)), direct.max(axis=(1, 2)))
+        assert ks.pvalue > 1e-3
+
+
+def test_rowmax_equals_softmax_of_the_same_scores():
+    scores = classic_scores(2, 6, 32, 5, rng=rng_for(30))
+    rowmax = classic_rowmax(2, 6, 32, 5, rng=rng_for(30), alphas=(0.0, 0.5, 1.0))
+    for i, alpha in enumerate((0.0, 0.5, 1.0)):
+        expected = softmax(scores * 32.0**-alpha).max(axis=-1)
+        np.testing.assert_allclose(rowmax[i], expected, rtol=1e-12)
+
+
+def test_reference_figures_at_the_quoted_shape():
+    """REFERENCE §2: unscaled mean row max ≈ 0.865, only the tensor max is ≈ 1."""
+    rowmax = classic_rowmax(4, 10, 64, 4000, rng=rng_for(40))
+    unscaled, scaled = rowmax_summary(rowmax[0]), rowmax_summary(rowmax[1])
+    assert abs(unscaled["mean"] - 0.865) < max(4 * unscaled["se"], 0.002)
+    assert unscaled["tensor_max_median"] > 0.9999
+    assert unscaled["tensor_high_share"] > 0.99
+    assert unscaled["q10"] < 0.7  # one row in ten is far from one-hot
+    assert 0.2 < unscaled["high_share"] < 0.5
+    # scaled: mean ≈ 0.32, the α = ½ plateau of the one-row sweep at n_keys = 10
+    assert abs(scaled["mean"] - 0.319) < max(4 * scaled["se"], 0.002)
+    assert scaled["high_share"] < 0.01
+
+
+def test_summary_fields_and_order():
+    rowmax = classic_rowmax(3, 5, 16, 500, rng=rng_for(50))[0]
+    s = rowmax_summary(rowmax)
+    assert s["q10"] <= s["q25"] <= s["median"] <= s["q75"] <= s["q90"] <= 1.0
+    assert s["n_replicates"] == 500 and s["n_rows"] == 500 * 15
+    assert s["high_share"] == pytest.approx(np.mean(rowmax >= ROWMAX_HIGH))
+    assert s["tensor_max_median"] >= s["median"]
+
+
+def test_one_key_is_one_hot():
+    rowmax = classic_rowmax(2, 1, 8, 10, rng=rng_for(60))
+    assert (rowmax == 1.0).all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"batch": 0}, "batch"),
+        ({"seq_len": 0}, "seq_len"),
+        ({"d_k": 0}, "d_k"),
+        ({"d_k": 2.5}, "d_k"),
+        ({"n_replicates": 0}, "n_replicates"),
+        ({"alphas": (5.0,)}, "alpha"),
+        ({"alphas": (float("nan"),)}, "alpha"),
+        ({"alphas": ()}, "alphas"),
+        ({"batch": 4096, "seq_len": 1024, "n_replicates": 10}, "n_replicates"),
+    ],
+)
+def test_bad_arguments(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        classic_rowmax(**{"n_replicates": 2, **kwargs}, rng=rng_for(0))
+
+
+def test_bad_rng_and_summary_input():
+    with pytest.raises(ValueError, match="rng"):
+        classic_scores(rng=np.random.default_rng)
+    with pytest.raises(ValueError, match="rowmax"):
+        rowmax_summary(np.ones((4, 10)))
+    with pytest.raises(ValueError, match="rowmax"):
+        rowmax_summary(np.ones((0, 4, 10)))

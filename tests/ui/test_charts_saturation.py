@@ -1,0 +1,212 @@
+"""Saturation page: chart builders (valid Vega-Lite, encodings, row counts) and frame helpers."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui import charts
+from ui import saturation_frames as frames
+
+
+def _layers(spec):
+    return spec.get("layer", [spec])
+
+
+def _dataset_sizes(spec):
+    return sorted(len(v) for v in spec.get("datasets", {}).values())
+
+
+def test_two_score_bars():
+    raw, div = frames.two_scores(10.0, 5.0, 8.0)
+    df = frames.two_score_frame(raw, div, ("raw", "divided"), ("key 1", "key 2"))
+    assert len(df) == 4
+    spec = charts.two_score_bars(
+        df, title="T", x_title="key", y_title="weight", description="alt"
+    ).to_dict()
+    assert spec["description"] == "alt"
+    bars, labels = _layers(spec)
+    assert bars["mark"]["type"] == "bar" and labels["mark"]["type"] == "text"
+    assert bars["encoding"]["xOffset"]["field"] == "version"
+    assert bars["encoding"]["y"]["scale"]["domain"] == [0, 1]
+    assert bars["encoding"]["color"]["scale"]["domain"] == ["raw", "divided"]
+    assert bars["encoding"]["color"]["scale"]["range"] == [
+        charts.COLORS["unscaled"],
+        charts.COLORS["sqrt"],
+    ]
+    rows = next(iter(spec["datasets"].values()))
+    weights = {(r["version"], r["key"]): r["weight"] for r in rows}
+    # REFERENCE §2, to 7 decimals
+    assert weights["raw", "key 1"] == pytest.approx(0.9933071, abs=5e-8)
+    assert weights["divided", "key 1"] == pytest.approx(0.6513549, abs=5e-8)
+    assert weights["divided", "key 2"] == pytest.approx(0.3486451, abs=5e-8)
+
+
+def test_weight_bars():
+    df = pd.DataFrame(
+        {"key": np.arange(1, 11), "score": np.arange(10.0), "logit": np.arange(10.0) / 8}
+    )
+    df["weight"] = np.exp(df.logit) / np.exp(df.logit).sum()
+    spec = charts.weight_bars(
+        df, color="#123456", title="T", x_title="key", y_title="w", description="a"
+    ).to_dict()
+    assert spec["mark"]["type"] == "bar" and spec["mark"]["color"] == "#123456"
+    assert spec["encoding"]["y"]["scale"]["domain"] == [0, 1]  # the same axis on both sides
+    assert spec["encoding"]["x"]["field"] == "key"
+    assert {t["field"] for t in spec["encoding"]["tooltip"]} == {"key", "score", "logit", "weight"}
+    assert _dataset_sizes(spec) == [10]
+
+
+def _heat_frame(n=10, seed=0):
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.ones(n), size=n)  # (n, n) rows sum to 1
+    i, j = np.meshgrid(np.arange(1, n + 1), np.arange(1, n + 1), indexing="ij")
+    is_max = j == (p.argmax(axis=1) + 1)[:, None]
+    return pd.DataFrame(
+        {
+            "i": i.ravel(),
+            "j": j.ravel(),
+            "score": p.ravel(),
+            "logit": p.ravel(),
+            "weight": p.ravel(),
+            "is_max": is_max.ravel(),
+            "row_max": np.repeat(p.max(axis=1), n),
+        }
+    )
+
+
+def test_attention_heatmap():
+    spec = charts.attention_heatmap(
+        _heat_frame(),
+        title="T",
+        x_title="key j",
+        y_title="query i",
+        color_title="weight",
+        max_title="row max",
+        description="a",
+    ).to_dict()
+    cells, text = _layers(spec)
+    assert cells["mark"]["type"] == "rect" and text["mark"]["type"] == "text"
+    assert cells["encoding"]["color"]["scale"]["domain"] == [0, 1]
+    assert cells["encoding"]["x"]["field"] == "j" and cells["encoding"]["y"]["field"] == "i"
+    assert "row_max" in {t["field"] for t in cells["encoding"]["tooltip"]}
+    # the text layer writes each row's max in its cell: one label per row
+    assert text["transform"] == [{"filter": "datum.is_max"}]
+    assert text["encoding"]["text"]["field"] == "weight"
+    assert _dataset_sizes(spec) == [100]
+    assert spec["height"] >= 300
+
+
+def test_rowmax_histogram_and_frames():
+    bins = np.linspace(0, 1, 51)
+    hist = pd.concat(
+        [
+            pd.DataFrame(
+                {"scaled": scaled, "x0": bins[:-1], "x1": bins[1:], "share": np.full(50, 0.02)}
+            )
+            for scaled in (False, True)
+        ],
+        ignore_index=True,
+    )
+    summary = {
+        scaled: {"mean": m, "tensor_max_median": top}
+        for scaled, m, top in ((False, 0.865, 0.9999995), (True, 0.32, 0.63))
+    }
+    bars, marks = frames.rowmax_frames(hist, summary)
+    assert len(bars) == 100 and len(marks) == 4
+    assert set(marks["value"]) == {0.865, 0.9999995, 0.32, 0.63}
+    spec = charts.rowmax_histogram(
+        bars, marks, title="T", x_title="row max", y_title="share", description="a"
+    ).to_dict()
+    hist_layer, rules = _layers(spec)
+    assert hist_layer["mark"]["type"] == "bar"
+    assert hist_layer["encoding"]["x"]["scale"]["domain"] == [0, 1]
+    assert hist_layer["encoding"]["y"]["scale"]["type"] == "sqrt"
+    assert hist_layer["encoding"]["y2"] == {"datum": 0}
+    assert rules["mark"]["type"] == "rule" and rules["encoding"]["strokeDash"]["field"] == "kind"
+    colors = hist_layer["encoding"]["color"]["scale"]["range"]
+    assert colors == [charts.COLORS["unscaled"], charts.COLORS["sqrt"]]
+    assert _dataset_sizes(spec) == [4, 100]
+
+
+def _overflow(alphas=(0.0, 0.5)):
+    d = np.array([1, 16, 45, 54, 64, 4096])
+    rows = []
+    for dtype in ("float16", "float32"):
+        for a in alphas:
+            rate = (
+                np.array([0.0, 0.05, 0.4, 0.5, 0.6, 1.0]) if (a, dtype) == (0.0, "float16") else 0
+            )
+            rows.append(
+                pd.DataFrame({"dtype": dtype, "alpha": a, "d": d, "rate": rate, "se": 0.01})
+            )
+    return pd.concat(rows, ignore_index=True)
+
+
+def test_overflow_lines_and_frame():
+    df = frames.overflow_frame(_overflow(), _overflow((0.75,)))
+    assert len(df) == 6 * 2 * 3
+    assert (df.lo >= 0).all() and (df.hi <= 1).all()
+    assert df.color.nunique() == 3  # one colour per scaling, dtype is the dash
+    spec = charts.overflow_lines(
+        df, current_d=64, title="T", x_title="d", y_title="share", description="a"
+    ).to_dict()
+    band, line, points, marker = _layers(spec)
+    assert band["mark"]["type"] == "area" and band["encoding"]["y2"]["field"] == "hi"
+    assert points["mark"]["type"] == "point"  # points carry the tooltip
+    assert line["encoding"]["strokeDash"]["field"] == "dtype"
+    assert line["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
+    assert line["encoding"]["y"]["scale"]["domain"] == [0, 1]
+    assert marker["mark"]["type"] == "rule"
+    assert _dataset_sizes(spec) == [1, 36]
+    assert [{"d": 64}] in spec["datasets"].values()
+
+
+def test_half_crossing():
+    df = _overflow()
+    assert frames.half_crossing(df, 0.0, "float16") == pytest.approx(54)
+    assert frames.half_crossing(df, 0.5, "float16") is None
+    # log-linear interpolation between 45 (0.4) and 54 (0.5) when 54 is at 0.55
+    df.loc[(df.alpha == 0) & (df.dtype == "float16") & (df.d == 54), "rate"] = 0.6
+    mid = frames.half_crossing(df, 0.0, "float16")
+    assert mid == pytest.approx(2 ** (np.log2(45) + 0.5 * np.log2(54 / 45)))
+
+
+def test_sweep_frame():
+    d = [1, 2, 4]
+    fixed = pd.concat(
+        [
+            pd.DataFrame({"d": d, "alpha": a, "entropy_mean": 1.0 + a, "entropy_se": 0.1})
+            for a in (0.0, 0.5, 1.0)
+        ],
+        ignore_index=True,
+    )
+    mine = pd.DataFrame({"d": d, "alpha": 0.75, "entropy_mean": 2.5, "entropy_se": 0.05})
+    df = frames.sweep_frame(fixed, mine, "entropy")
+    assert len(df) == 12 and df.series.nunique() == 4
+    assert df.loc[df.value == 2.5, "color"].unique().tolist() == [charts.COLORS["custom"]]
+    np.testing.assert_allclose(df.hi - df.lo, 4 * np.r_[[0.1] * 9, [0.05] * 3])
+    spec = charts.sweep_lines(
+        df, current_d=2, title="T", x_title="d", y_title="H", description="a"
+    ).to_dict()
+    assert spec["description"] == "a"
+    assert len(frames.sweep_frame(fixed, None, "entropy")) == 9
+
+
+@pytest.mark.parametrize(
+    ("alpha", "presets", "expected"),
+    [(0.5, (0.0, 0.5, 1.0), True), (0.5000000001, (0.0, 0.5), True), (0.75, (0.0, 0.5), False)],
+)
+def test_is_preset(alpha, presets, expected):
+    assert frames.is_preset(alpha, presets) is expected
+
+
+def test_fmt_weight():
+    assert frames.fmt_weight(0.86464) == "0.8646"
+    assert frames.fmt_weight(1.0) == "1.0000"
+    assert frames.fmt_weight(1 - 4.5e-7) == "1 − 4.5e-07"
+
+
+def test_saturation_builders_reject_too_many_rows():
+    big = pd.DataFrame({"key": np.arange(6000), "score": 0.0, "logit": 0.0, "weight": 0.0})
+    with pytest.raises(ValueError, match="at most"):
+        charts.weight_bars(big, color="#000", title="", x_title="", y_title="", description="")

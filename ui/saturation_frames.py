@@ -1,0 +1,159 @@
+"""Chart-ready frames for the saturation page: cached results + translated labels.
+
+Pure pandas on the small frames of :mod:`ui.cache`; the only Streamlit dependency is
+the current language (through :func:`ui.i18n.t` and :func:`ui.controls.alpha_label`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from core.softmax import softmax
+from ui import charts
+from ui.controls import ALPHA_PRESETS, alpha_label
+from ui.i18n import t
+
+
+def is_preset(alpha: float, presets: tuple[float, ...] = ALPHA_PRESETS) -> bool:
+    """True when α is one of ``presets`` (default 0, ½, 1: already drawn as fixed series)."""
+    return any(math.isclose(alpha, a, abs_tol=1e-9) for a in presets)
+
+
+def reference_frame(lines: list[tuple[float, str]]) -> pd.DataFrame:
+    """Horizontal reference lines (y, label) for :func:`ui.charts.sweep_lines`."""
+    return pd.DataFrame(lines, columns=["y", "label"])
+
+
+def _labels(alphas: pd.Series) -> dict[float, str]:
+    """Legend labels: named presets, "α = …" for any other exponent (kept short)."""
+    return {a: alpha_label(a) for a in alphas.unique()}
+
+
+def two_scores(score_1: float, score_2: float, divisor: float) -> tuple[np.ndarray, np.ndarray]:
+    """softmax([s₁, s₂]) and softmax([s₁, s₂] / c)."""
+    z = np.array([score_1, score_2], dtype=float)
+    return softmax(z), softmax(z / divisor)
+
+
+def two_score_frame(
+    raw: np.ndarray, divided: np.ndarray, labels: tuple[str, str], key_labels: tuple[str, str]
+) -> pd.DataFrame:
+    """Rows (key, version, color, weight) for :func:`ui.charts.two_score_bars`."""
+    rows = []
+    for label, color, p in (
+        (labels[0], charts.COLORS["unscaled"], raw),
+        (labels[1], charts.COLORS["sqrt"], divided),
+    ):
+        rows += [
+            {"key": key_labels[i], "version": label, "color": color, "weight": float(p[i])}
+            for i in range(2)
+        ]
+    return pd.DataFrame(rows)
+
+
+def series_labels(alphas: tuple[float, ...]) -> tuple[tuple[float, str], ...]:
+    """(α, legend label) pairs in the current language, e.g. ((0.0, "none (α = 0)"), …)."""
+    return tuple((float(a), alpha_label(a)) for a in dict.fromkeys(alphas))
+
+
+def sweep_frame(
+    fixed: pd.DataFrame,
+    chosen: pd.DataFrame | None,
+    stat: str,
+    labels: dict[float, str] | None = None,
+) -> pd.DataFrame:
+    """Tidy (d, series, color, value, lo, hi = value ± 2 s.e.) for :func:`charts.sweep_lines`.
+
+    ``fixed`` holds α = 0, ½, 1; ``chosen`` the user's α (None when it is drawn already).
+    ``stat`` is a :class:`core.experiments.SaturationStats` mean field with a ``_se``
+    partner, e.g. ``"max_weight"`` or ``"entropy"``. ``labels`` maps each α to its
+    legend label (default: :func:`ui.controls.alpha_label` in the current language).
+    """
+    df = fixed if chosen is None else pd.concat([fixed, chosen], ignore_index=True)
+    mean, se = df[f"{stat}_mean"], df[f"{stat}_se"]
+    labels = _labels(df["alpha"]) if labels is None else labels
+    return pd.DataFrame(
+        {
+            "d": df["d"],
+            "series": df["alpha"].map(labels),
+            "color": df["alpha"].map(charts.alpha_color),
+            "value": mean,
+            "lo": mean - 2 * se,
+            "hi": mean + 2 * se,
+        }
+    )
+
+
+def overflow_frame(fixed: pd.DataFrame, chosen: pd.DataFrame | None) -> pd.DataFrame:
+    """Tidy (d, series, color, dtype, rate, lo, hi) for :func:`charts.overflow_lines`."""
+    df = fixed if chosen is None else pd.concat([fixed, chosen], ignore_index=True)
+    labels = _labels(df["alpha"])
+    return pd.DataFrame(
+        {
+            "d": df["d"],
+            "series": df["alpha"].map(labels),
+            "color": df["alpha"].map(charts.alpha_color),
+            "dtype": df["dtype"],
+            "rate": df["rate"],
+            "lo": (df["rate"] - 2 * df["se"]).clip(lower=0.0),
+            "hi": (df["rate"] + 2 * df["se"]).clip(upper=1.0),
+        }
+    )
+
+
+def half_crossing(df: pd.DataFrame, alpha: float, dtype: str) -> float | None:
+    """d_k at which the overflow share first reaches ½ (log-linear interpolation), or None."""
+    sel = df[(df["alpha"] == alpha) & (df["dtype"] == dtype)].sort_values("d")
+    d, rate = sel["d"].to_numpy(float), sel["rate"].to_numpy(float)
+    above = np.flatnonzero(rate >= 0.5)
+    if above.size == 0:
+        return None
+    i = int(above[0])
+    if i == 0:
+        return float(d[0])
+    frac = (0.5 - rate[i - 1]) / (rate[i] - rate[i - 1])
+    return float(2 ** (np.log2(d[i - 1]) + frac * (np.log2(d[i]) - np.log2(d[i - 1]))))
+
+
+def rowmax_frames(
+    hist: pd.DataFrame, summary: dict[bool, dict[str, float]]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Histogram and rule frames for :func:`charts.rowmax_histogram`."""
+    names = {False: t("saturation.series_unscaled"), True: t("saturation.series_scaled")}
+    colors = {False: charts.COLORS["unscaled"], True: charts.COLORS["sqrt"]}
+    bars = hist.assign(series=hist["scaled"].map(names), color=hist["scaled"].map(colors))
+    marks = pd.DataFrame(
+        [
+            {
+                "series": names[scaled],
+                "color": colors[scaled],
+                "kind": t(f"saturation.mark_{kind}"),
+                "value": summary[scaled][field],
+            }
+            for kind, field in (("mean", "mean"), ("tensor_max", "tensor_max_median"))
+            for scaled in (False, True)
+        ]
+    )
+    return bars.drop(columns="scaled"), marks
+
+
+def fmt_weight(x: float) -> str:
+    """A weight in [0, 1] to 4 decimals, or as 1 − ε when it would round to 1.0000."""
+    gap = 1.0 - x
+    return f"1 − {gap:.1e}" if 0 < gap < 5e-5 else f"{x:.4f}"
+
+
+def rowmax_table(summary: dict[bool, dict[str, float]]) -> pd.DataFrame:
+    """The row-max summary as a small table: one column per scaling, one row per statistic."""
+    rows = ("mean", "median", "q10", "q90", "high_share", "tensor_max_median", "tensor_high_share")
+    shares = {"high_share", "tensor_high_share"}
+    data = {
+        t(f"saturation.series_{'scaled' if scaled else 'unscaled'}"): [
+            f"{100 * s[r]:.1f}%" if r in shares else fmt_weight(s[r]) for r in rows
+        ]
+        for scaled, s in summary.items()
+    }
+    return pd.DataFrame(data, index=[t(f"saturation.stat_{r}") for r in rows])

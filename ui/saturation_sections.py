@@ -1,0 +1,210 @@
+"""Parts of the saturation page: two self-contained panels and the cached sweep charts.
+
+The panels are ``st.fragment``s with their own URL-bound controls, so moving one of
+them reruns that panel only: the two-score playground (``score_1``, ``score_2``,
+``divisor``) and the toy experiment Q, K ~ N(0, 1) (``classic_batch``, ``classic_seq``,
+``classic_d_k``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+import streamlit as st
+
+from ui import cache, charts, controls
+from ui import saturation_frames as frames
+from ui.i18n import t
+
+
+@st.fragment
+def playground() -> None:
+    """Two scores, softmax before and after dividing by c; reruns on its own."""
+    st.subheader(t("saturation.play_header"))
+    cols = st.columns(3)
+    with cols[0]:
+        s1 = controls.float_slider(
+            "score_1",
+            t("saturation.score_1"),
+            min_value=-20.0,
+            max_value=20.0,
+            default=10.0,
+            step=0.125,
+        )
+    with cols[1]:
+        s2 = controls.float_slider(
+            "score_2",
+            t("saturation.score_2"),
+            min_value=-20.0,
+            max_value=20.0,
+            default=5.0,
+            step=0.125,
+        )
+    with cols[2]:
+        c = controls.float_slider(
+            "divisor",
+            t("saturation.divisor"),
+            min_value=0.25,
+            max_value=64.0,
+            default=8.0,
+            step=0.25,
+            help=t("saturation.divisor_help"),
+        )
+    raw, div = frames.two_scores(s1, s2, c)
+    tex = lambda p: rf"[{p[0]:.7f},\ {p[1]:.7f}]"  # noqa: E731
+    plain = lambda p: f"[{p[0]:.4f}, {p[1]:.4f}]"  # noqa: E731
+    left, right = st.columns(2)
+    labels = (f"softmax([{s1:g}, {s2:g}])", f"softmax([{s1:g}, {s2:g}] / {c:g})")
+    keys = (t("saturation.key_n", n=1), t("saturation.key_n", n=2))
+    left.altair_chart(
+        charts.two_score_bars(
+            frames.two_score_frame(raw, div, labels, keys),
+            title=t("saturation.play_title", c=f"{c:g}"),
+            x_title=t("saturation.axis_key"),
+            y_title=t("saturation.axis_weight"),
+            description=t("saturation.play_alt", raw=plain(raw), div=plain(div), c=f"{c:g}"),
+        ),
+        width="stretch",
+        key="saturation_playground",
+    )
+    gap = s1 - s2
+    with right:
+        st.latex(rf"\mathrm{{softmax}}([{s1:g},\ {s2:g}]) = {tex(raw)}")
+        st.latex(rf"\tfrac{{1}}{{{c:g}}}\,[{s1:g},\ {s2:g}] = [{s1 / c:.6g},\ {s2 / c:.6g}]")
+        st.latex(rf"\mathrm{{softmax}}([{s1 / c:.6g},\ {s2 / c:.6g}]) = {tex(div)}")
+        st.latex(
+            rf"p_1 = \frac{{1}}{{1 + e^{{-(z_1 - z_2)/c}}}}"
+            rf" = \frac{{1}}{{1 + e^{{{-gap / c:.6g}}}}} = {div[0]:.7f}"
+        )
+        st.markdown(t("saturation.play_text"))
+
+
+@st.fragment
+def classic_experiment() -> None:
+    """The toy experiment Q, K ~ N(0, 1) of shape (batch, seq_len, d_k); reruns on its own."""
+    st.subheader(t("saturation.classic_header"))
+    st.markdown(t("saturation.classic_lead"))
+    cols = st.columns(3)
+    with cols[0]:
+        batch = controls.int_input(
+            "classic_batch", t("saturation.classic_batch"), min_value=1, max_value=16, default=4
+        )
+    with cols[1]:
+        seq = controls.int_input(
+            "classic_seq", t("saturation.classic_seq"), min_value=2, max_value=32, default=10
+        )
+    with cols[2]:
+        dk = controls.int_input(
+            "classic_d_k", t("saturation.classic_d_k"), min_value=1, max_value=4096, default=64
+        )
+    seed = st.session_state.get("seed", 0)
+    heat = cache.classic_heatmap(seq, dk, seed)
+    for col, scaled in zip(st.columns(2), (False, True), strict=True):
+        name = "scaled" if scaled else "unscaled"
+        cells = heat[heat.scaled == scaled].drop(columns="scaled")
+        col.altair_chart(
+            charts.attention_heatmap(
+                cells,
+                title=t(f"saturation.heat_title_{name}", d_k=dk),
+                x_title=t("saturation.axis_key_j"),
+                y_title=t("saturation.axis_query_i"),
+                color_title=t("saturation.axis_weight"),
+                max_title=t("saturation.row_max"),
+                description=t(
+                    "saturation.heat_alt",
+                    name=t(f"saturation.series_{name}"),
+                    n=seq,
+                    mean=f"{cells.row_max.mean():.3f}",
+                ),
+            ),
+            width="stretch",
+            key=f"saturation_heat_{name}",
+        )
+    st.caption(t("saturation.heat_caption"))
+    hist, summary = cache.classic_rowmax(batch, seq, dk, seed)
+    u, s = summary[False], summary[True]
+    n_rep = int(u["n_replicates"])
+    st.markdown(t("saturation.dist_header", n_rep=f"{n_rep:,}", rows=f"{int(u['n_rows']):,}"))
+    left, right = st.columns([3, 2])
+    bars, marks = frames.rowmax_frames(hist, summary)
+    left.altair_chart(
+        charts.rowmax_histogram(
+            bars,
+            marks,
+            title=t("saturation.dist_title", b=batch, n=seq, d_k=dk),
+            x_title=t("saturation.axis_row_max"),
+            y_title=t("saturation.axis_share_rows"),
+            description=t(
+                "saturation.dist_alt",
+                mean_u=f"{u['mean']:.3f}",
+                mean_s=f"{s['mean']:.3f}",
+                top=frames.fmt_weight(u["tensor_max_median"]),
+            ),
+        ),
+        width="stretch",
+        key="saturation_rowmax",
+    )
+    with right:
+        st.table(frames.rowmax_table(summary))
+    st.info(
+        t(
+            "saturation.dist_plain",
+            mean=f"{u['mean']:.3f}",
+            se=f"{u['se']:.3f}",
+            median=f"{u['median']:.3f}",
+            q10=f"{u['q10']:.2f}",
+            high=f"{100 * u['high_share']:.0f}",
+            top=frames.fmt_weight(u["tensor_max_median"]),
+            top_share=f"{100 * u['tensor_high_share']:.0f}",
+            mean_s=f"{s['mean']:.3f}",
+            q90_s=f"{s['q90']:.2f}",
+        ),
+        icon=":material/lightbulb:",
+    )
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def sweep_chart(
+    stat: str,
+    n_keys: int,
+    alpha: float,
+    seed: int,
+    d_k: int,
+    *,
+    labels: tuple[tuple[float, str], ...],
+    reference: tuple[tuple[float, str], ...],
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha``, as a chart object.
+
+    Every input is an argument (translated strings included), so the cache key is the
+    whole input. Cached as an object because the shared ``charts.sweep_lines`` spends
+    tens of milliseconds building it; a rerun at seen values reuses it.
+
+    Parameters
+    ----------
+    stat : {"max_weight", "entropy"}
+    labels : ((alpha, legend label), ...)
+    reference : ((y, label), ...)
+        Horizontal reference lines (1/n_keys, ln n_keys).
+    """
+    n_rows = cache.sat_sweep_rows(n_keys)
+    fixed = cache.saturation_sweep(n_keys, controls.ALPHA_PRESETS, 0.0, seed, n_rows)
+    mine = None
+    if not frames.is_preset(alpha):
+        mine = cache.saturation_sweep(n_keys, (alpha,), 0.0, seed, n_rows)
+    top = 1.0 if stat == "max_weight" else 1.05 * math.log(n_keys)
+    return charts.saturation_sweep_lines(
+        frames.sweep_frame(fixed, mine, stat, dict(labels)),
+        current_d=d_k,
+        y_domain=(0.0, top),
+        reference=frames.reference_frame(list(reference)),
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        description=description,
+    ).configure_legend(symbolOpacity=1)  # else the legend copies the bands' pale fill
