@@ -127,7 +127,7 @@ def test_alpha_changes_scaled_row_and_adds_a_series():
     assert "α = 0.75" in _series(after[SWEEP_MAX]) and len(_series(after[SWEEP_MAX])) == 4
     assert "α = 0.75" in _series(after[OVERFLOW])
     # the preset buttons set α
-    at.button(key="alpha_preset_1").click().run()
+    at.button(key="alpha_preset_2").click().run()
     assert at.slider(key="alpha").value == 1.0
     assert len(_series(chart_data(at)[SWEEP_MAX])) == 3
 
