@@ -316,3 +316,165 @@ def sweep_lines(
     )
     layers.append(marker)
     return alt.layer(*layers).properties(title=title, description=description, height=300)
+
+
+# --- which-d page ---------------------------------------------------------------------
+
+
+def divisor_bars(
+    bars: pd.DataFrame,
+    points: pd.DataFrame,
+    *,
+    value: str,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+    head_title: str,
+    theory: bool = True,
+    reference: pd.DataFrame | None = None,
+) -> alt.LayerChart:
+    """One bar per divisor (mean over heads), each head as a dot, theory as a black tick.
+
+    Parameters
+    ----------
+    bars : DataFrame
+        One row per divisor, in display order: ``label`` (axis text), ``color`` (hex),
+        ``selected`` (bool: drawn opaque with an outline), the column ``value`` and,
+        with ``theory``, ``theory_std``.
+    points : DataFrame
+        One row per (divisor, head): ``label``, ``head`` and the column ``value``.
+    value : str
+        The statistic shown, e.g. ``"std"`` or ``"entropy"``.
+    head_title : str
+        Tooltip title of the head number.
+    theory : bool
+        Draw ``theory_std`` as a black tick on each bar.
+    reference : DataFrame, optional
+        Horizontal reference lines: ``y`` and ``label`` (e.g. ln n_keys).
+    """
+    _check_rows(bars)
+    _check_rows(points)
+    order = list(bars["label"])
+    x = alt.X("label:N", title=x_title, sort=order, axis=alt.Axis(labelAngle=0, labelLimit=220))
+    y = alt.Y(f"{value}:Q", title=y_title)
+    color = alt.Color(
+        "label:N", sort=order, scale=alt.Scale(domain=order, range=list(bars["color"])), legend=None
+    )
+    base = alt.Chart(bars.drop(columns="color"))
+    fmt = ",.3~r"  # three significant digits, no exponent: 0.354, 4,100
+    layers = [
+        base.mark_bar(strokeWidth=2.5).encode(
+            x=x,
+            y=y,
+            color=color,
+            opacity=alt.condition("datum.selected", alt.value(1.0), alt.value(0.45)),
+            stroke=alt.condition("datum.selected", alt.value("#000000"), alt.value(None)),
+            tooltip=[
+                alt.Tooltip("label:N", title=x_title),
+                alt.Tooltip(f"{value}:Q", title=y_title, format=".4g"),
+            ],
+        ),
+        base.mark_text(dy=-9, fontWeight="bold").encode(
+            x=x, y=y, text=alt.Text(f"{value}:Q", format=fmt)
+        ),
+        alt.Chart(points)
+        .mark_circle(size=28, color=COLORS["theory"], opacity=0.55)
+        .encode(
+            x=x,
+            y=alt.Y(f"{value}:Q"),
+            tooltip=[
+                alt.Tooltip("label:N", title=x_title),
+                alt.Tooltip("head:Q", title=head_title),
+                alt.Tooltip(f"{value}:Q", title=y_title, format=".4g"),
+            ],
+        ),
+    ]
+    if theory:
+        layers.append(
+            base.mark_tick(color=COLORS["theory"], thickness=2.5, size=46).encode(
+                x=x,
+                y="theory_std:Q",
+                tooltip=[alt.Tooltip("theory_std:Q", title="theory", format=".4g")],
+            )
+        )
+    if reference is not None and len(reference):
+        ref = alt.Chart(reference)
+        layers.append(
+            ref.mark_rule(color=COLORS["theory"], strokeDash=[4, 3]).encode(
+                y="y:Q", tooltip=[alt.Tooltip("label:N"), alt.Tooltip("y:Q", format=".4g")]
+            )
+        )
+        layers.append(
+            ref.mark_text(align="right", dy=-6, color=COLORS["theory"]).encode(
+                x=alt.value("width"), y="y:Q", text="label:N"
+            )
+        )
+    return alt.layer(*layers).properties(title=title, description=description, height=280)
+
+
+def scale_lines(
+    df: pd.DataFrame,
+    *,
+    current: float,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+    theory_title: str,
+) -> alt.LayerChart:
+    """A statistic against an input scale on log–log axes, one line per series, with
+    dashed theory lines and a rule at the current scale.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (series, scale): ``scale`` (> 0), ``series`` (legend label),
+        ``color`` (hex, one per series), ``value`` (> 0), ``theory`` (> 0).
+    current : float
+        The scale marked with a vertical rule.
+    theory_title : str
+        Tooltip title of the theory value.
+    """
+    _check_rows(df)
+    order = list(dict.fromkeys(df["series"]))
+    colors = [df.loc[df["series"] == s, "color"].iloc[0] for s in order]
+    color = alt.Color(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=colors),
+        legend=alt.Legend(orient="top-left"),
+    )
+    scales = sorted(df["scale"].unique())
+    x = alt.X(
+        "scale:Q",
+        title=x_title,
+        scale=alt.Scale(type="log", base=2),
+        axis=alt.Axis(values=scales, format="~g", grid=False),
+    )
+    y_scale = alt.Scale(type="log")
+    y_axis = alt.Axis(tickCount=6, format="~g")
+    base = alt.Chart(df.drop(columns="color"))
+    theory = base.mark_line(color=COLORS["theory"], strokeDash=[5, 4], strokeWidth=1.2).encode(
+        x=x, y=alt.Y("theory:Q", scale=y_scale, title=y_title, axis=y_axis), detail="series:N"
+    )
+    line = base.mark_line(point=True, strokeWidth=2.5).encode(
+        x=x,
+        y=alt.Y("value:Q", scale=y_scale, title=y_title, axis=y_axis),
+        color=color,
+        tooltip=[
+            alt.Tooltip("series:N"),
+            alt.Tooltip("scale:Q", title=x_title, format="g"),
+            alt.Tooltip("value:Q", title=y_title, format=".4g"),
+            alt.Tooltip("theory:Q", title=theory_title, format=".4g"),
+        ],
+    )
+    marker = (
+        alt.Chart(pd.DataFrame({"scale": [current]}))
+        .mark_rule(color=COLORS["accent"], strokeWidth=2)
+        .encode(x="scale:Q", tooltip=[alt.Tooltip("scale:Q", title=x_title, format="g")])
+    )
+    return alt.layer(line, theory, marker).properties(
+        title=title, description=description, height=320
+    )
