@@ -188,12 +188,17 @@ def gram_root(x) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``x`` is not a finite 2-D array.
+        If ``x`` is not a finite 2-D array with at least one row.
     """
     arr = _matrix("x", x)
+    if arr.shape[0] == 0:
+        raise ValueError(f"x must have at least one row (token), got shape {arr.shape}")
     gram = arr @ arr.T  # (n_tokens, n_tokens)
     eigval, eigvec = np.linalg.eigh(gram)
-    root = (eigvec * np.sqrt(np.clip(eigval, 0.0, None))) @ eigvec.T
+    # eigenvalues at rounding level are zeros (rank < n_tokens when d_model < n_tokens);
+    # dropping them keeps the root continuous in x: sqrt would amplify the rounding noise
+    floor = gram.shape[0] * np.finfo(gram.dtype).eps * max(float(eigval[-1]), 0.0)
+    root = (eigvec * np.sqrt(np.where(eigval > floor, eigval, 0.0))) @ eigvec.T
     return 0.5 * (root + root.T)
 
 

@@ -215,7 +215,7 @@ def tex_number(value: float, digits: int = 4) -> str:
         return f"{value:.{digits}g}"
     exponent = math.floor(math.log10(abs(value)))
     mantissa = value / 10**exponent
-    return rf"{mantissa:.{digits - 1}g}\times 10^{{{exponent}}}"
+    return rf"{mantissa:.{digits}g}\times 10^{{{exponent}}}"
 
 
 def multi_head_latex(d_model: int, n_heads: int, var: float) -> str:
