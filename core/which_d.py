@@ -33,7 +33,7 @@ import numpy as np
 
 from core.attention import attention_weights
 from core.heads import cross_attention_logits, layer_norm, multi_head_logits, split_heads
-from core.softmax import softmax, softmax_entropy
+from core.softmax import softmax_entropy
 from core.validation import check_choice, check_finite, check_int, check_real, check_rng
 
 __all__ = [
@@ -377,10 +377,16 @@ def head_statistics(logits) -> dict[str, np.ndarray]:
     arr = check_finite("logits", logits)
     if arr.ndim != 3:
         raise ValueError(f"logits must have shape (n_heads, n_q, n_k), got {arr.shape}")
+    # one exp pass: with gaps g = max − z ≥ 0 and S = Σ e^{−g}, p_max = 1/S and
+    # H = ln S + Σ e^{−g} g / S (as core.softmax.softmax_entropy, exact when saturated)
+    gaps = arr.max(axis=-1, keepdims=True) - arr  # (n_heads, n_q, n_k)
+    e = np.exp(-gaps)
+    total = e.sum(axis=-1)  # (n_heads, n_q), ≥ 1
+    entropy = np.log(total) + np.einsum("hqk,hqk->hq", e, gaps) / total
     return {
         "std": arr.std(axis=(1, 2)),
-        "entropy": softmax_entropy(arr, axis=-1).mean(axis=1),
-        "max_weight": softmax(arr, axis=-1).max(axis=-1).mean(axis=1),
+        "entropy": entropy.mean(axis=1),
+        "max_weight": (1.0 / total).mean(axis=1),
     }
 
 

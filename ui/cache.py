@@ -183,8 +183,8 @@ def saturation_sweep(
 STREAM_WHICH_D_HEADS, STREAM_WHICH_D_CROSS, STREAM_WHICH_D_QK = 50, 51, 52
 #: Tokens per sequence (queries = keys) in the which-d experiments.
 WHICH_D_TOKENS = 64
-#: Heads computed at most (heads are exchangeable: the first 16 show the spread).
-WHICH_D_MAX_HEADS = 16
+#: Heads computed at most (heads are exchangeable: the first 8 show the spread).
+WHICH_D_MAX_HEADS = 8
 #: Heads of the cross-attention experiment and of the QK-LayerNorm sweep.
 WHICH_D_CROSS_HEADS, WHICH_D_QK_HEADS = 4, 4
 #: Input scales of the QK-LayerNorm sweep (also the options of its slider).
@@ -205,14 +205,21 @@ def _divisor_frame(
     combos = [(i, d) for i in factors for d in divisor_values]
     mult = np.array([factors[i] / divisor_values[d] for i, d in combos])
     n_heads = raw.shape[0]
-    stacked = (mult[:, None, None, None] * raw).reshape(-1, *raw.shape[1:])
-    stats = head_statistics(stacked)  # (len(combos) * n_heads,) each
+    live = mult != 0  # W_q = 0: every logit is exactly 0, one zero head stands for all
+    stats = head_statistics((mult[live, None, None, None] * raw).reshape(-1, *raw.shape[1:]))
+    zero = head_statistics(np.zeros((1, *raw.shape[1:])))
+    columns = {}
+    for key, values in stats.items():
+        full = np.empty((len(combos), n_heads))
+        full[live] = values.reshape(-1, n_heads)
+        full[~live] = zero[key][0]
+        columns[key] = full.ravel()
     return pd.DataFrame(
         {
             "init": np.repeat([i for i, _ in combos], n_heads),
             "divisor": np.repeat([d for _, d in combos], n_heads),
             "head": np.tile(np.arange(1, n_heads + 1), len(combos)),
-            **stats,
+            **columns,
             "theory_std": np.repeat([theory_sd[i] / divisor_values[d] for i, d in combos], n_heads),
         }
     )
@@ -223,7 +230,7 @@ def which_d_heads(d_model: int, n_heads: int, seed: int) -> tuple[pd.DataFrame, 
     """Multi-head self-attention on random tokens, every init × divisor from one draw.
 
     x (64, d_model) iid N(0, 1); fan-in projections drawn once for the first
-    ``min(n_heads, 16)`` heads of width d_k = d_model / n_heads; std-1 and W_q = 0
+    ``min(n_heads, 8)`` heads of width d_k = d_model / n_heads; std-1 and W_q = 0
     inits are the same draw rescaled (the scores are bilinear in W_q, W_k).
 
     Returns

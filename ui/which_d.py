@@ -137,19 +137,28 @@ def divisor_frames(
         ``max_weight``, ``theory_std``.
     points : DataFrame with ``label``, ``head``, ``std``, ``entropy``.
     """
-    sub = frame[frame.init == init]
-    bars = (
-        sub.groupby("divisor", sort=False)[["std", "entropy", "max_weight", "theory_std"]]
-        .mean()
-        .reindex(list(labels))
-        .reset_index()
+    sub = frame[frame["init"].to_numpy() == init]
+    names = sub["divisor"].to_numpy()
+    columns = ("std", "entropy", "max_weight", "theory_std")
+    values = {c: sub[c].to_numpy() for c in columns}
+    masks = [names == name for name in labels]
+    bars = pd.DataFrame(
+        {
+            "divisor": list(labels),
+            "label": list(labels.values()),
+            "color": [DIVISOR_COLORS[name] for name in labels],
+            "selected": [name == selected for name in labels],
+            **{c: [values[c][m].mean() for m in masks] for c in columns},
+        }
     )
-    bars = bars.assign(
-        label=bars.divisor.map(labels),
-        color=bars.divisor.map(DIVISOR_COLORS),
-        selected=bars.divisor == selected,
+    points = pd.DataFrame(
+        {
+            "label": [labels[name] for name in names],
+            "head": sub["head"].to_numpy(),
+            "std": values["std"],
+            "entropy": values["entropy"],
+        }
     )
-    points = sub.assign(label=sub.divisor.map(labels))[["label", "head", "std", "entropy"]]
     return bars, points
 
 
@@ -182,6 +191,7 @@ def divisor_charts(
                 description=t(f"which_d.{prefix}_{value}_alt", **fmt),
                 head_title=t("which_d.head"),
                 theory=value == "std",
+                value_labels=value == "std",
                 reference=uniform if value == "entropy" else None,
             ),
             width="stretch",

@@ -53,14 +53,17 @@ def test_divisor_bars_std():
         head_title="head",
     ).to_dict()
     assert spec["description"] == "alt" and spec["title"] == "T"
+    # x and y are shared by every mark of the layer
+    assert spec["encoding"]["x"]["field"] == "label"
+    assert spec["encoding"]["x"]["sort"] == list(bars.label)
+    assert spec["encoding"]["y"]["field"] == "std"
     layers = _layers(spec)
-    marks = [layer["mark"]["type"] for layer in layers]
-    assert marks == ["bar", "text", "circle", "tick"]
+    assert [layer["mark"]["type"] for layer in layers] == ["bar", "circle", "text", "tick"]
     bar = layers[0]["encoding"]
-    assert bar["x"]["field"] == "label" and bar["x"]["sort"] == list(bars.label)
-    assert bar["y"]["field"] == "std"
     assert bar["color"]["scale"]["range"] == list(bars.color)
-    assert "condition" in bar["opacity"] and "condition" in bar["stroke"]
+    assert bar["opacity"]["field"] == "opacity" and bar["strokeWidth"]["field"] == "outline"
+    rows = next(v for v in spec["datasets"].values() if len(v) == 3)
+    assert [r["opacity"] for r in rows] == [1.0, 0.45, 0.45]  # the selected divisor is opaque
     assert layers[3]["encoding"]["y"]["field"] == "theory_std"
     assert _rows(spec) == [3, 15]
 
@@ -78,11 +81,14 @@ def test_divisor_bars_entropy_with_reference_and_no_theory():
         description="alt",
         head_title="head",
         theory=False,
+        value_labels=False,
         reference=ref,
     ).to_dict()
-    marks = [layer["mark"]["type"] for layer in _layers(spec)]
-    assert marks == ["bar", "text", "circle", "rule", "text"]
-    assert _layers(spec)[0]["encoding"]["y"]["field"] == "entropy"
+    assert spec["description"] == "alt"
+    marks, rule = _layers(spec)
+    assert [layer["mark"]["type"] for layer in marks["layer"]] == ["bar", "circle"]
+    assert marks["encoding"]["y"]["field"] == "entropy"
+    assert rule["mark"]["type"] == "rule" and rule["encoding"]["y"]["field"] == "y"
     assert _rows(spec) == [1, 3, 48]
 
 
