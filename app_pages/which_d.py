@@ -88,18 +88,7 @@ st.caption(t("which_d.cross_caption", n=N, heads=cache.WHICH_D_CROSS_HEADS))
 # --- 3. initialisation -------------------------------------------------------------------
 st.header(t("which_d.init_header"))
 st.markdown(t("which_d.init_lead", d_model=d_model, d_k=d_k))
-for col, init in zip(st.columns(len(INITS)), INITS, strict=True):
-    row = heads[(heads.init == init) & (heads.divisor == "d_k")]
-    sigma_q = init_stds(init, d_model, d_model)[0]
-    with col.container(border=True):
-        st.markdown(f"**{t(f'which_d.init_{init}')}**" + (" ◀" if init == w_init else ""))
-        st.latex(
-            rf"\mathrm{{Var}}(q_i) = d_\text{{model}}\,\sigma_{{w_q}}^2 = {d_model * sigma_q**2:.4g}"
-        )
-        theory = t("which_d.m_theory", theory=f"{row['theory_std'].iloc[0]:.4g}")
-        st.metric(t("which_d.m_init_std"), f"{row['std'].mean():.4g}", theory, **OFF)
-        uniform = t("which_d.m_uniform", n=N, h=f"{math.log(N):.3f}")
-        st.metric(t("which_d.m_init_entropy"), f"{row['entropy'].mean():.3f}", uniform, **OFF)
+which_d.init_cards(heads, d_model, w_init)
 st.caption(t("which_d.init_caption", d_model=d_model))
 
 # --- 4. where the scale goes -------------------------------------------------------------

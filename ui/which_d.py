@@ -13,7 +13,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core.which_d import divisor_value, divisors
+from core.which_d import INITS, divisor_value, divisors, init_stds
 from ui import charts, controls
 from ui.i18n import t
 
@@ -198,6 +198,24 @@ def divisor_charts(
             key=f"which_d_{prefix}_{value}",
         )
     return bars.set_index("divisor")
+
+
+def init_cards(frame: pd.DataFrame, d_model: int, current: str) -> None:
+    """One card per initialisation: Var(q_i), and the logit std and entropy under ÷√d_k
+    (measured and theory) from :func:`ui.cache.which_d_heads`; ◀ marks ``current``."""
+    from ui.cache import WHICH_D_TOKENS as n
+
+    off = {"delta_color": "off", "delta_arrow": "off"}
+    uniform = t("which_d.m_uniform", n=n, h=f"{math.log(n):.3f}")
+    for col, init in zip(st.columns(len(INITS)), INITS, strict=True):
+        row = frame[(frame["init"] == init) & (frame["divisor"] == "d_k")]
+        var_q = d_model * init_stds(init, d_model, d_model)[0] ** 2
+        theory = t("which_d.m_theory", theory=f"{row['theory_std'].iloc[0]:.4g}")
+        with col.container(border=True):
+            st.markdown(f"**{t(f'which_d.init_{init}')}**" + (" ◀" if init == current else ""))
+            st.latex(rf"\mathrm{{Var}}(q_i) = d_\text{{model}}\,\sigma_{{w_q}}^2 = {var_q:.4g}")
+            st.metric(t("which_d.m_init_std"), f"{row['std'].mean():.4g}", theory, **off)
+            st.metric(t("which_d.m_init_entropy"), f"{row['entropy'].mean():.3f}", uniform, **off)
 
 
 def qk_lines(sweep: pd.DataFrame) -> tuple[pd.DataFrame, dict[bool, str]]:
