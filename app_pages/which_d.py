@@ -55,9 +55,10 @@ m = st.columns(4)
 m[0].metric(t("which_d.m_std", div=chosen), f"{mh.loc[divisor, 'std']:.4g}")
 m[1].metric(t("which_d.m_entropy", div=chosen), f"{mh.loc[divisor, 'entropy']:.3f}")
 m[2].metric(t("which_d.m_max", div=chosen), f"{mh.loc[divisor, 'max_weight']:.3f}")
-ratio = mh.loc["d_k", "std"] / mh.loc["d_model", "std"] if w_init != "zero_q" else math.nan
+wrong_std = mh.loc["d_model", "std"]
+ratio = f"{mh.loc['d_k', 'std'] / wrong_std:.4g}" if wrong_std > 0 else "—"  # W_q = 0: 0/0
 r = f"{math.sqrt(n_heads):.4g}"
-m[3].metric(t("which_d.m_ratio"), f"{ratio:.4g}", t("which_d.m_ratio_delta", n=n_heads, r=r), **OFF)
+m[3].metric(t("which_d.m_ratio"), ratio, t("which_d.m_ratio_delta", n=n_heads, r=r), **OFF)
 st.caption(t("which_d.mh_caption", n=N, shown=extras["heads_shown"], n_heads=n_heads))
 
 # --- 2. cross-attention ------------------------------------------------------------------

@@ -380,7 +380,10 @@ def divisor_bars(
         sort=order,
         axis=alt.Axis(labelAngle=0, labelLimit=220),
     )
-    y = alt.Y(field=value, type="quantitative", title=y_title)
+    top = max(bars[value].max(), points[value].max(), bars["theory_std"].max() if theory else 0)
+    # all zero (W_q = 0): give the axis a unit range instead of a degenerate one
+    y_scale = alt.Scale(domain=[0, 1]) if not top > 0 else alt.Scale(zero=True)
+    y = alt.Y(field=value, type="quantitative", title=y_title, scale=y_scale)
     value_tip = alt.Tooltip(field=value, type="quantitative", title=y_title, format=".4g")
     marks = [
         alt.Chart()

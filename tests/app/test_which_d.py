@@ -184,6 +184,8 @@ def test_initialisation_changes_multi_head_and_cross_charts():
     assert before[QK]["raw"] == after[QK]["raw"]  # the QK section always uses fan-in
     bars = bars_frame(after[MH_ENTROPY])
     assert bars.entropy.tolist() == pytest.approx([4.158883] * 3, abs=1e-6)  # uniform: ln 64
+    ratio = next(m for m in at.metric if m.label.startswith("std(÷√d_k)"))
+    assert ratio.value == "—"  # 0 / 0: no ratio to show
 
 
 def test_cross_attention_controls_change_the_cross_charts():

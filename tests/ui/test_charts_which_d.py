@@ -92,6 +92,23 @@ def test_divisor_bars_entropy_with_reference_and_no_theory():
     assert _rows(spec) == [1, 3, 48]
 
 
+def test_divisor_bars_all_zero_gets_a_unit_axis():
+    bars, points = _bars_and_points()
+    bars = bars.assign(std=0.0, theory_std=0.0)
+    points = points.assign(std=0.0)
+    spec = charts.divisor_bars(
+        bars,
+        points,
+        value="std",
+        title="T",
+        x_title="x",
+        y_title="y",
+        description="d",
+        head_title="h",
+    ).to_dict()
+    assert spec["encoding"]["y"]["scale"] == {"domain": [0, 1]}
+
+
 def test_divisor_bars_rejects_too_many_rows():
     bars, _ = _bars_and_points()
     big = pd.DataFrame({"label": ["a"] * 5001, "head": 1, "std": 1.0})
