@@ -422,21 +422,22 @@ def divisor_bars(
                 tooltip=[alt.Tooltip(field="theory_std", type="quantitative", format=".4g")],
             )
         )
-    chart = alt.layer(*marks, data=data).encode(x=x, y=y)
-    if reference is not None and len(reference):
-        rule = (
-            alt.Chart(reference)
-            .mark_rule(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5)
-            .encode(
-                y=alt.Y(field="y", type="quantitative"),
-                tooltip=[
-                    alt.Tooltip(field="label", type="nominal"),
-                    alt.Tooltip(field="y", type="quantitative", format=".4g"),
-                ],
-            )
+    options = {"title": title, "description": description, "height": 280}
+    shared = alt.FacetedEncoding(x=x, y=y)  # given to the constructor: .encode() copies
+    if reference is None or not len(reference):
+        return alt.layer(*marks, data=data, encoding=shared, **options)
+    rule = (
+        alt.Chart(reference)
+        .mark_rule(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5)
+        .encode(
+            y=alt.Y(field="y", type="quantitative"),
+            tooltip=[
+                alt.Tooltip(field="label", type="nominal"),
+                alt.Tooltip(field="y", type="quantitative", format=".4g"),
+            ],
         )
-        chart = alt.layer(chart, rule)
-    return chart.properties(title=title, description=description, height=280)
+    )
+    return alt.layer(alt.layer(*marks, data=data, encoding=shared), rule, **options)
 
 
 def scale_lines(
