@@ -101,7 +101,7 @@ BENCHES: tuple[Bench, ...] = (
         fresh_ints(65, stop=4097, avoid=(64, 128)), (64, 128), (1, 4096),
     ),
     Bench(
-        "which-d", "app_pages/which_d.py", 3, "d_model", "number_input",
+        "which-d", "app_pages/which-d.py", 3, "d_model", "number_input",
         fresh_ints(513, stop=100_000, avoid=(512, 1024)), (512, 1024), (1,),
     ),
 )  # fmt: skip

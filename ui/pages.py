@@ -70,7 +70,9 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
         "app_pages/which-d.py",
         "which-d",
         ":material/help:",
-        frozenset({"d_model", "n_heads"}),
+        frozenset(
+            {"d_model", "n_heads", "divisor", "w_init", "d_q_in", "d_kv_in", "d_proj", "x_scale"}
+        ),
     ),
 )
 

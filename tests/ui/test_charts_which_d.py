@@ -1,0 +1,191 @@
+"""Which-d chart builders and page helpers: valid Vega-Lite, encodings, data sizes."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui import cache, charts, which_d
+
+
+def _layers(spec):
+    return spec.get("layer", [spec])
+
+
+def _rows(spec):
+    return sorted(len(v) for v in spec.get("datasets", {}).values())
+
+
+def _bars_and_points(n_heads=5):
+    labels = ["÷√d_k = ÷8", "÷√d_model = ÷22.6", "none (÷1)"]
+    bars = pd.DataFrame(
+        {
+            "label": labels,
+            "color": ["#0072B2", "#56B4E9", "#D55E00"],
+            "selected": [True, False, False],
+            "std": [1.0, 0.354, 8.0],
+            "entropy": [3.68, 4.10, 0.58],
+            "theory_std": [1.0, 0.3536, 8.0],
+        }
+    )
+    points = pd.DataFrame(
+        {
+            "label": np.repeat(labels, n_heads),
+            "head": np.tile(np.arange(1, n_heads + 1), 3),
+            "std": np.repeat([1.0, 0.354, 8.0], n_heads),
+            "entropy": np.repeat([3.68, 4.10, 0.58], n_heads),
+        }
+    )
+    return bars, points
+
+
+def test_divisor_bars_std():
+    bars, points = _bars_and_points()
+    spec = charts.divisor_bars(
+        bars,
+        points,
+        value="std",
+        title="T",
+        x_title="divisor",
+        y_title="logit std",
+        description="alt",
+        head_title="head",
+    ).to_dict()
+    assert spec["description"] == "alt" and spec["title"] == "T"
+    # x and y are shared by every mark of the layer
+    assert spec["encoding"]["x"]["field"] == "label"
+    assert spec["encoding"]["x"]["sort"] == list(bars.label)
+    assert spec["encoding"]["y"]["field"] == "std"
+    layers = _layers(spec)
+    assert [layer["mark"]["type"] for layer in layers] == ["bar", "circle", "text", "tick"]
+    bar = layers[0]["encoding"]
+    assert bar["color"]["scale"]["range"] == list(bars.color)
+    assert bar["opacity"]["field"] == "opacity" and bar["strokeWidth"]["field"] == "outline"
+    rows = next(v for v in spec["datasets"].values() if len(v) == 3)
+    assert [r["opacity"] for r in rows] == [1.0, 0.45, 0.45]  # the selected divisor is opaque
+    assert layers[3]["encoding"]["y"]["field"] == "theory_std"
+    assert _rows(spec) == [3, 15]
+
+
+def test_divisor_bars_entropy_with_reference_and_no_theory():
+    bars, points = _bars_and_points(n_heads=16)
+    ref = pd.DataFrame({"y": [math.log(64)], "label": ["uniform: ln 64"]})
+    spec = charts.divisor_bars(
+        bars,
+        points,
+        value="entropy",
+        title="T",
+        x_title="divisor",
+        y_title="entropy (nats)",
+        description="alt",
+        head_title="head",
+        theory=False,
+        value_labels=False,
+        reference=ref,
+    ).to_dict()
+    assert spec["description"] == "alt"
+    marks, rule = _layers(spec)
+    assert [layer["mark"]["type"] for layer in marks["layer"]] == ["bar", "circle"]
+    assert marks["encoding"]["y"]["field"] == "entropy"
+    assert rule["mark"]["type"] == "rule" and rule["encoding"]["y"]["field"] == "y"
+    assert _rows(spec) == [1, 3, 48]
+
+
+def test_divisor_bars_all_zero_gets_a_unit_axis():
+    bars, points = _bars_and_points()
+    bars = bars.assign(std=0.0, theory_std=0.0)
+    points = points.assign(std=0.0)
+    spec = charts.divisor_bars(
+        bars,
+        points,
+        value="std",
+        title="T",
+        x_title="x",
+        y_title="y",
+        description="d",
+        head_title="h",
+    ).to_dict()
+    assert spec["encoding"]["y"]["scale"] == {"domain": [0, 1]}
+
+
+def test_divisor_bars_rejects_too_many_rows():
+    bars, _ = _bars_and_points()
+    big = pd.DataFrame({"label": ["a"] * 5001, "head": 1, "std": 1.0})
+    with pytest.raises(ValueError, match="at most"):
+        charts.divisor_bars(
+            bars,
+            big,
+            value="std",
+            title="T",
+            x_title="x",
+            y_title="y",
+            description="d",
+            head_title="h",
+        )
+
+
+def test_scale_lines():
+    scales = np.array([float(s) for s in cache.WHICH_D_X_SCALES])
+    df = pd.concat(
+        [
+            pd.DataFrame(
+                {"scale": scales, "series": "raw", "color": "#D55E00", "value": scales**2}
+            ).assign(theory=scales**2),
+            pd.DataFrame(
+                {"scale": scales, "series": "ln", "color": "#0072B2", "value": 1.0, "theory": 1.0}
+            ),
+        ],
+        ignore_index=True,
+    )
+    spec = charts.scale_lines(
+        df,
+        current=4.0,
+        title="T",
+        x_title="s",
+        y_title="std",
+        description="alt",
+        theory_title="theory",
+    ).to_dict()
+    assert spec["description"] == "alt"
+    line, theory, marker = _layers(spec)
+    assert line["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
+    assert line["encoding"]["y"]["scale"] == {"type": "log"}
+    assert line["encoding"]["color"]["scale"]["range"] == ["#D55E00", "#0072B2"]
+    assert theory["mark"]["strokeDash"] == [5, 4] and theory["encoding"]["y"]["field"] == "theory"
+    assert marker["mark"]["type"] == "rule"
+    assert _rows(spec) == [1, 20]
+
+
+def test_heads_helpers():
+    assert which_d.default_heads(512) == 8  # d_k = 64
+    assert which_d.default_heads(4096) == 64
+    assert which_d.default_heads(64) == 1
+    assert which_d.default_heads(97) == 1  # d_k = 97 is closer to 64 than 1
+    assert which_d.default_heads(1000) == 20  # d_k = 50
+    assert which_d.nearest_divisor(513, 8) == 9
+    assert which_d.nearest_divisor(512, 8) == 8
+    assert which_d.nearest_divisor(97, 50) == 97
+
+
+def test_tex_number():
+    assert which_d.tex_number(64) == "64"
+    assert which_d.tex_number(0) == "0"
+    assert which_d.tex_number(0.353553) == "0.3536"
+    assert which_d.tex_number(5e7) == r"5\times 10^{7}"
+    assert which_d.tex_number(3.355e7) == r"3.355\times 10^{7}"
+    assert which_d.tex_number(2.5e-5) == r"2.5\times 10^{-5}"
+
+
+def test_divisor_frames_pick_one_init_and_mark_the_selection():
+    frame, _ = cache.which_d_heads.__wrapped__(128, 4, 0)
+    labels = {"d_k": "a", "d_model": "b", "none": "c"}
+    bars, points = which_d.divisor_frames(frame, "fan_in", "d_model", labels)
+    assert list(bars.label) == ["a", "b", "c"]
+    assert list(bars.selected) == [False, True, False]
+    assert list(bars.color) == [which_d.DIVISOR_COLORS[d] for d in labels]
+    assert len(points) == 3 * 4
+    # the same scores divided by √32 and by √128: ratio √n_heads = 2 exactly
+    std = bars.set_index("divisor")["std"]
+    assert std["d_k"] / std["d_model"] == pytest.approx(2.0, rel=1e-12)
+    assert bars.set_index("divisor").loc["d_k", "theory_std"] == pytest.approx(1.0)
