@@ -1,5 +1,12 @@
 """Attention Scaling Lab — entry point: page config, sidebar, navigation."""
 
+import os
+
+# Every computation here is a small array op: BLAS threads only add wake-up latency,
+# and a Community Cloud app may have a fraction of one core. Set before NumPy loads.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import streamlit as st
 
 from ui import controls, workshop
