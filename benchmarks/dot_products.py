@@ -30,7 +30,7 @@ import numpy as np
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from core.sampling import dot_products, sample_qk  # noqa: E402
+from core.sampling import dot_products, sample_qk
 
 D = 4096
 BUDGET = 100.0

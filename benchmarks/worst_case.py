@@ -1,0 +1,90 @@
+"""CPU time and memory of each page at its most expensive control values, cold caches.
+
+For every page the script opens the app through AppTest with the page's costliest
+query string (largest d_k, n_keys, samples; the O(d) uniform sampler; …), clears
+``st.cache_data`` first so nothing is reused, and measures the CPU time of that one run
+(``time.process_time``, all threads of this process) and the growth of peak RSS.
+Budget (issue: hardening): ≤ 2 s of CPU per page on this machine.
+
+Usage (from the repo root)::
+
+    python benchmarks/worst_case.py
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import logging
+import resource
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+BUDGET_CPU_S = 2.0
+#: page url path -> the costliest query parameters for that page
+WORST = {
+    "variance": {
+        "d_k": "4096",
+        "n_samples": "200000",
+        "dist": "uniform",
+        "sigma_q": "4",
+        "sigma_k": "4",
+    },
+    "saturation": {"d_k": "4096", "n_keys": "512", "alpha": "1.5", "classic_d_k": "4096"},
+    "gradients": {"d_k": "4096", "n_keys": "512", "alpha": "1.5", "gap": "30"},
+    "sqrt-vs-d": {"d_k": "4096", "n_keys": "512", "alpha": "1.5", "rho": "0.95"},
+    "which-d": {"d_model": "4096", "x_scale": "10"},
+}
+
+
+def main() -> int:
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from ui.pages import PAGES
+
+    rows, ok = [], True
+    for spec in PAGES:
+        if spec.url_path not in WORST:
+            continue
+        st.cache_data.clear()
+        at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=120)
+        for key, value in WORST[spec.url_path].items():
+            if key in spec.params:
+                at.query_params[key] = value
+        at.run()  # the home page: imports and the sidebar, not timed
+        at.switch_page(spec.script)
+        rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        at.run()
+        for _ in range(10):  # answer the predict-first questions: every chart is drawn
+            skips = [b for b in at.button if b.key and b.key.endswith("_skip")]
+            if not skips:
+                break
+            skips[0].click().run()
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        passed = cpu <= BUDGET_CPU_S and not at.exception
+        ok &= passed
+        rows.append(
+            (spec.url_path, cpu, wall, rss - rss0, rss, len(at.get("vega_lite_chart")), passed)
+        )
+    print(f"{'page':<12}{'cpu s':>8}{'wall s':>8}{'+MB':>7}{'peak MB':>9}{'charts':>8}  budget")
+    for page, cpu, wall, dmb, mb, n, passed in rows:
+        print(
+            f"{page:<12}{cpu:8.2f}{wall:8.2f}{dmb:7.0f}{mb:9.0f}{n:8d}  {'pass' if passed else 'FAIL'}"
+        )
+    print(f"\nbudget: <= {BUDGET_CPU_S} s of CPU per page at its costliest controls, cold caches")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
