@@ -171,34 +171,29 @@ def choice(
     captions: Sequence[str] | None = None,
     widget: str = "radio",
     help: str | None = None,
+    allowed: str | None = None,
 ) -> str:
-    """One of ``options`` (a radio or a select slider) bound to ``?key=``.
+    """One of ``options`` (a radio, a select slider or a select box) bound to ``?key=``.
 
     Streamlit writes an option widget's *displayed* text to the URL, so options are
     shown as their language-neutral identifiers (``normal``, ``zh``, ``20000``) and a
-    link works in either language; translated descriptions go in ``captions``.
+    link works in either language; translated descriptions go in ``captions`` (radio).
+    ``allowed`` overrides the list of options quoted in the bad-value warning.
     """
 
     def make_widget() -> str:
+        common = {"key": key, "bind": "query-params", "help": help}
         if widget == "select_slider":
-            return st.select_slider(
-                label, options=list(options), value=default, key=key, bind="query-params", help=help
-            )
-        return st.radio(
-            label,
-            options,
-            index=list(options).index(default),
-            captions=captions,
-            horizontal=True,
-            key=key,
-            bind="query-params",
-            help=help,
-        )
+            return st.select_slider(label, options=list(options), value=default, **common)
+        index = list(options).index(default)
+        if widget == "selectbox":
+            return st.selectbox(label, options, index=index, **common)
+        return st.radio(label, options, index=index, captions=captions, horizontal=True, **common)
 
     return _bound(
         key,
         default,
-        ", ".join(options),
+        allowed or ", ".join(options),
         lambda raw: parse_choice(raw, options) is not None,
         make_widget,
     )
