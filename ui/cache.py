@@ -166,6 +166,15 @@ def pair_terms(
 
 # --- saturation experiments (saturation, gradients and √d_k-vs-d_k pages) -------------
 STREAM_SATURATION_SWEEP = 10
+#: Rows per (d_k, α) cell of a sweep: 10,000 at n_keys ≤ 20, fewer for more keys, so a
+#: cell costs ≤ 200,000 softmax entries. Every page uses this one rule, so a sweep
+#: computed for one page is a cache hit on the others.
+SWEEP_ROWS, SWEEP_ROW_KEY_BUDGET = 10_000, 200_000
+
+
+def sweep_rows(n_keys: int) -> int:
+    """Rows per cell of every saturation sweep at this n_keys."""
+    return int(min(SWEEP_ROWS, SWEEP_ROW_KEY_BUDGET // max(1, int(n_keys))))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -206,7 +215,7 @@ HEATMAP_ALPHAS = tuple(round(0.05 * i, 2) for i in range(31))
 
 def sqrt_vs_d_rows(n_keys: int) -> int:
     """Rows per cell of the lines against d_k: 20,000, fewer for long rows (≤ 400k scores)."""
-    return min(20_000, 400_000 // int(n_keys))
+    return sweep_rows(n_keys)
 
 
 def sqrt_vs_d_heatmap_rows(n_keys: int) -> int:
@@ -277,7 +286,7 @@ STREAM_JACOBIAN_ROW, STREAM_QUERY_GRAD = 30, 31
 HEATMAP_MAX_KEYS = 32
 #: Rows per cell of the gradient sweeps and of the ∂L/∂q histogram, and the cap on
 #: rows × n_keys that keeps a recomputation small.
-GRADIENT_ROWS, GRADIENT_ROW_KEY_BUDGET = 20_000, 400_000
+
 #: Gap explorer grid (logit units) and histogram geometry (decades).
 GAP_GRID = tuple(float(g) for g in np.arange(0.0, 30.0 + 1e-9, 0.5))  # the slider's steps
 HIST_BIN, HIST_SPAN = 0.25, 24.0
@@ -300,7 +309,7 @@ GRADIENT_SWEEP_FIELDS = (
 
 def gradient_rows(n_keys: int) -> int:
     """Rows per cell at ``n_keys`` (fewer for long rows: rows × n_keys ≤ 400,000)."""
-    return int(min(GRADIENT_ROWS, GRADIENT_ROW_KEY_BUDGET // max(1, n_keys)))
+    return sweep_rows(n_keys)
 
 
 def gradient_sweep(n_keys: int, alpha: float, seed: int) -> pd.DataFrame:
@@ -498,9 +507,9 @@ def query_grad_histogram(
 # --- saturation page ----------------------------------------------------------------
 STREAM_SAT_ROW, STREAM_SAT_HEATMAP, STREAM_SAT_ROWMAX, STREAM_SAT_OVERFLOW = 20, 21, 22, 23
 #: Rows × keys per saturation-sweep cell (n_rows = min(20_000, budget // n_keys)).
-SAT_SWEEP_BUDGET = 400_000
+
 #: Rows × keys per overflow-sweep cell (n_rows = min(5_000, budget // n_keys)).
-OVERFLOW_BUDGET = 50_000
+OVERFLOW_BUDGET = 25_000
 #: d_k grid of the overflow chart: 2**(k/4) rounded, k = 0…48 (quarter octaves, 1…4096).
 OVERFLOW_D = tuple(sorted({round(2 ** (k / 4)) for k in range(49)}))
 #: Replicates of the toy experiment: entries of the score tensors ≤ budget, 50…2000 of them.
@@ -510,7 +519,7 @@ ROWMAX_BINS = np.linspace(0.0, 1.0, 51)
 
 def sat_sweep_rows(n_keys: int) -> int:
     """Rows per cell of the saturation sweep: 20,000, fewer for many keys."""
-    return int(min(20_000, SAT_SWEEP_BUDGET // n_keys))
+    return sweep_rows(n_keys)
 
 
 def overflow_rows(n_keys: int) -> int:

@@ -67,14 +67,19 @@ def test_query_grad_histogram_frame():
             math.log10(stats[which]["median"]), abs=1e-9
         )
     assert geo["lo"] == int(geo["lo"]) and geo["hi"] - geo["lo"] <= cache.HIST_SPAN + 1
-    assert geo["n_rows"] == cache.GRADIENT_ROWS
+    assert geo["n_rows"] == cache.SWEEP_ROWS
     assert stats["unscaled"]["median"] < 1e-2 * stats["scaled"]["median"]
     assert stats["unscaled"]["clipped"] > 0  # some unscaled rows lie below 24 decades down
 
 
 def test_gradient_rows_budget():
-    assert cache.gradient_rows(10) == 20_000
-    assert cache.gradient_rows(512) * 512 <= cache.GRADIENT_ROW_KEY_BUDGET
+    assert (
+        cache.gradient_rows(10)
+        == cache.SWEEP_ROWS
+        == cache.sat_sweep_rows(10)
+        == cache.sqrt_vs_d_rows(10)
+    )
+    assert cache.gradient_rows(512) * 512 <= cache.SWEEP_ROW_KEY_BUDGET
 
 
 def test_gradient_sweep_frames_recompute_only_the_chosen_alpha():
