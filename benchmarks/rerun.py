@@ -146,10 +146,6 @@ BENCHES: tuple[Bench, ...] = (
         "which-d", "app_pages/which-d.py", 5, "d_model", "number_input",
         fresh_ints(513, stop=4097, avoid=(512, 1024)), (512, 1024), (64, 4096),
     ),
-    Bench(
-        "which-d", "app_pages/which-d.py", 5, "x_scale", "slider",
-        fresh_floats(0.1, 10.0, avoid=(1.0, 2.0)), (1.0, 2.0), (),
-    ),
 )  # fmt: skip
 
 
