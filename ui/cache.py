@@ -219,8 +219,12 @@ def sqrt_vs_d_rows(n_keys: int) -> int:
 
 
 def sqrt_vs_d_heatmap_rows(n_keys: int) -> int:
-    """Rows per heatmap cell: 2,000 at n_keys ≤ 10, fewer for longer rows (≤ 20k scores)."""
-    return min(2_000, max(40, 20_000 // int(n_keys)))
+    """Rows per heatmap cell: 1,000 at n_keys ≤ 10, fewer for longer rows (≤ 10k scores).
+
+    The cell's colour is a mean entropy share, whose standard error at 1,000 rows is
+    below 0.01 — finer than the colour scale resolves.
+    """
+    return min(1_000, max(40, 10_000 // int(n_keys)))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -228,7 +232,7 @@ def sqrt_vs_d_heatmap(n_keys: int, rho: float, seed: int) -> pd.DataFrame:
     """Mean entropy / ln n_keys over d_k = 1…4096 × α = 0, 0.05, …, 1.5.
 
     Independent of the page's α and d_k controls, so moving them never recomputes it.
-    About 0.09 s of CPU at any n_keys (2,000 rows per cell at n_keys = 10).
+    About 0.05 s of CPU at any n_keys (1,000 rows per cell at n_keys = 10).
 
     Returns
     -------
