@@ -34,6 +34,13 @@ def _check_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def _legend_colors(df: pd.DataFrame, field: str) -> tuple[list[str], list[str]]:
+    """Legend order (first appearance) of ``field`` and the ``color`` of each entry."""
+    order = list(dict.fromkeys(df[field]))
+    first = df.drop_duplicates(field).set_index(field)["color"]
+    return order, [first[v] for v in order]
+
+
 def histogram_with_law(
     df: pd.DataFrame,
     *,
@@ -274,8 +281,7 @@ def sweep_lines(
         Legend entries per row (2 fits a half-width chart).
     """
     _check_rows(df)
-    order = list(dict.fromkeys(df["series"]))
-    colors = [df.loc[df["series"] == s, "color"].iloc[0] for s in order]
+    order, colors = _legend_colors(df, "series")
     color = alt.Color(
         "series:N",
         title=None,
@@ -353,8 +359,7 @@ def logit_scale(
         Tooltip title of the theory value.
     """
     _check_rows(df)
-    order = list(dict.fromkeys(df["series"]))
-    colors = [df.loc[df["series"] == s, "color"].iloc[0] for s in order]
+    order, colors = _legend_colors(df, "series")
     color = alt.Color(
         "series:N",
         title=None,
@@ -646,8 +651,7 @@ def median_mean_sweep(
         description=description,
         log_y=True,
     )
-    order = list(dict.fromkeys(df["series"]))
-    colors = [df.loc[df["series"] == s, "color"].iloc[0] for s in order]
+    order, colors = _legend_colors(df, "series")
     means = (
         alt.Chart(df.drop(columns="color"))
         .mark_line(strokeWidth=1.5)
@@ -761,13 +765,6 @@ def _lean(builder):
             return builder(*args, **kwargs)
 
     return wrapper
-
-
-def _legend_colors(df: pd.DataFrame, field: str) -> tuple[list[str], list[str]]:
-    """Legend order (first appearance) of ``field`` and the ``color`` of each entry."""
-    order = list(dict.fromkeys(df[field]))
-    first = df.drop_duplicates(field).set_index(field)["color"]
-    return order, [first[v] for v in order]
 
 
 @_lean
@@ -1258,8 +1255,7 @@ def scale_lines(
         Tooltip title of the theory value.
     """
     _check_rows(df)
-    order = list(dict.fromkeys(df["series"]))
-    colors = [df.loc[df["series"] == s, "color"].iloc[0] for s in order]
+    order, colors = _legend_colors(df, "series")
     color = alt.Color(
         "series:N",
         title=None,
