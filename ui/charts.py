@@ -34,6 +34,15 @@ def _check_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def d_marker(current_d: int) -> alt.Chart:
+    """The orange rule that marks the learner's d_k on a chart against d_k."""
+    return (
+        alt.Chart(pd.DataFrame({"d": [current_d]}))
+        .mark_rule(color=COLORS["accent"], strokeWidth=2)
+        .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title="d_k")])
+    )
+
+
 def _legend_colors(df: pd.DataFrame, field: str) -> tuple[list[str], list[str]]:
     """Legend order (first appearance) of ``field`` and the ``color`` of each entry."""
     order = list(dict.fromkeys(df[field]))
@@ -152,11 +161,7 @@ def variance_sweep(
     points = base.mark_point(filled=True, size=50).encode(
         x=x, y=alt.Y("var:Q", scale=y_scale, title=y_title), color=series, tooltip=tooltip
     )
-    marker = (
-        alt.Chart(pd.DataFrame({"d": [current_d]}))
-        .mark_rule(color=COLORS["accent"], strokeWidth=2)
-        .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title="d_k")])
-    )
+    marker = d_marker(current_d)
     return alt.layer(theory, bars, points, marker).properties(
         title=title, description=description, height=320
     )
@@ -322,11 +327,7 @@ def sweep_lines(
             .mark_text(align="left", x=4, dy=-6, color=COLORS["theory"])
             .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
-    marker = (
-        alt.Chart(pd.DataFrame({"d": [current_d]}))
-        .mark_rule(color=COLORS["accent"], strokeWidth=2)
-        .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title="d_k")])
-    )
+    marker = d_marker(current_d)
     layers.append(marker)
     return alt.layer(*layers).properties(title=title, description=description, height=300)
 
@@ -374,7 +375,7 @@ def logit_scale(
         x=x, y=alt.Y("theory:Q", scale=y_scale, title=y_title), color=color
     )
     bars = base.mark_rule(strokeWidth=2).encode(
-        x=x, y=alt.Y("lo:Q", scale=y_scale), y2="hi:Q", color=color
+        x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=color
     )
     points = base.mark_point(filled=True, size=45, opacity=1).encode(
         x=x,
@@ -389,11 +390,7 @@ def logit_scale(
             alt.Tooltip("theory:Q", title=theory_title, format=".4g"),
         ],
     )
-    marker = (
-        alt.Chart(pd.DataFrame({"d": [current_d]}))
-        .mark_rule(color=COLORS["accent"], strokeWidth=2)
-        .encode(x="d:Q", tooltip=[alt.Tooltip("d:Q", title="d_k")])
-    )
+    marker = d_marker(current_d)
     return alt.layer(theory, bars, points, marker).properties(
         title=alt.TitleParams(title, subtitle=subtitle), description=description, height=300
     )
@@ -431,7 +428,7 @@ def alpha_heatmap(
         .encode(
             x=alt.X("d:O", title=x_title, sort="ascending", axis=alt.Axis(labelAngle=0)),
             y=alt.Y("a0:Q", title=y_title, scale=y_scale),
-            y2="a1:Q",
+            y2=alt.Y2("a1:Q"),
             color=alt.Color(
                 "share:Q",
                 title=color_title,
@@ -614,7 +611,7 @@ def gap_explorer(
     marker = (
         alt.Chart(pd.DataFrame({"g": [current_g]}))
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
-        .encode(x="g:Q", tooltip=[alt.Tooltip("g:Q", format=".2f")])
+        .encode(x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", format=".2f")])
     )
     return alt.layer(lines, marker).properties(title=title, description=description, height=320)
 
@@ -718,9 +715,9 @@ def log_histogram(
         .mark_bar(color=color, opacity=0.8, binSpacing=0)
         .encode(
             x=x,
-            x2="x1:Q",
+            x2=alt.X2("x1:Q"),
             y=alt.Y("share:Q", title=y_title),
-            y2=alt.datum(0),
+            y2=alt.Y2(datum=0),
             tooltip=[
                 alt.Tooltip("x0:Q", title="log10 from", format=".2f"),
                 alt.Tooltip("x1:Q", title="log10 to", format=".2f"),
@@ -1085,11 +1082,7 @@ def overflow_lines(
         .mark_point(filled=True, size=18)
         .encode(x=x, y=alt.Y("rate:Q", scale=y_scale), color=color, tooltip=tooltip)
     )
-    marker = (
-        alt.Chart(pd.DataFrame({"d": [current_d]}))
-        .mark_rule(color=COLORS["accent"], strokeWidth=2)
-        .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title="d_k")])
-    )
+    marker = d_marker(current_d)
     # band, line and points take the layer's data; the marker keeps its own
     return alt.layer(
         band,
