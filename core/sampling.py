@@ -16,8 +16,8 @@ from core.validation import check_positive_int, check_rng
 
 #: Largest number of elements one (n, d) array may hold (1 GiB of float64).
 MAX_ELEMENTS = 2**27
-#: Elements per chunk on the direct O(d) path (32 MiB of float64 per operand).
-CHUNK_ELEMENTS = 2**22
+#: Elements per chunk on the direct O(d) path (8 MiB of float64 per operand).
+CHUNK_ELEMENTS = 2**20
 
 
 def _check_n(n: int, name: str) -> int:
