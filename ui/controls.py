@@ -277,9 +277,11 @@ def alpha_input(key: str = "alpha", *, default: float = 0.5, max_value: float = 
         help=t("common.alpha_help"),
     )
     cols = st.columns(len(ALPHA_PRESETS))
+    # the presenter sidebar is narrow: there the buttons show the exponent only
+    short = bool(st.session_state.get("present"))
     for i, (col, preset) in enumerate(zip(cols, ALPHA_PRESETS, strict=True)):
         col.button(
-            alpha_label(preset),
+            f"α = {preset:g}" if short else alpha_label(preset),
             key=f"{key}_preset_{i}",
             on_click=_set_value,
             args=(key, preset),

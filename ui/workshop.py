@@ -132,7 +132,7 @@ def chart(
     st.altair_chart(chart_obj, width="stretch", key=key)
     if data is None and source is None:
         return
-    left, right = st.columns([1, 3], vertical_alignment="center")
+    left, right = st.columns([2, 3], vertical_alignment="center")
     if data is not None:
         left.download_button(
             t("workshop.download_csv"),
