@@ -347,7 +347,7 @@ def test_mean_max_prediction_at_the_largest_d_k(n_keys, right):
     assert not at.exception
     assert "— right." in _text(at)
     assert len(chart_data(at)) == N_UNGATED + 2  # the two sweeps
-    mean = float(re.search(r"Measured: \*\*(0\.\d+)\*\*", _text(at)).group(1))
+    mean = float(re.search(r"mean largest weight is \*\*(0\.\d+)\*\*", _text(at)).group(1))
     assert (0.978 < mean < 0.99) if n_keys == "10" else (0.99 < mean < 0.998)
 
 
