@@ -157,3 +157,48 @@ def rowmax_table(summary: dict[bool, dict[str, float]]) -> pd.DataFrame:
         for scaled, s in summary.items()
     }
     return pd.DataFrame(data, index=[t(f"saturation.stat_{r}") for r in rows])
+
+
+# --- workshop mode: predict-first answers -------------------------------------------------
+#: Lower edges (above the uniform value 1/n) of the answer ranges for a largest weight.
+WEIGHT_EDGES = (0.99, 0.9, 0.5)
+
+
+def weight_bins(n_keys: int) -> list[tuple[float, float]]:
+    """Answer ranges [lo, hi) for "how large is the largest weight?", highest first.
+
+    The ranges cover [1/n_keys, 1]: ≥ 0.99, 0.9–0.99, 0.5–0.9 and 1/n_keys–0.5 (an
+    edge at or below 1/n_keys is dropped: with 2 keys the lowest range is 0.5–0.9).
+    """
+    if n_keys < 2:
+        raise ValueError(f"n_keys must be >= 2, got {n_keys}")
+    uniform = 1.0 / n_keys
+    edges = [1.0, *(e for e in WEIGHT_EDGES if e > uniform), uniform]
+    return list(zip(edges[1:], edges[:-1], strict=True))
+
+
+def bin_index(x: float, bins: list[tuple[float, float]]) -> int:
+    """Index of the range of :func:`weight_bins` holding x (the lowest if x < every edge)."""
+    return next((i for i, (lo, _) in enumerate(bins) if x >= lo), len(bins) - 1)
+
+
+def weight_options(n_keys: int) -> list[str]:
+    """The ranges of :func:`weight_bins` as answer options in the current language."""
+    bins = weight_bins(n_keys)
+    options = []
+    for i, (lo, hi) in enumerate(bins):
+        if i == 0:
+            options.append(t("saturation_workshop.opt_top", lo=f"{lo:g}"))
+        elif i == len(bins) - 1:
+            options.append(t("saturation_workshop.opt_low", lo=f"{lo:.3g}", hi=f"{hi:g}", n=n_keys))
+        else:
+            options.append(f"{lo:g} – {hi:g}")
+    return options
+
+
+def sweep_at(df: pd.DataFrame, alpha: float, d: int, field: str) -> float:
+    """One cell of a :func:`ui.cache.saturation_sweep` frame: ``field`` at (alpha, d)."""
+    sel = df[np.isclose(df["alpha"], alpha) & (df["d"] == d)]
+    if len(sel) != 1:
+        raise ValueError(f"no single sweep cell at alpha={alpha}, d={d}")
+    return float(sel[field].iloc[0])

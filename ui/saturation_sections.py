@@ -3,7 +3,8 @@
 The panels are ``st.fragment``s with their own URL-bound controls, so moving one of
 them reruns that panel only: the two-score playground (``score_1``, ``score_2``,
 ``divisor``) and the toy experiment Q, K ~ N(0, 1) (``classic_batch``, ``classic_seq``,
-``classic_d_k``).
+``classic_d_k``). Every main chart goes through :func:`ui.workshop.chart` (CSV of its
+frame, source of the core functions behind it).
 """
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ from __future__ import annotations
 import math
 
 import altair as alt
+import pandas as pd
 import streamlit as st
 
-from ui import cache, charts, controls
+from core import classic as classic_core
+from core import experiments
+from core.attention import attention_logits
+from core.softmax import softmax
+from ui import cache, charts, controls, workshop
 from ui import saturation_frames as frames
 from ui.i18n import t
 
@@ -57,17 +63,20 @@ def playground() -> None:
     left, right = st.columns(2)
     labels = (f"softmax([{s1:g}, {s2:g}])", f"softmax([{s1:g}, {s2:g}] / {c:g})")
     keys = (t("saturation.key_n", n=1), t("saturation.key_n", n=2))
-    left.altair_chart(
-        charts.two_score_bars(
-            frames.two_score_frame(raw, div, labels, keys),
-            title=t("saturation.play_title", c=f"{c:g}"),
-            x_title=t("saturation.axis_key"),
-            y_title=t("saturation.axis_weight"),
-            description=t("saturation.play_alt", raw=plain(raw), div=plain(div), c=f"{c:g}"),
-        ),
-        width="stretch",
-        key="saturation_playground",
-    )
+    pair = frames.two_score_frame(raw, div, labels, keys)
+    with left:
+        workshop.chart(
+            charts.two_score_bars(
+                pair,
+                title=t("saturation.play_title", c=f"{c:g}"),
+                x_title=t("saturation.axis_key"),
+                y_title=t("saturation.axis_weight"),
+                description=t("saturation.play_alt", raw=plain(raw), div=plain(div), c=f"{c:g}"),
+            ),
+            key="saturation_playground",
+            data=pair,
+            source=softmax,
+        )
     gap = s1 - s2
     with right:
         st.latex(rf"\mathrm{{softmax}}([{s1:g},\ {s2:g}]) = {tex(raw)}")
@@ -99,69 +108,111 @@ def classic_experiment() -> None:
             "classic_d_k", t("saturation.classic_d_k"), min_value=1, max_value=4096, default=64
         )
     seed = st.session_state.get("seed", 0)
+    hist, summary = cache.classic_rowmax(batch, seq, dk, seed)
+    u, s = summary[False], summary[True]
+    bins = frames.weight_bins(seq)
+    shape = {"b": batch, "n": seq, "d_k": dk}
+    if workshop.predict(
+        "saturation_median",
+        t("saturation_workshop.predict_median_q", rows=f"{int(u['n_rows']):,}", **shape),
+        frames.weight_options(seq),
+        answer=frames.bin_index(u["median"], bins),
+        explain=t(
+            "saturation_workshop.predict_median_explain",
+            median=frames.fmt_weight(u["median"]),
+            q10=f"{u['q10']:.2f}",
+            top=frames.fmt_weight(u["tensor_max_median"]),
+        ),
+    ):
+        _classic_charts(batch, seq, dk, seed, hist, summary)
+        workshop.myth(
+            t("saturation_workshop.myth_claim"),
+            t(
+                "saturation_workshop.myth_reality",
+                median=frames.fmt_weight(u["median"]),
+                q10=f"{u['q10']:.2f}",
+                high=f"{100 * u['high_share']:.0f}",
+                top=frames.fmt_weight(u["tensor_max_median"]),
+                top_share=f"{100 * u['tensor_high_share']:.0f}",
+                **shape,
+            ),
+        )
+        st.info(
+            t(
+                "saturation_workshop.dist_plain",
+                mean=f"{u['mean']:.3f}",
+                se=f"{u['se']:.3f}",
+                mean_s=f"{s['mean']:.3f}",
+                q90_s=f"{s['q90']:.2f}",
+            ),
+            icon=":material/lightbulb:",
+        )
+
+
+def _classic_charts(
+    batch: int,
+    seq: int,
+    dk: int,
+    seed: int,
+    hist: pd.DataFrame,
+    summary: dict[bool, dict[str, float]],
+) -> None:
+    """The two heatmaps of one batch element and the row-max distribution with its table."""
     heat = cache.classic_heatmap(seq, dk, seed)
     for col, scaled in zip(st.columns(2), (False, True), strict=True):
         name = "scaled" if scaled else "unscaled"
         cells = heat[heat.scaled == scaled].drop(columns="scaled")
-        col.altair_chart(
-            charts.attention_heatmap(
-                cells,
-                title=t(f"saturation.heat_title_{name}", d_k=dk),
-                x_title=t("saturation.axis_key_j"),
-                y_title=t("saturation.axis_query_i"),
-                color_title=t("saturation.axis_weight"),
-                max_title=t("saturation.row_max"),
-                description=t(
-                    "saturation.heat_alt",
-                    name=t(f"saturation.series_{name}"),
-                    n=seq,
-                    mean=f"{cells.row_max.mean():.3f}",
+        with col:
+            workshop.chart(
+                charts.attention_heatmap(
+                    cells,
+                    title=t(f"saturation.heat_title_{name}", d_k=dk),
+                    x_title=t("saturation.axis_key_j"),
+                    y_title=t("saturation.axis_query_i"),
+                    color_title=t("saturation.axis_weight"),
+                    max_title=t("saturation.row_max"),
+                    description=t(
+                        "saturation.heat_alt",
+                        name=t(f"saturation.series_{name}"),
+                        n=seq,
+                        mean=f"{cells.row_max.mean():.3f}",
+                    ),
                 ),
-            ),
-            width="stretch",
-            key=f"saturation_heat_{name}",
-        )
+                key=f"saturation_heat_{name}",
+                data=cells,
+                source=None if scaled else [attention_logits, softmax],
+            )
     st.caption(t("saturation.heat_caption"))
-    hist, summary = cache.classic_rowmax(batch, seq, dk, seed)
     u, s = summary[False], summary[True]
     n_rep = int(u["n_replicates"])
     st.markdown(t("saturation.dist_header", n_rep=f"{n_rep:,}", rows=f"{int(u['n_rows']):,}"))
     left, right = st.columns([3, 2])
     bars, marks = frames.rowmax_frames(hist, summary)
-    left.altair_chart(
-        charts.rowmax_histogram(
-            bars,
-            marks,
-            title=t("saturation.dist_title", b=batch, n=seq, d_k=dk),
-            x_title=t("saturation.axis_row_max"),
-            y_title=t("saturation.axis_share_rows"),
-            description=t(
-                "saturation.dist_alt",
-                mean_u=f"{u['mean']:.3f}",
-                mean_s=f"{s['mean']:.3f}",
-                top=frames.fmt_weight(u["tensor_max_median"]),
+    with left:
+        workshop.chart(
+            charts.rowmax_histogram(
+                bars,
+                marks,
+                title=t("saturation.dist_title", b=batch, n=seq, d_k=dk),
+                x_title=t("saturation.axis_row_max"),
+                y_title=t("saturation.axis_share_rows"),
+                description=t(
+                    "saturation.dist_alt",
+                    mean_u=f"{u['mean']:.3f}",
+                    mean_s=f"{s['mean']:.3f}",
+                    top=frames.fmt_weight(u["tensor_max_median"]),
+                ),
             ),
-        ),
-        width="stretch",
-        key="saturation_rowmax",
-    )
+            key="saturation_rowmax",
+            data=bars,
+            source=[
+                classic_core.classic_rowmax,
+                classic_core.classic_scores,
+                classic_core.rowmax_summary,
+            ],
+        )
     with right:
         st.table(frames.rowmax_table(summary))
-    st.info(
-        t(
-            "saturation.dist_plain",
-            mean=f"{u['mean']:.3f}",
-            se=f"{u['se']:.3f}",
-            median=f"{u['median']:.3f}",
-            q10=f"{u['q10']:.2f}",
-            high=f"{100 * u['high_share']:.0f}",
-            top=frames.fmt_weight(u["tensor_max_median"]),
-            top_share=f"{100 * u['tensor_high_share']:.0f}",
-            mean_s=f"{s['mean']:.3f}",
-            q90_s=f"{s['q90']:.2f}",
-        ),
-        icon=":material/lightbulb:",
-    )
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -178,12 +229,13 @@ def sweep_chart(
     x_title: str,
     y_title: str,
     description: str,
-) -> alt.LayerChart:
-    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha``, as a chart object.
+) -> tuple[alt.LayerChart, pd.DataFrame]:
+    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha``: the chart and its frame.
 
     Every input is an argument (translated strings included), so the cache key is the
     whole input. Cached as an object because the shared ``charts.sweep_lines`` spends
-    tens of milliseconds building it; a rerun at seen values reuses it.
+    tens of milliseconds building it; a rerun at seen values reuses it. The frame (the
+    chart's data, for the CSV download) is shared by every caller: do not modify it.
 
     Parameters
     ----------
@@ -198,8 +250,9 @@ def sweep_chart(
     if not frames.is_preset(alpha):
         mine = cache.saturation_sweep(n_keys, (alpha,), 0.0, seed, n_rows)
     top = 1.0 if stat == "max_weight" else 1.05 * math.log(n_keys)
-    return charts.saturation_sweep_lines(
-        frames.sweep_frame(fixed, mine, stat, dict(labels)),
+    data = frames.sweep_frame(fixed, mine, stat, dict(labels))
+    chart = charts.saturation_sweep_lines(
+        data,
         current_d=d_k,
         y_domain=(0.0, top),
         reference=frames.reference_frame(list(reference)),
@@ -208,3 +261,44 @@ def sweep_chart(
         y_title=y_title,
         description=description,
     ).configure_legend(symbolOpacity=1)  # else the legend copies the bands' pale fill
+    return chart, data
+
+
+#: Core functions behind the sweep charts (shown under them).
+SWEEP_SOURCE = (experiments.saturation_sweep, experiments._row_quantities)
+
+
+def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
+    """Mean largest weight and mean entropy against d_k, for α = 0, ½, 1 and ``alpha``."""
+    ln_n = math.log(n_keys)
+    st.latex(
+        rf"\mathrm{{std}}(\text{{logit}}) = d_k^{{\,1/2-\alpha}} = {d_k}^{{\,{0.5 - alpha:.3g}}}"
+        rf" = {d_k ** (0.5 - alpha):.4g}, \qquad"
+        rf" \ln n_{{\mathrm{{keys}}}} = \ln {n_keys} = {ln_n:.4f}"
+    )
+    labels = frames.series_labels((*controls.ALPHA_PRESETS, alpha))
+    refs = {
+        "max_weight": (1 / n_keys, t("saturation.ref_uniform_max", n=n_keys)),
+        "entropy": (ln_n, t("saturation.ref_ln_n", n=n_keys)),
+    }
+    for i, (stat, ref) in enumerate(refs.items()):  # full width: four legend entries
+        chart, data = sweep_chart(
+            stat,
+            n_keys,
+            alpha,
+            seed,
+            d_k,
+            labels=labels,
+            reference=(ref,),
+            title=t(f"saturation.sweep_{stat}_title", n=n_keys),
+            x_title=t("saturation.axis_d_k"),
+            y_title=t(f"saturation.axis_{stat}"),
+            description=t(f"saturation.sweep_{stat}_alt", n=n_keys),
+        )
+        workshop.chart(
+            chart,
+            key=f"saturation_sweep_{stat}",
+            data=data,
+            source=SWEEP_SOURCE if i == 0 else None,
+        )
+    st.caption(t("saturation.sweep_caption", rows=f"{cache.sat_sweep_rows(n_keys):,}", n=n_keys))

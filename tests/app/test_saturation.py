@@ -14,6 +14,8 @@ PAGE = "app_pages/saturation.py"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # chart order on the page
 PLAY, ROW_RAW, ROW_SCALED, HEAT_RAW, HEAT_SCALED, ROWMAX, SWEEP_MAX, SWEEP_H, OVERFLOW = range(9)
+#: charts drawn before any prediction is answered: the playground, the row pair, overflow
+N_UNGATED = 4
 
 
 def _frames(chart: dict) -> list[pd.DataFrame]:
@@ -254,12 +256,13 @@ def test_page_params_are_registered():
     ],
 )
 def test_malformed_params_warn_and_fall_back(params, name, default):
-    at = run_page(PAGE, **params)
+    # the warning belongs to the first run (the page as opened from the link)
+    at = run_page(PAGE, reveal=False, **params)
     assert not at.exception
     assert [w for w in warnings(at) if f"`{name}`" in w], warnings(at)
     widget = at.slider if name in {"alpha", "score_1", "score_2", "divisor"} else at.number_input
     assert widget(key=name).value == default
-    assert len(chart_data(at)) == 9
+    assert len(chart_data(at)) == N_UNGATED
 
 
 def test_doubling_button():
@@ -267,3 +270,132 @@ def test_doubling_button():
     at.button(key="d_k_double").click().run()
     assert at.number_input(key="d_k").value == 200
     assert not at.exception
+
+
+# --- workshop mode ---------------------------------------------------------------------------
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def _answer(at, key: str, guess: int) -> None:
+    at.radio(key=f"{key}_guess").set_value(guess).run()
+    at.button(key=f"{key}_reveal").click().run()
+
+
+def test_presenter_mode_reveals_one_step_at_a_time():
+    at = run_page(PAGE, reveal=False, present="1")
+    assert not at.exception
+    assert at.number_input(key="step").value == 1
+    # the page's main controls sit in the sidebar; the playground keeps its own
+    assert at.sidebar.number_input(key="d_k").value == 64
+    assert at.sidebar.slider(key="alpha").value == 0.5
+    counts = [len(chart_data(at))]
+    for _ in range(4):
+        at.button(key="step_next").click().run()
+        counts.append(len(chart_data(at)))
+    assert not at.exception
+    # 1 playground · 2 + row pair · 3 classic (asks first) · 4 sweeps (ask first) · 5 overflow
+    assert counts == [1, 3, 3, 3, 4]
+    assert at.number_input(key="step").value == 5
+    assert at.button(key="step_next").disabled
+    at.button(key="step_prev").click().run()
+    assert at.number_input(key="step").value == 4
+    assert len(chart_data(at)) == 3
+
+
+def test_presenter_step_from_the_url():
+    at = run_page(PAGE, present="1", step="3")  # predictions skipped
+    assert at.number_input(key="step").value == 3
+    assert len(chart_data(at)) == 6  # playground, row pair, heatmaps, row-max histogram
+    at = run_page(PAGE, present="1", step="5")
+    assert len(chart_data(at)) == 9
+    at = run_page(PAGE, reveal=False, present="1", step="3")
+    assert at.button(key="saturation_median_reveal").disabled  # no guess yet
+
+
+def test_median_prediction_is_recorded_and_compared():
+    at = run_page(PAGE, reveal=False)
+    assert len(chart_data(at)) == N_UNGATED
+    options = at.radio(key="saturation_median_guess").options
+    assert options[0] == "≈ 1 (≥ 0.99)" and options[-1].startswith("0.1 (uniform, 1/10)")
+    _answer(at, "saturation_median", 0)  # the popular "≈ 1"
+    assert not at.exception
+    assert at.session_state["_predictions"] == {"saturation_median": 0}
+    assert len(chart_data(at)) == N_UNGATED + 3  # heatmaps and histogram
+    median = at.table[0].value.iloc[1, 0]  # the table's median unscaled row max
+    assert 0.93 < float(median) < 0.97
+    text = _text(at)
+    assert "the measurement says **0.9 – 0.99**" in text and f"**{median}**" in text
+    at.button(key="saturation_median_again").click().run()
+    assert len(chart_data(at)) == N_UNGATED
+
+
+@pytest.mark.parametrize(("classic_d_k", "right"), [("1", 3), ("16", 2), ("64", 1), ("1024", 0)])
+def test_median_answer_follows_the_measurement(classic_d_k, right):
+    at = run_page(PAGE, reveal=False, classic_d_k=classic_d_k)
+    _answer(at, "saturation_median", right)
+    assert "— right." in _text(at)
+
+
+@pytest.mark.parametrize(("n_keys", "right"), [("10", 1), ("2", 0)])
+def test_mean_max_prediction_at_the_largest_d_k(n_keys, right):
+    # REFERENCE §2: 1 − E[max p] ≈ ln 2 · e_n / σ at σ = √4096 = 64: 0.983 for 10 keys,
+    # 0.994 for 2 keys (e₂ = 1/√π)
+    at = run_page(PAGE, reveal=False, n_keys=n_keys)
+    assert len(at.radio(key="saturation_mean_max_guess").options) == (4 if n_keys == "10" else 3)
+    _answer(at, "saturation_mean_max", right)
+    assert not at.exception
+    assert "— right." in _text(at)
+    assert len(chart_data(at)) == N_UNGATED + 2  # the two sweeps
+    mean = float(re.search(r"mean largest weight is \*\*(0\.\d+)\*\*", _text(at)).group(1))
+    assert (0.978 < mean < 0.99) if n_keys == "10" else (0.99 < mean < 0.998)
+
+
+def test_myth_card_quotes_the_live_counter_example():
+    at = run_page(PAGE)
+    text = _text(at)
+    assert "Popular claim:" in text and "every row's max is ≈ 1" in text
+    median, q10 = at.table[0].value.iloc[1, 0], at.table[0].value.iloc[2, 0]
+    assert f"median unscaled row max is **{median}**" in text
+    assert f"below **{float(q10):.2f}**" in text
+    assert "1 − " in text  # … while the largest entry of a tensor is 1 − ε
+    at.number_input(key="classic_d_k").set_value(16).run()
+    assert at.table[0].value.iloc[1, 0] != median
+    assert f"**{at.table[0].value.iloc[1, 0]}**" in _text(at)
+
+
+def test_charts_have_csv_downloads_and_their_code():
+    at = run_page(PAGE)
+    keys = {b.key for b in at.get("download_button")}
+    assert keys == {
+        f"saturation_{k}_csv"
+        for k in (
+            "playground",
+            "row_unscaled",
+            "row_scaled",
+            "heat_unscaled",
+            "heat_scaled",
+            "rowmax",
+            "sweep_max_weight",
+            "sweep_entropy",
+            "overflow",
+        )
+    }
+    sources = [c.value for c in at.code if c.value.startswith("def ")]
+    for fn in (
+        "softmax",
+        "attention_logits",
+        "classic_rowmax",
+        "rowmax_summary",
+        "saturation_sweep",
+        "_row_quantities",
+        "naive_overflow_sweep",
+    ):
+        assert any(s.startswith(f"def {fn}(") for s in sources), fn
+
+
+def test_presenter_mode_in_chinese():
+    at = run_page(PAGE, lang="zh", present="1", step="5")
+    assert not at.exception and not warnings(at)
+    assert len(chart_data(at)) == 9
+    assert CJK.search(" ".join(m.value for m in at.markdown))

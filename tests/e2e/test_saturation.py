@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import csv
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 N_CHARTS = 9
+CHARTS = "[data-testid='stVegaLiteChart']"
+
+
+def _reveal_predictions(app) -> None:
+    """Press "Just show me" on every predict-first question, one rerun each."""
+    for _ in range(4):
+        skip = app.page.locator("[class*='st-key-'][class*='_skip'] button:visible")
+        if not skip.count():
+            return
+        app.interact(skip.first.click)
 
 
 def _assert_charts_drawn(app) -> None:
+    _reveal_predictions(app)
     charts = app.page.locator("[data-testid='stVegaLiteChart']")
     assert charts.count() == N_CHARTS, f"expected {N_CHARTS} charts, found {charts.count()}"
     for i in range(charts.count()):
@@ -43,4 +56,57 @@ def test_saturation_deep_link_in_chinese(app):
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert CJK.search(main), "no Chinese text on /saturation?lang=zh"
     assert "α = 0.75" in main or "0.75" in main
+    app.assert_healthy()
+
+
+def test_saturation_presenter_steps_and_a_prediction(app):
+    app.open("saturation", "present=1")
+    sidebar = app.page.locator("[data-testid='stSidebar']")
+    expect(sidebar.locator(".st-key-d_k input")).to_have_value("64")
+    expect(app.page.locator(CHARTS)).to_have_count(1)  # step 1: the two-score playground
+    app.interact(app.button("step_next").click)
+    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
+    expect(app.page.locator(CHARTS)).to_have_count(3)  # + the row pair
+    app.interact(app.button("step_next").click, expect_chart_change=False)
+    app.page.wait_for_function("() => location.search.includes('step=3')", timeout=10_000)
+    expect(app.page.locator(CHARTS)).to_have_count(3)  # the classic experiment asks first
+    reveal = app.button("saturation_median_reveal")
+    expect(reveal).to_be_disabled()
+    app.interact(
+        lambda: app.widget("saturation_median_guess").get_by_text("≈ 1 (≥ 0.99)").click(),
+        expect_chart_change=False,
+    )
+    expect(reveal).to_be_enabled()
+    app.interact(reveal.click)
+    expect(app.page.locator(CHARTS)).to_have_count(6)  # heatmaps and row-max histogram
+    main = app.page.locator("[data-testid='stMain']")
+    expect(main).to_contain_text("the measurement says 0.9 – 0.99")
+    expect(main).to_contain_text("Popular claim:")
+    app.interact(app.button("step_prev").click)
+    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
+    expect(app.page.locator(CHARTS)).to_have_count(3)
+    app.assert_healthy()
+    app.screenshot("saturation-presenter")
+
+
+def test_saturation_csv_download_matches_the_chart(app):
+    from ui import cache
+
+    app.open("saturation", "n_keys=12&seed=3")
+    _reveal_predictions(app)
+    button = app.widget("saturation_overflow_csv").locator("button")
+    button.scroll_into_view_if_needed()
+    with app.page.expect_download() as download:
+        button.click()
+    assert download.value.suggested_filename == "saturation_overflow.csv"
+    with open(download.value.path(), encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    # the frame the chart draws: α = 0 and ½ × float16/float32 × every d_k of the sweep
+    expected = cache.overflow_sweep(12, (0.0, 0.5), 3)
+    assert len(rows) == len(expected)
+    assert set(rows[0]) == {"d", "series", "color", "dtype", "rate", "lo", "hi"}
+    got = sorted((r["dtype"], int(r["d"]), float(r["rate"])) for r in rows)
+    want = sorted(zip(expected["dtype"], expected["d"].astype(int), expected["rate"], strict=True))
+    assert [g[:2] for g in got] == [w[:2] for w in want]
+    assert [g[2] for g in got] == pytest.approx([w[2] for w in want])
     app.assert_healthy()

@@ -1,5 +1,7 @@
 """Saturation page: chart builders (valid Vega-Lite, encodings, row counts) and frame helpers."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -210,3 +212,43 @@ def test_saturation_builders_reject_too_many_rows():
     big = pd.DataFrame({"key": np.arange(6000), "score": 0.0, "logit": 0.0, "weight": 0.0})
     with pytest.raises(ValueError, match="at most"):
         charts.weight_bars(big, color="#000", title="", x_title="", y_title="", description="")
+
+
+@pytest.mark.parametrize(
+    ("n_keys", "expected"),
+    [
+        (10, [(0.99, 1.0), (0.9, 0.99), (0.5, 0.9), (0.1, 0.5)]),
+        (2, [(0.99, 1.0), (0.9, 0.99), (0.5, 0.9)]),  # 1/2 is already the 0.5 edge
+        (3, [(0.99, 1.0), (0.9, 0.99), (0.5, 0.9), (1 / 3, 0.5)]),
+    ],
+)
+def test_weight_bins_cover_uniform_to_one(n_keys, expected):
+    bins = frames.weight_bins(n_keys)
+    assert np.array(bins) == pytest.approx(np.array(expected))
+    assert bins[0][1] == 1.0 and bins[-1][0] == pytest.approx(1 / n_keys)
+    assert all(a[0] == b[1] for a, b in itertools.pairwise(bins))  # contiguous
+
+
+def test_bin_index_and_bad_n_keys():
+    bins = frames.weight_bins(10)
+    assert [frames.bin_index(x, bins) for x in (1.0, 0.99, 0.9899, 0.9, 0.5, 0.1, 0.05)] == [
+        0,
+        0,
+        1,
+        1,
+        2,
+        3,
+        3,
+    ]
+    with pytest.raises(ValueError, match="n_keys"):
+        frames.weight_bins(1)
+
+
+def test_weight_options_and_sweep_cell():
+    options = frames.weight_options(10)
+    assert options == ["≈ 1 (≥ 0.99)", "0.9 – 0.99", "0.5 – 0.9", "0.1 (uniform, 1/10) – 0.5"]
+    assert len(frames.weight_options(2)) == 3
+    df = pd.DataFrame({"alpha": [0.0, 0.5, 0.0], "d": [64, 64, 128], "v": [1.0, 2.0, 3.0]})
+    assert frames.sweep_at(df, 0.5, 64, "v") == 2.0
+    with pytest.raises(ValueError, match="sweep cell"):
+        frames.sweep_at(df, 1.0, 64, "v")
