@@ -19,7 +19,7 @@ from core.scaling import (
     relevant_logit_mean,
     signal_to_noise,
 )
-from ui import cache, charts
+from ui import cache, charts, workshop
 from ui.controls import ALPHA_PRESETS, alpha_label
 from ui.i18n import t
 
@@ -198,7 +198,7 @@ RHO_PRESETS = (("rho_init", 0.0), ("rho_aligned", 0.5))
 
 def rho_presets(current: float) -> None:
     """Two buttons under the ρ slider: ρ = 0 and ρ = 0.5 (the values REFERENCE §1 quotes)."""
-    cols = st.columns(len(RHO_PRESETS))
+    cols = workshop.control_columns(len(RHO_PRESETS))  # stacked in the presenter sidebar
     for col, (name, value) in zip(cols, RHO_PRESETS, strict=True):
         col.button(
             t(f"sqrt_vs_d.{name}"),
