@@ -265,10 +265,10 @@ D_SMALL, D_START, D_LARGE = 1, 16, 4096
 
 def value_at(df: pd.DataFrame, alpha: float, d: int, stat: str) -> float:
     """One statistic of the full (unfiltered) sweep at exponent ``alpha`` and d_k = ``d``."""
-    row = df[(df["alpha"] == alpha) & (df["d"] == d)]
-    if len(row) != 1:
-        raise ValueError(f"the sweep has {len(row)} rows at alpha={alpha}, d={d}")
-    return float(row[stat].iloc[0])
+    rows = np.flatnonzero((df["alpha"].to_numpy() == alpha) & (df["d"].to_numpy() == d))
+    if rows.size != 1:
+        raise ValueError(f"the sweep has {rows.size} rows at alpha={alpha}, d={d}")
+    return float(df[stat].to_numpy()[rows[0]])
 
 
 def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
