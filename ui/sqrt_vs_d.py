@@ -19,7 +19,7 @@ from core.scaling import (
     relevant_logit_mean,
     signal_to_noise,
 )
-from ui import cache, charts
+from ui import cache, charts, workshop
 from ui.controls import ALPHA_PRESETS, alpha_label
 from ui.i18n import t
 
@@ -173,6 +173,21 @@ def summary_table(at_d: pd.DataFrame, d_k: int, n_keys: int, rho: float) -> pd.D
     return pd.DataFrame(rows)
 
 
+def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
+    """The table of statistics at the user's d_k, with its caption."""
+    stats = at_d(d_k, n_keys, alpha, rho, seed)
+    st.subheader(t("sqrt_vs_d.summary_title", d_k=d_k, n=n_keys, rho=f"{rho:g}"))
+    st.dataframe(summary_table(stats, d_k, n_keys, rho), hide_index=True, width="stretch")
+    st.caption(
+        t(
+            "sqrt_vs_d.summary_caption",
+            rate=f"{stats['relevant_argmax_rate'].iloc[0]:.3f}",
+            chance=f"{1 / n_keys:.3g}",
+            rows=f"{cache.sqrt_vs_d_rows(n_keys):,}",
+        )
+    )
+
+
 def _set_rho(value: float) -> None:
     st.session_state["rho"] = value
 
@@ -183,7 +198,7 @@ RHO_PRESETS = (("rho_init", 0.0), ("rho_aligned", 0.5))
 
 def rho_presets(current: float) -> None:
     """Two buttons under the ρ slider: ρ = 0 and ρ = 0.5 (the values REFERENCE §1 quotes)."""
-    cols = st.columns(len(RHO_PRESETS))
+    cols = workshop.control_columns(len(RHO_PRESETS))  # stacked in the presenter sidebar
     for col, (name, value) in zip(cols, RHO_PRESETS, strict=True):
         col.button(
             t(f"sqrt_vs_d.{name}"),
@@ -241,3 +256,102 @@ def chart(
         raise ValueError(f"{builder}: the last layer is not the d_k marker")
     marker.data = pd.DataFrame({"d": [int(current_d)]})
     return out
+
+
+# --- workshop: predictions and the misconception card, from the live sweep -------------
+#: The d_k range the questions and the myth card talk about (the sweep's ends).
+D_SMALL, D_START, D_LARGE = 1, 16, 4096
+
+
+def value_at(df: pd.DataFrame, alpha: float, d: int, stat: str) -> float:
+    """One statistic of the full (unfiltered) sweep at exponent ``alpha`` and d_k = ``d``."""
+    rows = np.flatnonzero((df["alpha"].to_numpy() == alpha) & (df["d"].to_numpy() == d))
+    if rows.size != 1:
+        raise ValueError(f"the sweep has {rows.size} rows at alpha={alpha}, d={d}")
+    return float(df[stat].to_numpy()[rows[0]])
+
+
+def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
+    """Predict-first question: with 1/d_k, where does the largest weight go from d_k = 1
+    to 4096? The answer is the option whose level (1, the d_k = 1 value, 1/n_keys) lies
+    nearest the measured value at d_k = 4096."""
+    start = value_at(df, 1.0, D_SMALL, "max_weight_mean")
+    end = value_at(df, 1.0, D_LARGE, "max_weight_mean")
+    half = value_at(df, 0.5, D_LARGE, "max_weight_mean")
+    chance = 1.0 / n_keys
+    levels = (1.0, start, chance)
+    options = [
+        t("sqrt_vs_d_workshop.max_rises"),
+        t("sqrt_vs_d_workshop.max_stays", value=f"{start:.2f}"),
+        t("sqrt_vs_d_workshop.max_falls", chance=f"{chance:.3g}"),
+    ]
+    return {
+        "key": "sqrt_vs_d_max",
+        "question": t("sqrt_vs_d_workshop.max_q", n=n_keys, rho=f"{rho:g}", d=D_LARGE),
+        "options": options,
+        "answer": int(np.argmin([abs(end - level) for level in levels])),
+        "explain": t(
+            "sqrt_vs_d_workshop.max_explain",
+            start=f"{start:.3f}",
+            end=f"{end:.3f}",
+            half=f"{half:.3f}",
+            chance=f"{chance:.3g}",
+            d=D_LARGE,
+        ),
+    }
+
+
+def relevant_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
+    """Predict-first question: with 1/√d_k, does the relevant key's weight rise, stay or
+    fall from d_k = 16 to 4096? "Stays" when the change is within max(0.02, 4 s.e.)."""
+    a = value_at(df, 0.5, D_START, "relevant_weight_mean")
+    b = value_at(df, 0.5, D_LARGE, "relevant_weight_mean")
+    se = math.hypot(
+        value_at(df, 0.5, D_START, "relevant_weight_se"),
+        value_at(df, 0.5, D_LARGE, "relevant_weight_se"),
+    )
+    tol = max(0.02, 4 * se)
+    answer = 0 if b - a > tol else 2 if b - a < -tol else 1
+    chance = 1.0 / n_keys
+    options = [
+        t("sqrt_vs_d_workshop.rel_rises"),
+        t("sqrt_vs_d_workshop.rel_stays"),
+        t("sqrt_vs_d_workshop.rel_falls", chance=f"{chance:.3g}"),
+    ]
+    return {
+        "key": "sqrt_vs_d_relevant",
+        "question": t("sqrt_vs_d_workshop.rel_q", n=n_keys, rho=f"{rho:g}", lo=D_START, hi=D_LARGE),
+        "options": options,
+        "answer": answer,
+        "explain": t(
+            "sqrt_vs_d_workshop.rel_explain",
+            a=f"{a:.3f}",
+            b=f"{b:.3f}",
+            c=f"{value_at(df, 1.0, D_START, 'relevant_weight_mean'):.3f}",
+            d=f"{value_at(df, 1.0, D_LARGE, 'relevant_weight_mean'):.3f}",
+            lo=D_START,
+            hi=D_LARGE,
+        ),
+    }
+
+
+def myth_numbers(df: pd.DataFrame, n_keys: int) -> dict[str, str]:
+    """Entropy share and largest weight at d_k = 4096 for α = ½ and α = 1, formatted."""
+    ln_n = math.log(n_keys)
+    out = {}
+    for name, alpha in (("half", 0.5), ("one", 1.0)):
+        out[f"h_{name}"] = f"{value_at(df, alpha, D_LARGE, 'entropy_mean') / ln_n:.3f}"
+        out[f"m_{name}"] = f"{value_at(df, alpha, D_LARGE, 'max_weight_mean'):.3f}"
+    return out
+
+
+def myth_reality(df: pd.DataFrame, n_keys: int, rho: float) -> str:
+    """The misconception card's answer, with the live counter-example at d_k = 4096."""
+    return t(
+        "sqrt_vs_d_workshop.myth_reality",
+        d=D_LARGE,
+        n=n_keys,
+        rho=f"{rho:g}",
+        chance=f"{1 / n_keys:.3g}",
+        **myth_numbers(df, n_keys),
+    )

@@ -2,30 +2,24 @@
 
 from __future__ import annotations
 
+import math
 import re
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.experiments
-from tests.app.helpers import ROOT, TIMEOUT, chart_data, warnings
+from tests.app.helpers import chart_data, reveal_all, run_page, warnings
 
 SCRIPT = "app_pages/sqrt-vs-d.py"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def open_page(**params: str | list[str]) -> AppTest:
-    """Deep-link the page. Its url_path (sqrt-vs-d) differs from its file name, so the
-    app runs once before switching (AppTest matches pages by file name before a run)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(SCRIPT)
-    at.run()
-    return at
+def open_page(reveal: bool = True, **params: str | list[str]) -> AppTest:
+    return run_page(SCRIPT, reveal=reveal, **params)
 
 
 def _frame(arrow: bytes) -> pd.DataFrame:
@@ -135,12 +129,12 @@ def test_rho_presets():
     ],
 )
 def test_malformed_params_warn_and_fall_back(params, name, default):
-    at = open_page(**params)
+    at = open_page(reveal=False, **params)  # the warning shows on the first run only
     assert not at.exception
     assert [w for w in warnings(at) if f"`{name}`" in w], warnings(at)
     widget = {"d_min": at.select_slider, "d_max": at.select_slider, "n_keys": at.number_input}
     assert widget.get(name, at.slider)(key=name).value == default
-    assert len(chart_data(at)) == 7
+    assert len(chart_data(reveal_all(at))) == 7
 
 
 def test_heatmap_is_cached_and_ignores_unrelated_controls(monkeypatch):
@@ -166,3 +160,147 @@ def test_heatmap_is_cached_and_ignores_unrelated_controls(monkeypatch):
     at.slider(key="rho").set_value(0.4)
     at.run()
     assert [c for c in calls if c == 31] == [31, 31]
+
+
+# --- workshop mode ---------------------------------------------------------------------------
+def _measured(n_keys: int = 10, rho: float = 0.0, seed: int = 0) -> pd.DataFrame:
+    """The page's fixed-α sweep, recomputed here straight from core (same rng stream)."""
+    from ui import cache
+
+    out = core.experiments.saturation_sweep(
+        [int(d) for d in cache.SWEEP_D],
+        n_keys,
+        [0.0, 0.5, 1.0],
+        rng=cache.rng_for(seed, cache.STREAM_SATURATION_SWEEP),
+        n_rows=cache.sqrt_vs_d_rows(n_keys),
+        rho=rho,
+    )
+    return pd.DataFrame({k: np.asarray(v).ravel() for k, v in out.items()})
+
+
+def _at(df: pd.DataFrame, alpha: float, d: int, stat: str) -> float:
+    return float(df[(df["alpha"] == alpha) & (df["d"] == d)][stat].iloc[0])
+
+
+def _text(at: AppTest) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_presenter_mode_reveals_one_step_at_a_time():
+    at = open_page(reveal=False, present="1")
+    assert not at.exception
+    assert at.toggle(key="present").value is True
+    assert at.number_input(key="step").value == 1
+    # controls in the sidebar
+    assert at.sidebar.number_input(key="d_k").value == 64
+    assert at.sidebar.slider(key="rho").value == 0.0
+    assert at.sidebar.button(key="rho_aligned_preset")
+    # charts per step, predictions unanswered (ρ = 0: no mean-logit chart)
+    counts = [len(chart_data(at))]
+    for _ in range(5):
+        at.button(key="step_next").click().run()
+        assert not at.exception
+        counts.append(len(chart_data(at)))
+    assert counts == [1, 1, 2, 2, 3, 3]
+    assert at.number_input(key="step").value == 6
+    assert at.button(key="step_next").disabled
+    assert "sqrt_vs_d_max_guess" in [r.key for r in at.radio]
+    at.button(key="step_prev").click().run()
+    assert at.number_input(key="step").value == 5
+    assert len(at.get("vega_lite_chart")) == 3
+
+
+@pytest.mark.parametrize(("step", "n_charts"), [("1", 1), ("2", 3), ("4", 6), ("6", 7)])
+def test_step_from_the_url(step, n_charts):
+    at = open_page(present="1", step=step, lang="zh")  # every question skipped
+    assert not at.exception and not warnings(at)
+    assert at.number_input(key="step").value == int(step)
+    assert len(chart_data(at)) == n_charts
+
+
+def test_bad_step_warns():
+    at = open_page(reveal=False, present="1", step="7")
+    assert any("`step`" in w for w in warnings(at))
+    assert at.number_input(key="step").value == 1
+
+
+def test_max_weight_prediction_is_recorded_and_compared():
+    at = open_page(reveal=False)
+    assert len(chart_data(at)) == 3  # both predictions hold their charts back
+    at.radio(key="sqrt_vs_d_max_guess").set_value(0).run()  # "rises toward 1"
+    at.button(key="sqrt_vs_d_max_reveal").click().run()
+    assert len(chart_data(at)) == 5
+    df = _measured()
+    text = _text(at)
+    assert "**it rises toward 1 (one-hot)**" in text  # the guess
+    assert "**it falls toward 1/n_keys = 0.1 (uniform)**" in text  # the measured answer
+    end = _at(df, 1.0, 4096, "max_weight_mean")
+    assert f"{end:.3f} at d_k = 4096" in text and end == pytest.approx(0.1, abs=0.01)
+    assert f"{_at(df, 1.0, 1, 'max_weight_mean'):.3f} at d_k = 1" in text
+    assert at.session_state["_predictions"] == {"sqrt_vs_d_max": 0}
+    at.button(key="sqrt_vs_d_max_again").click().run()
+    assert len(chart_data(at)) == 3
+
+
+@pytest.mark.parametrize(
+    ("params", "answer"),
+    [
+        ({}, 2),  # independent keys: 1/d_k flattens to uniform
+        ({"n_keys": "2", "rho": "0.95"}, 1),  # a strongly aligned key: 1/d_k holds the weight
+    ],
+)
+def test_max_weight_answer_follows_the_measurement(params, answer):
+    at = open_page(reveal=False, **params)
+    at.radio(key="sqrt_vs_d_max_guess").set_value(answer).run()
+    at.button(key="sqrt_vs_d_max_reveal").click().run()
+    assert "— right." in _text(at)
+
+
+@pytest.mark.parametrize(("rho", "answer"), [("0.0", 1), ("0.5", 0)])
+def test_relevant_weight_answer_follows_the_measurement(rho, answer):
+    at = open_page(reveal=False, rho=rho)
+    at.radio(key="sqrt_vs_d_relevant_guess").set_value(answer).run()
+    at.button(key="sqrt_vs_d_relevant_reveal").click().run()
+    text = _text(at)
+    assert "— right." in text
+    df = _measured(rho=float(rho))
+    a, b = (_at(df, 0.5, d, "relevant_weight_mean") for d in (16, 4096))
+    assert f"{a:.3f} at d_k = 16, {b:.3f} at d_k = 4096" in text
+    assert len(chart_data(at)) == (5 if rho == "0.0" else 6)
+
+
+def test_wrong_relevant_guess_names_the_answer():
+    at = open_page(reveal=False, rho="0.5", lang="zh")
+    at.radio(key="sqrt_vs_d_relevant_guess").set_value(2).run()
+    at.button(key="sqrt_vs_d_relevant_reveal").click().run()
+    assert "实测结果是 **升向 1，注意力锁定这个键**" in _text(at)
+
+
+@pytest.mark.parametrize(("n_keys", "rho"), [("10", "0.0"), ("32", "0.5")])
+def test_myth_card_quotes_the_live_numbers(n_keys, rho):
+    at = open_page(n_keys=n_keys, rho=rho)
+    df = _measured(int(n_keys), float(rho))
+    ln_n = math.log(int(n_keys))
+    card = next(m.value for m in at.markdown if "different regime" in m.value)
+    for alpha in (0.5, 1.0):
+        assert f"**{_at(df, alpha, 4096, 'entropy_mean') / ln_n:.3f}**" in card
+        assert f"**{_at(df, alpha, 4096, 'max_weight_mean'):.3f}**" in card
+    if rho == "0.0":  # defaults: α = ½ keeps a peaked row, α = 1 is uniform
+        assert "**0.836**" in card and "**1.000**" in card and "**0.102**" in card
+    assert not any("A common misconception" in m.value for m in at.markdown)  # no duplicate
+
+
+def test_show_code_expanders_hold_core_source():
+    at = open_page(rho="0.5")
+    sources = [c.value for c in at.code if c.value.startswith("def ")]
+    for name in (
+        "saturation_sweep",
+        "independent_logit_std",
+        "relevant_logit_mean",
+        "linear_scaling_weight_limit",
+    ):
+        assert any(s.startswith(f"def {name}(") for s in sources), name
+    # one CSV download under each of the eight charts, named after the chart's key
+    csv = {b.proto.id.rsplit("-", 1)[-1] for b in at.get("download_button")}
+    names = ("std", "mean", "entropy", "max", "heatmap", "argmax", "weight", "grad")
+    assert csv == {f"sqrt_vs_d_{n}_csv" for n in names}

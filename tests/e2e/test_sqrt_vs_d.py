@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import re
 
+import numpy as np
+import pandas as pd
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
@@ -14,14 +18,27 @@ CHARTS = "[data-testid='stVegaLiteChart']"
 
 def _assert_charts_drawn(app, expected: int) -> None:
     charts = app.page.locator(CHARTS)
-    assert charts.count() == expected, f"expected {expected} charts, found {charts.count()}"
+    expect(charts).to_have_count(expected, timeout=15_000)  # the last charts may land late
+    app.wait_charts_rendered()
     for i in range(expected):
         box = charts.nth(i).bounding_box()
         assert box and box["width"] > 200 and box["height"] > 200, f"chart {i} is tiny: {box}"
 
 
+def _skip_predictions(app) -> None:
+    """Press "Just show me" on each predict-first question (one rerun each)."""
+    expect(app.button("sqrt_vs_d_max_skip")).to_be_visible(timeout=15_000)  # page drawn
+    for _ in range(4):
+        skip = app.page.locator("[class*='st-key-sqrt_vs_d_'][class*='_skip'] button:visible")
+        if not skip.count():
+            return
+        app.interact(skip.first.click)
+
+
 def test_sqrt_vs_d_renders_every_chart_and_rho_preset_adds_one(app):
     app.open("sqrt-vs-d")
+    _assert_charts_drawn(app, 3)  # two predict-first questions hold four charts back
+    _skip_predictions(app)
     _assert_charts_drawn(app, 7)  # ρ = 0: the relevant key's mean logit is an info box
     app.assert_healthy()
     before, after = app.interact(app.button("rho_aligned_preset").click)
@@ -34,8 +51,75 @@ def test_sqrt_vs_d_renders_every_chart_and_rho_preset_adds_one(app):
 
 def test_sqrt_vs_d_in_chinese_from_a_deep_link(app):
     app.open("sqrt-vs-d", "lang=zh&rho=0.5&alpha=1.25&d_min=16")
+    _skip_predictions(app)
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert CJK.search(main), "no Chinese text on /sqrt-vs-d?lang=zh"
     _assert_charts_drawn(app, 8)
     assert app.widget("alpha").inner_text().count("1.25") >= 1
+    app.assert_healthy()
+
+
+def test_sqrt_vs_d_presenter_mode_steps(app):
+    app.open("sqrt-vs-d", "present=1")
+    sidebar = app.page.locator("[data-testid='stSidebar']")
+    expect(sidebar.locator(".st-key-d_k input")).to_have_count(1)
+    expect(sidebar.locator(".st-key-rho input[type='range']")).to_have_count(1)
+    _assert_charts_drawn(app, 1)  # step 1: the table and the logits' spread
+    app.interact(app.button("step_next").click, expect_chart_change=False)
+    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
+    expect(app.widget("sqrt_vs_d_max_guess")).to_be_visible()
+    _assert_charts_drawn(app, 1)  # the question comes before its charts
+    option = app.widget("sqrt_vs_d_max_guess").locator("[data-testid='stRadioOption']").first
+    app.interact(option.click, expect_chart_change=False)
+    expect(app.button("sqrt_vs_d_max_reveal")).to_be_enabled()
+    app.interact(app.button("sqrt_vs_d_max_reveal").click)
+    _assert_charts_drawn(app, 3)
+    main = app.page.locator("[data-testid='stMain']").inner_text()
+    assert "the measurement says" in main or "right" in main
+    app.interact(app.button("step_next").click)
+    app.page.wait_for_function("() => location.search.includes('step=3')", timeout=10_000)
+    _assert_charts_drawn(app, 4)  # + the (d_k, α) heatmap
+    app.interact(app.button("step_prev").click)
+    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
+    _assert_charts_drawn(app, 3)
+    app.assert_healthy()
+    app.screenshot("sqrt_vs_d_presenter")
+
+
+def _relevant_weight(rho: float, alphas: list[float]) -> pd.DataFrame:
+    """relevant_weight_mean per (alpha, d) exactly as the page's cached sweep computes it."""
+    from core.experiments import saturation_sweep
+    from ui import cache
+
+    out = saturation_sweep(
+        [int(d) for d in cache.SWEEP_D],
+        10,
+        alphas,
+        rng=cache.rng_for(0, cache.STREAM_SATURATION_SWEEP),
+        n_rows=cache.sqrt_vs_d_rows(10),
+        rho=rho,
+    )
+    return pd.DataFrame(
+        {k: np.asarray(out[k]).ravel() for k in ("alpha", "d", "relevant_weight_mean")}
+    )
+
+
+def test_sqrt_vs_d_csv_download_matches_the_chart(app):
+    app.open("sqrt-vs-d", "rho=0.5")
+    _skip_predictions(app)
+    _assert_charts_drawn(app, 8)
+    with app.page.expect_download() as download:
+        app.button("sqrt_vs_d_weight_csv").click()
+    assert download.value.suggested_filename == "sqrt_vs_d_weight.csv"
+    with open(download.value.path(), encoding="utf-8") as fh:
+        csv = pd.read_csv(io.StringIO(fh.read()))
+    assert len(csv) == 4 * 13  # α = 0, ½, 1 and the chosen 0.75, d_k = 1…4096
+    assert {"d", "alpha", "series", "value", "lo", "hi"} <= set(csv.columns)
+    expected = pd.concat([_relevant_weight(0.5, [0.0, 0.5, 1.0]), _relevant_weight(0.5, [0.75])])
+    merged = csv.merge(expected, on=["alpha", "d"], validate="one_to_one")
+    assert len(merged) == 52
+    assert np.allclose(merged["value"], merged["relevant_weight_mean"], rtol=1e-12, atol=0)
+    # REFERENCE §1: n = 10, ρ = 0.5 — 1/d_k ≈ 0.155 at every d_k from 16 on
+    linear = merged[(merged["alpha"] == 1.0) & (merged["d"] >= 16)]["value"]
+    assert np.allclose(linear, 0.155, atol=0.004)
     app.assert_healthy()

@@ -149,3 +149,73 @@ def test_logit_latex_substitutes_live_numbers():
     text = page.logit_latex(64, 0.5, 0.5)
     assert r"d_k = 64,\ \alpha = 0.5,\ \rho = 0.5" in text
     assert "= 1," in text and "= 4," in text and text.endswith("= 4")
+
+
+# --- workshop questions: the answer follows the numbers in the frame ---------------------------
+def _frame(values: dict[tuple[float, int], dict[str, float]]) -> pd.DataFrame:
+    rows = [{"alpha": a, "d": d, **stats} for (a, d), stats in values.items()]
+    return pd.DataFrame(rows)
+
+
+def _max_frame(start: float, end: float) -> pd.DataFrame:
+    return _frame(
+        {
+            (1.0, 1): {"max_weight_mean": start},
+            (1.0, 4096): {"max_weight_mean": end},
+            (0.5, 4096): {"max_weight_mean": 0.5},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "answer"),
+    [(0.27, 0.102, 2), (0.27, 0.155, 2), (0.68, 0.72, 1), (0.27, 0.22, 1), (0.3, 0.9, 0)],
+)
+def test_max_weight_question_picks_the_nearest_level(start, end, answer):
+    q = page.max_weight_question(_max_frame(start, end), n_keys=10, rho=0.5)
+    assert q["answer"] == answer
+    assert len(q["options"]) == 3 and f"{start:.2f}" in q["options"][1]
+    assert f"{end:.3f}" in q["explain"] and "ρ = 0.5" in q["question"]
+
+
+def _relevant_frame(a: float, b: float, se: float = 0.001) -> pd.DataFrame:
+    stats = {"relevant_weight_mean": 0.155, "relevant_weight_se": se}
+    return _frame(
+        {
+            (0.5, 16): {"relevant_weight_mean": a, "relevant_weight_se": se},
+            (0.5, 4096): {"relevant_weight_mean": b, "relevant_weight_se": se},
+            (1.0, 16): stats,
+            (1.0, 4096): stats,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "se", "answer"),
+    [
+        (0.37, 1.0, 0.0, 0),  # REFERENCE §1: n = 10, ρ = 0.5
+        (0.1, 0.1, 0.001, 1),  # ρ = 0
+        (0.1, 0.115, 0.001, 1),  # within 0.02
+        (0.1, 0.13, 0.001, 0),
+        (0.1, 0.13, 0.01, 1),  # within 4 s.e. of the difference
+        (0.3, 0.1, 0.001, 2),
+    ],
+)
+def test_relevant_weight_question_reads_the_change(a, b, se, answer):
+    q = page.relevant_weight_question(_relevant_frame(a, b, se), n_keys=10, rho=0.5)
+    assert q["answer"] == answer
+    assert f"{a:.3f}" in q["explain"] and f"{b:.3f}" in q["explain"]
+
+
+def test_myth_numbers_from_a_real_sweep():
+    df = _sweep(rho=0.0)
+    nums = page.myth_numbers(df, 10)
+    assert float(nums["h_one"]) == pytest.approx(1.0, abs=0.005)  # 1/d_k: uniform
+    assert float(nums["m_one"]) == pytest.approx(0.1, abs=0.005)
+    assert float(nums["h_half"]) < 0.9 and float(nums["m_half"]) > 0.25  # 1/√d_k: not
+    assert nums["h_half"] in page.myth_reality(df, 10, 0.0)
+
+
+def test_value_at_needs_exactly_one_row():
+    with pytest.raises(ValueError, match=r"alpha=0\.25"):
+        page.value_at(_sweep(), 0.25, 64, "entropy_mean")
