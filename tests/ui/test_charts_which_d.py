@@ -1,5 +1,6 @@
 """Which-d chart builders and page helpers: valid Vega-Lite, encodings, data sizes."""
 
+import itertools
 import math
 
 import numpy as np
@@ -189,3 +190,37 @@ def test_divisor_frames_pick_one_init_and_mark_the_selection():
     std = bars.set_index("divisor")["std"]
     assert std["d_k"] / std["d_model"] == pytest.approx(2.0, rel=1e-12)
     assert bars.set_index("divisor").loc["d_k", "theory_std"] == pytest.approx(1.0)
+
+
+def test_divisor_csv_holds_every_drawn_value():
+    bars, points = _bars_and_points(n_heads=4)
+    std = which_d.divisor_csv(bars, points, "std")
+    assert list(std.columns) == ["divisor", "head", "std", "std_mean_over_heads", "theory_std"]
+    assert len(std) == len(points) == 12
+    assert std.groupby("divisor", sort=False)["std"].mean().tolist() == pytest.approx(
+        std.groupby("divisor", sort=False)["std_mean_over_heads"].first().tolist()
+    )
+    assert std.drop_duplicates("divisor").theory_std.tolist() == bars.theory_std.tolist()
+    entropy = which_d.divisor_csv(bars, points, "entropy")
+    assert list(entropy.columns) == ["divisor", "head", "entropy", "entropy_mean_over_heads"]
+    assert entropy.entropy_mean_over_heads.unique().tolist() == bars.entropy.tolist()
+
+
+@pytest.mark.parametrize("n_heads", [2, 3, 8, 64, 4096])
+def test_std_options_are_distinct_and_the_answer_is_the_nearest(n_heads):
+    values, labels = which_d.std_options(n_heads)
+    assert values == sorted(values) and len(set(labels)) == 4
+    assert all(b / a >= math.sqrt(2) - 1e-12 for a, b in itertools.pairwise(values))
+    assert which_d.closest_option(values, n_heads**-0.5 * 1.15) == 1
+    assert which_d.closest_option(values, 0.97) == 2
+    assert which_d.closest_option(values, 0.0) == 0  # W_q = 0: no spread at all
+
+
+def test_fan_in_means():
+    frame, _ = cache.which_d_heads(512, 8, 0)
+    means = which_d.fan_in_means(frame)
+    assert means.loc["d_model", "std"] == pytest.approx(means.loc["d_k", "std"] / math.sqrt(8))
+    assert means.loc["d_k", "std"] == pytest.approx(1.0, rel=0.05)
+    assert (
+        means.loc["none", "entropy"] < means.loc["d_k", "entropy"] < means.loc["d_model", "entropy"]
+    )
