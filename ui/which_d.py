@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -38,7 +39,8 @@ def _rescale(key: str, factor: float) -> None:
 
 def d_model_input() -> int:
     """d_model (64–4096) as a number input with ÷2 and ×2 buttons, bound to ``?d_model=``."""
-    col_input, col_half, col_double = st.columns([3, 1, 1], vertical_alignment="bottom")
+    spec = [2, 1, 1] if workshop.is_presenting() else [3, 1, 1]  # the sidebar is narrow
+    col_input, col_half, col_double = st.columns(spec, vertical_alignment="bottom")
     with col_input:
         value = controls.int_input(
             "d_model",
@@ -164,48 +166,40 @@ def divisor_frames(
     -------
     bars : DataFrame with ``label``, ``color``, ``selected``, ``std``, ``entropy``,
         ``max_weight``, ``theory_std``.
-    points : DataFrame with ``label``, ``head``, ``std``, ``entropy``.
+    points : DataFrame, one row per head and divisor: ``label``, ``head``, ``std``,
+        ``entropy``, and the bar and tick the head belongs to: ``mean_std``,
+        ``mean_entropy`` (mean over heads) and ``theory_std``. The charts' CSV download.
     """
     sub = frame[frame["init"].to_numpy() == init]
     names = sub["divisor"].to_numpy()
     columns = ("std", "entropy", "max_weight", "theory_std")
     values = {c: sub[c].to_numpy() for c in columns}
     masks = [names == name for name in labels]
+    means = {c: np.array([values[c][m].mean() for m in masks]) for c in columns}
     bars = pd.DataFrame(
         {
             "divisor": list(labels),
             "label": list(labels.values()),
             "color": [DIVISOR_COLORS[name] for name in labels],
             "selected": [name == selected for name in labels],
-            **{c: [values[c][m].mean() for m in masks] for c in columns},
+            **means,
         }
     )
+    bar = np.zeros(len(names), dtype=int)  # the bar of each point
+    for i, mask in enumerate(masks):
+        bar[mask] = i
     points = pd.DataFrame(
         {
             "label": [labels[name] for name in names],
             "head": sub["head"].to_numpy(),
             "std": values["std"],
             "entropy": values["entropy"],
+            "mean_std": means["std"][bar],
+            "mean_entropy": means["entropy"][bar],
+            "theory_std": means["theory_std"][bar],
         }
     )
     return bars, points
-
-
-def divisor_csv(bars: pd.DataFrame, points: pd.DataFrame, value: str) -> pd.DataFrame:
-    """What a divisor chart draws, one row per (divisor, head): the head's ``value`` (dot),
-    the mean over heads (bar) and, for ``std``, the theory (tick)."""
-    by_label = bars.set_index("label")
-    data = pd.DataFrame(
-        {
-            "divisor": points["label"],
-            "head": points["head"],
-            value: points[value],
-            f"{value}_mean_over_heads": points["label"].map(by_label[value]),
-        }
-    )
-    if value == "std":
-        data["theory_std"] = points["label"].map(by_label["theory_std"])
-    return data
 
 
 def divisor_charts(
@@ -221,8 +215,8 @@ def divisor_charts(
 
     ``prefix`` selects the catalog strings (``which_d.<prefix>_std_title`` …) and the
     chart keys; ``fmt`` fills their placeholders; ``sources`` maps ``std``/``entropy``
-    to the core functions shown under each chart. Each chart offers its per-head data
-    as CSV (:func:`divisor_csv`). Returns the bars indexed by divisor.
+    to the core functions shown under each chart. Each chart offers the per-head frame
+    of :func:`divisor_frames` as CSV. Returns the bars indexed by divisor.
     """
     from ui.cache import WHICH_D_TOKENS as n
 
@@ -245,7 +239,7 @@ def divisor_charts(
                     reference=uniform if value == "entropy" else None,
                 ),
                 key=f"which_d_{prefix}_{value}",
-                data=divisor_csv(bars, points, value),
+                data=points,
                 source=sources[value],
             )
     return bars.set_index("divisor")
@@ -254,10 +248,16 @@ def divisor_charts(
 # --- workshop: the prediction and the misconception card ------------------------------
 
 
-def fan_in_means(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean over heads of ``std`` and ``entropy`` per divisor, fan-in projections only."""
-    sub = frame[frame["init"] == "fan_in"]
-    return sub.groupby("divisor")[["std", "entropy"]].mean()
+def fan_in_means(frame: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Mean over heads of ``std`` and ``entropy`` per divisor, fan-in projections only:
+    ``{divisor: {"std": …, "entropy": …}}``."""
+    fan_in = frame["init"].to_numpy() == "fan_in"
+    names = frame["divisor"].to_numpy()[fan_in]
+    stats = {c: frame[c].to_numpy()[fan_in] for c in ("std", "entropy")}
+    return {
+        name: {c: float(v[names == name].mean()) for c, v in stats.items()}
+        for name in dict.fromkeys(names)
+    }
 
 
 def std_options(n_heads: int) -> tuple[list[float], list[str]]:
@@ -294,7 +294,7 @@ def predict_head_std(frame: pd.DataFrame, d_model: int, n_heads: int, shown: int
         st.caption(t("which_d_workshop.one_head", d_model=d_model))
         return True
     means = fan_in_means(frame)
-    measured = float(means.loc["d_model", "std"])
+    measured = means["d_model"]["std"]
     values, labels = std_options(n_heads)
     return workshop.predict(
         "which_d_std",
@@ -304,7 +304,7 @@ def predict_head_std(frame: pd.DataFrame, d_model: int, n_heads: int, shown: int
         explain=t(
             "which_d_workshop.predict_explain",
             std=f"{measured:.3g}",
-            std_k=f"{means.loc['d_k', 'std']:.3g}",
+            std_k=f"{means['d_k']['std']:.3g}",
             shown=shown,
             d_k=d_k,
             n_heads=n_heads,
@@ -323,10 +323,10 @@ def myth_card(frame: pd.DataFrame, d_model: int, n_heads: int) -> None:
         "d_model": d_model,
         "n_heads": n_heads,
         "d_k": d_k,
-        "std_k": f"{means.loc['d_k', 'std']:.3g}",
-        "h_k": f"{means.loc['d_k', 'entropy']:.3f}",
-        "std_m": f"{means.loc['d_model', 'std']:.3g}",
-        "h_m": f"{means.loc['d_model', 'entropy']:.3f}",
+        "std_k": f"{means['d_k']['std']:.3g}",
+        "h_k": f"{means['d_k']['entropy']:.3f}",
+        "std_m": f"{means['d_model']['std']:.3g}",
+        "h_m": f"{means['d_model']['entropy']:.3f}",
         "n": n,
         "h_u": f"{math.log(n):.3f}",
     }
@@ -385,12 +385,14 @@ def multi_head_latex(d_model: int, n_heads: int, var: float) -> str:
     d_k = d_model // n_heads
     right, wrong = math.sqrt(var / d_k), math.sqrt(var / d_model)
     return (
+        r"\begin{gathered}"
         rf"d_k = \frac{{d_\text{{model}}}}{{n_\text{{heads}}}} = \frac{{{d_model}}}{{{n_heads}}}"
         rf" = {d_k},\qquad \mathrm{{Var}}(q\cdot k) = d_k\,(d_\text{{model}}\,\sigma_w^2"
-        rf"\sigma_x^2)^2 = {tex_number(var)},\qquad"
+        rf"\sigma_x^2)^2 = {tex_number(var)},\\"
         rf"\mathrm{{std}}\Big(\tfrac{{q\cdot k}}{{\sqrt{{d_k}}}}\Big) = {tex_number(right)},\quad"
         rf"\mathrm{{std}}\Big(\tfrac{{q\cdot k}}{{\sqrt{{d_\text{{model}}}}}}\Big) = {tex_number(wrong)}"
         rf" = \frac{{{tex_number(right)}}}{{\sqrt{{{n_heads}}}}}"
+        r"\end{gathered}"
     )
 
 
@@ -401,8 +403,10 @@ def cross_latex(d_k: int, d_q: int, d_kv: int, var: float) -> str:
         for n in (d_k, d_q, d_kv)
     )
     return (
+        r"\begin{gathered}"
         rf"\mathrm{{Var}}(q\cdot k) = d_k\,(d_q\,\sigma_{{w_q}}^2\sigma_x^2)\,"
-        rf"(d_{{kv}}\,\sigma_{{w_k}}^2\sigma_x^2) = {tex_number(var)},\qquad {stds}"
+        rf"(d_{{kv}}\,\sigma_{{w_k}}^2\sigma_x^2) = {tex_number(var)},\\ {stds}"
+        r"\end{gathered}"
     )
 
 

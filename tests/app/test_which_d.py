@@ -391,3 +391,14 @@ def test_every_chart_offers_its_data():
     assert keys == sorted(
         f"which_d_{c}_csv" for c in ("mh_std", "mh_entropy", "cross_std", "cross_entropy", "qk")
     )
+    # the divisor charts' CSV is their per-head dataset, which carries its bar and tick
+    points = next(f for f in frames(chart_data(at)[MH_STD]) if "head" in f.columns)
+    assert list(points.columns) == [
+        "label",
+        "head",
+        "std",
+        "entropy",
+        "mean_std",
+        "mean_entropy",
+        "theory_std",
+    ]

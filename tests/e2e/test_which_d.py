@@ -86,13 +86,21 @@ def test_which_d_csv_download_matches_the_chart(app):
     assert len(got) == len(want) == 24  # 3 divisors × 8 heads
     assert got["head"].tolist() == want["head"].tolist()
     assert got["std"].to_numpy() == pytest.approx(want["std"].to_numpy(), rel=1e-9)
-    assert got.drop_duplicates("divisor")["theory_std"].tolist() == pytest.approx(
-        [1.0, 8**-0.5, 8.0]
-    )
+    assert list(got.columns) == [
+        "label",
+        "head",
+        "std",
+        "entropy",
+        "mean_std",
+        "mean_entropy",
+        "theory_std",
+    ]
+    assert got["entropy"].to_numpy() == pytest.approx(want["entropy"].to_numpy(), rel=1e-9)
+    assert got.drop_duplicates("label")["theory_std"].tolist() == pytest.approx([1.0, 8**-0.5, 8.0])
     # the bar heights are the per-head means, and the page's metric shows the first
-    means = got.groupby("divisor", sort=False)["std"].mean()
+    means = got.groupby("label", sort=False)["std"].mean()
     assert means.tolist() == pytest.approx(
-        got.groupby("divisor", sort=False)["std_mean_over_heads"].first().tolist()
+        got.groupby("label", sort=False)["mean_std"].first().tolist()
     )
     metric = app.page.locator("[data-testid='stMetricValue']").first.inner_text()
     assert float(metric) == pytest.approx(means.iloc[0], rel=1e-3)

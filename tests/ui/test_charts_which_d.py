@@ -192,18 +192,26 @@ def test_divisor_frames_pick_one_init_and_mark_the_selection():
     assert bars.set_index("divisor").loc["d_k", "theory_std"] == pytest.approx(1.0)
 
 
-def test_divisor_csv_holds_every_drawn_value():
-    bars, points = _bars_and_points(n_heads=4)
-    std = which_d.divisor_csv(bars, points, "std")
-    assert list(std.columns) == ["divisor", "head", "std", "std_mean_over_heads", "theory_std"]
-    assert len(std) == len(points) == 12
-    assert std.groupby("divisor", sort=False)["std"].mean().tolist() == pytest.approx(
-        std.groupby("divisor", sort=False)["std_mean_over_heads"].first().tolist()
-    )
-    assert std.drop_duplicates("divisor").theory_std.tolist() == bars.theory_std.tolist()
-    entropy = which_d.divisor_csv(bars, points, "entropy")
-    assert list(entropy.columns) == ["divisor", "head", "entropy", "entropy_mean_over_heads"]
-    assert entropy.entropy_mean_over_heads.unique().tolist() == bars.entropy.tolist()
+def test_divisor_points_carry_their_bar_and_tick():
+    """The per-head frame (the charts' CSV) holds every value the chart draws."""
+    frame, _ = cache.which_d_heads.__wrapped__(128, 4, 0)
+    labels = {"d_k": "a", "d_model": "b", "none": "c"}
+    bars, points = which_d.divisor_frames(frame, "one", "d_k", labels)
+    assert list(points.columns) == [
+        "label",
+        "head",
+        "std",
+        "entropy",
+        "mean_std",
+        "mean_entropy",
+        "theory_std",
+    ]
+    by_label = points.groupby("label", sort=False)
+    for value in ("std", "entropy"):
+        assert by_label[value].mean().tolist() == pytest.approx(bars[value].tolist(), rel=1e-12)
+        assert by_label[f"mean_{value}"].nunique().eq(1).all()
+        assert by_label[f"mean_{value}"].first().tolist() == bars[value].tolist()
+    assert by_label["theory_std"].first().tolist() == bars["theory_std"].tolist()
 
 
 @pytest.mark.parametrize("n_heads", [2, 3, 8, 64, 4096])
@@ -219,8 +227,10 @@ def test_std_options_are_distinct_and_the_answer_is_the_nearest(n_heads):
 def test_fan_in_means():
     frame, _ = cache.which_d_heads(512, 8, 0)
     means = which_d.fan_in_means(frame)
-    assert means.loc["d_model", "std"] == pytest.approx(means.loc["d_k", "std"] / math.sqrt(8))
-    assert means.loc["d_k", "std"] == pytest.approx(1.0, rel=0.05)
-    assert (
-        means.loc["none", "entropy"] < means.loc["d_k", "entropy"] < means.loc["d_model", "entropy"]
-    )
+    assert list(means) == ["d_k", "d_model", "none"]
+    assert means["d_model"]["std"] == pytest.approx(means["d_k"]["std"] / math.sqrt(8))
+    assert means["d_k"]["std"] == pytest.approx(1.0, rel=0.05)
+    entropy = [means[d]["entropy"] for d in ("none", "d_k", "d_model")]
+    assert entropy == sorted(entropy)
+    fan_in = frame[(frame.init == "fan_in") & (frame.divisor == "d_k")]
+    assert means["d_k"]["entropy"] == pytest.approx(fan_in.entropy.mean())
