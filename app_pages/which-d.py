@@ -4,22 +4,26 @@ import math
 
 import streamlit as st
 
+from core import heads as heads_core
+from core import which_d as which_d_core
 from core.which_d import DIVISORS_CROSS, DIVISORS_SELF, INITS, init_stds, score_variance
-from ui import cache, charts, controls, which_d
+from ui import cache, charts, controls, which_d, workshop
 from ui.i18n import t
 
 N = cache.WHICH_D_TOKENS
 OFF = {"delta_color": "off", "delta_arrow": "off"}
+STATS = [which_d_core.head_statistics]
 
 st.title(t("which_d.title"))
 st.markdown(t("which_d.lead"))
-st.error(t("which_d.misconception"), icon=":material/report:")
 seed = st.session_state.get("seed", 0)
+step = workshop.steps([t(f"which_d_workshop.step_{i}") for i in range(1, 6)])
 
 # --- 1. multi-head self-attention --------------------------------------------------------
-st.header(t("which_d.mh_header"))
-with st.container(border=True):
-    c1, c2, c3, c4 = st.columns([3, 2, 3, 3])
+if workshop.shown(1, step):
+    st.header(t("which_d.mh_header"))
+with workshop.controls_box():
+    c1, c2, c3, c4 = workshop.control_columns([3, 2, 3, 3])
     with c1:
         d_model = which_d.d_model_input()
     with c2:
@@ -45,105 +49,103 @@ with st.container(border=True):
             help=t("which_d.w_init_help"),
         )
 heads, extras = cache.which_d_heads(d_model, n_heads, seed)
-var = score_variance(d_k, d_model, d_model, *init_stds(w_init, d_model, d_model))
-st.latex(which_d.multi_head_latex(d_model, n_heads, var))
-fmt = {"d_model": d_model, "n_heads": n_heads, "d_k": d_k, "n": N}
-labels = which_d.divisor_labels("div", DIVISORS_SELF, d_k=d_k, d_q=d_model, d_kv=d_model)
-mh = which_d.divisor_charts(heads, w_init, divisor, labels, "mh", fmt)
-chosen = labels[divisor]
-m = st.columns(4)
-m[0].metric(t("which_d.m_std", div=chosen), f"{mh.loc[divisor, 'std']:.4g}")
-m[1].metric(t("which_d.m_entropy", div=chosen), f"{mh.loc[divisor, 'entropy']:.3f}")
-m[2].metric(t("which_d.m_max", div=chosen), f"{mh.loc[divisor, 'max_weight']:.3f}")
-wrong_std = mh.loc["d_model", "std"]
-ratio = f"{mh.loc['d_k', 'std'] / wrong_std:.4g}" if wrong_std > 0 else "—"  # W_q = 0: 0/0
-r = f"{math.sqrt(n_heads):.4g}"
-m[3].metric(t("which_d.m_ratio"), ratio, t("which_d.m_ratio_delta", n=n_heads, r=r), **OFF)
-st.caption(t("which_d.mh_caption", n=N, shown=extras["heads_shown"], n_heads=n_heads))
+shown = extras["heads_shown"]
+if workshop.shown(1, step) and which_d.predict_head_std(heads, d_model, n_heads, shown):
+    var = score_variance(d_k, d_model, d_model, *init_stds(w_init, d_model, d_model))
+    st.latex(which_d.multi_head_latex(d_model, n_heads, var))
+    fmt = {"d_model": d_model, "n_heads": n_heads, "d_k": d_k, "n": N}
+    labels = which_d.divisor_labels("div", DIVISORS_SELF, d_k=d_k, d_q=d_model, d_kv=d_model)
+    mh_src = [which_d_core.projected_multi_head_logits, heads_core.multi_head_logits, *STATS]
+    mh = which_d.divisor_charts(
+        heads, w_init, divisor, labels, "mh", fmt, {"std": mh_src, "entropy": STATS}
+    )
+    which_d.multi_head_metrics(mh, divisor, labels[divisor], n_heads)
+    st.caption(t("which_d.mh_caption", n=N, shown=shown, n_heads=n_heads))
+    which_d.myth_card(heads, d_model, n_heads)
 
 # --- 2. cross-attention ------------------------------------------------------------------
-st.header(t("which_d.cross_header"))
-st.markdown(t("which_d.cross_lead"))
-with st.container(border=True):
-    c1, c2, c3 = st.columns(3)
-    with c1:
-        d_q = controls.int_input(
-            "d_q_in", t("which_d.d_q_in"), min_value=1, max_value=4096, default=512
-        )
-    with c2:
-        d_kv = controls.int_input(
-            "d_kv_in", t("which_d.d_kv_in"), min_value=1, max_value=4096, default=1024
-        )
-    with c3:
-        d_proj = controls.int_input(
-            "d_proj", t("which_d.d_proj"), min_value=1, max_value=1024, default=64
-        )
-cross = cache.which_d_cross(d_q, d_kv, d_proj, seed)
-var_x = score_variance(d_proj, d_q, d_kv, *init_stds(w_init, d_q, d_kv))
-st.latex(which_d.cross_latex(d_proj, d_q, d_kv, var_x))
-labels_x = which_d.divisor_labels("cdiv", DIVISORS_CROSS, d_k=d_proj, d_q=d_q, d_kv=d_kv)
-fmt_x = {"d_q": d_q, "d_kv": d_kv, "d_k": d_proj, "n": N}
-which_d.divisor_charts(cross, w_init, "d_k", labels_x, "cross", fmt_x)
-st.caption(t("which_d.cross_caption", n=N, heads=cache.WHICH_D_CROSS_HEADS))
+if workshop.shown(2, step):
+    st.header(t("which_d.cross_header"))
+    st.markdown(t("which_d.cross_lead"))
+with workshop.controls_box():
+    d_q, d_kv, d_proj = which_d.cross_inputs()
+if workshop.shown(2, step):
+    cross = cache.which_d_cross(d_q, d_kv, d_proj, seed)
+    var_x = score_variance(d_proj, d_q, d_kv, *init_stds(w_init, d_q, d_kv))
+    st.latex(which_d.cross_latex(d_proj, d_q, d_kv, var_x))
+    labels_x = which_d.divisor_labels("cdiv", DIVISORS_CROSS, d_k=d_proj, d_q=d_q, d_kv=d_kv)
+    fmt_x = {"d_q": d_q, "d_kv": d_kv, "d_k": d_proj, "n": N}
+    x_src = [which_d_core.projected_cross_attention_logits, heads_core.cross_attention_logits]
+    which_d.divisor_charts(
+        cross, w_init, "d_k", labels_x, "cross", fmt_x, {"std": x_src + STATS, "entropy": STATS}
+    )
+    st.caption(t("which_d.cross_caption", n=N, heads=cache.WHICH_D_CROSS_HEADS))
 
 # --- 3. initialisation -------------------------------------------------------------------
-st.header(t("which_d.init_header"))
-st.markdown(t("which_d.init_lead", d_model=d_model, d_k=d_k))
-which_d.init_cards(heads, d_model, w_init)
-st.caption(t("which_d.init_caption", d_model=d_model))
+if workshop.shown(3, step):
+    st.header(t("which_d.init_header"))
+    st.markdown(t("which_d.init_lead", d_model=d_model, d_k=d_k))
+    which_d.init_cards(heads, d_model, w_init)
+    st.caption(t("which_d.init_caption", d_model=d_model))
 
 # --- 4. where the scale goes -------------------------------------------------------------
-st.header(t("which_d.where_header"))
-st.latex(which_d.where_latex(d_k))
-c1, c2 = st.columns([1, 2])
-gap = f"{extras['quarter_gap']:.1e}"
-c1.metric(t("which_d.m_gap"), gap, t("which_d.m_gap_delta", d_k=d_k), **OFF)
-c2.markdown(
-    t(
-        "which_d.where_text",
-        q4=f"{d_k**-0.25:.4g}",
-        t_right=f"{math.sqrt(d_k):.4g}",
-        t_wrong=f"{math.sqrt(d_model):.4g}",
+if workshop.shown(4, step):
+    st.header(t("which_d.where_header"))
+    st.latex(which_d.where_latex(d_k))
+    c1, c2 = st.columns([1, 2])
+    gap = f"{extras['quarter_gap']:.1e}"
+    c1.metric(t("which_d.m_gap"), gap, t("which_d.m_gap_delta", d_k=d_k), **OFF)
+    c2.markdown(
+        t(
+            "which_d.where_text",
+            q4=f"{d_k**-0.25:.4g}",
+            t_right=f"{math.sqrt(d_k):.4g}",
+            t_wrong=f"{math.sqrt(d_model):.4g}",
+        )
     )
-)
 
 # --- 5. QK normalisation -----------------------------------------------------------------
-st.header(t("which_d.qk_header"))
-st.markdown(t("which_d.qk_lead"))
-x_scale = float(
-    controls.choice(
-        "x_scale",
-        t("which_d.x_scale"),
-        cache.WHICH_D_X_SCALES,
-        default="1",
-        widget="select_slider",
-        help=t("which_d.x_scale_help"),
+if workshop.shown(5, step):
+    st.header(t("which_d.qk_header"))
+    st.markdown(t("which_d.qk_lead"))
+with workshop.controls_box():
+    x_scale = float(
+        controls.choice(
+            "x_scale",
+            t("which_d.x_scale"),
+            cache.WHICH_D_X_SCALES,
+            default="1",
+            widget="select_slider",
+            help=t("which_d.x_scale_help"),
+        )
     )
-)
-sweep = cache.which_d_qk_sweep(d_model, n_heads, seed)
-st.latex(which_d.qk_latex(x_scale, d_k))
-left, right = st.columns([2, 1])
-lines, series = which_d.qk_lines(sweep)
-left.altair_chart(
-    charts.scale_lines(
-        lines,
-        current=x_scale,
-        title=t("which_d.qk_title", r=f"{math.sqrt(d_k):.3g}"),
-        x_title=t("which_d.axis_scale"),
-        y_title=t("which_d.axis_std_log"),
-        description=t("which_d.qk_alt"),
-        theory_title=t("which_d.theory"),
-    ),
-    width="stretch",
-    key="which_d_qk",
-)
-now = sweep[sweep.scale == x_scale].set_index("layernorm")
-for ln in (False, True):
-    right.metric(
-        t("which_d.m_qk", series=series[ln], s=f"{x_scale:g}"),
-        f"{now.loc[ln, 'std']:.4g}",
-        t("which_d.m_qk_delta", h=f"{now.loc[ln, 'entropy']:.3f}"),
-        **OFF,
-    )
-st.caption(t("which_d.qk_caption", heads=cache.WHICH_D_QK_HEADS))
+if workshop.shown(5, step):
+    sweep = cache.which_d_qk_sweep(d_model, n_heads, seed)
+    st.latex(which_d.qk_latex(x_scale, d_k))
+    left, right = st.columns([2, 1])
+    lines, series = which_d.qk_lines(sweep)
+    with left:
+        workshop.chart(
+            charts.scale_lines(
+                lines,
+                current=x_scale,
+                title=t("which_d.qk_title", r=f"{math.sqrt(d_k):.3g}"),
+                x_title=t("which_d.axis_scale"),
+                y_title=t("which_d.axis_std_log"),
+                description=t("which_d.qk_alt"),
+                theory_title=t("which_d.theory"),
+            ),
+            key="which_d_qk",
+            data=lines.drop(columns="color"),
+            source=[which_d_core.input_scale_sweep, heads_core.layer_norm],
+        )
+    now = sweep[sweep.scale == x_scale].set_index("layernorm")
+    for ln in (False, True):
+        right.metric(
+            t("which_d.m_qk", series=series[ln], s=f"{x_scale:g}"),
+            f"{now.loc[ln, 'std']:.4g}",
+            t("which_d.m_qk_delta", h=f"{now.loc[ln, 'entropy']:.3f}"),
+            **OFF,
+        )
+    st.caption(t("which_d.qk_caption", heads=cache.WHICH_D_QK_HEADS))
 st.caption(t("which_d.source"))

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from core.which_d import INITS, divisor_value, divisors, init_stds
-from ui import charts, controls
+from ui import charts, controls, workshop
 from ui.i18n import t
 
 D_MODEL_MIN, D_MODEL_MAX, D_MODEL_DEFAULT = 64, 4096, 512
@@ -38,7 +39,8 @@ def _rescale(key: str, factor: float) -> None:
 
 def d_model_input() -> int:
     """d_model (64–4096) as a number input with ÷2 and ×2 buttons, bound to ``?d_model=``."""
-    col_input, col_half, col_double = st.columns([3, 1, 1], vertical_alignment="bottom")
+    spec = [2, 1, 1] if workshop.is_presenting() else [3, 1, 1]  # the sidebar is narrow
+    col_input, col_half, col_double = st.columns(spec, vertical_alignment="bottom")
     with col_input:
         value = controls.int_input(
             "d_model",
@@ -104,6 +106,35 @@ def n_heads_select(d_model: int) -> int:
     return int(controls._bound("n_heads", default, allowed, is_valid, make_widget))
 
 
+def cross_inputs() -> tuple[int, int, int]:
+    """Cross-attention widths d_q, d_kv (1–4096) and d_k (1–1024), bound to the URL."""
+    cols = workshop.control_columns(3)
+    specs = (("d_q_in", 4096, 512), ("d_kv_in", 4096, 1024), ("d_proj", 1024, 64))
+    values = []
+    for col, (key, top, default) in zip(cols, specs, strict=True):
+        with col:
+            values.append(
+                controls.int_input(
+                    key, t(f"which_d.{key}"), min_value=1, max_value=top, default=default
+                )
+            )
+    return tuple(values)
+
+
+def multi_head_metrics(bars: pd.DataFrame, divisor: str, label: str, n_heads: int) -> None:
+    """Logit std, entropy and largest weight under the chosen divisor, and the ratio of the
+    ÷√d_k and ÷√d_model stds (= √n_heads); ``bars`` from :func:`divisor_charts`."""
+    off = {"delta_color": "off", "delta_arrow": "off"}
+    m = st.columns(4)
+    m[0].metric(t("which_d.m_std", div=label), f"{bars.loc[divisor, 'std']:.4g}")
+    m[1].metric(t("which_d.m_entropy", div=label), f"{bars.loc[divisor, 'entropy']:.3f}")
+    m[2].metric(t("which_d.m_max", div=label), f"{bars.loc[divisor, 'max_weight']:.3f}")
+    wrong_std = bars.loc["d_model", "std"]
+    ratio = f"{bars.loc['d_k', 'std'] / wrong_std:.4g}" if wrong_std > 0 else "—"  # W_q = 0
+    r = f"{math.sqrt(n_heads):.4g}"
+    m[3].metric(t("which_d.m_ratio"), ratio, t("which_d.m_ratio_delta", n=n_heads, r=r), **off)
+
+
 def divisor_labels(prefix: str, names, *, d_k: int, d_q: int, d_kv: int) -> dict[str, str]:
     """Axis label of each divisor with its value, e.g. ``÷√d_k = ÷8``."""
     return {
@@ -135,28 +166,37 @@ def divisor_frames(
     -------
     bars : DataFrame with ``label``, ``color``, ``selected``, ``std``, ``entropy``,
         ``max_weight``, ``theory_std``.
-    points : DataFrame with ``label``, ``head``, ``std``, ``entropy``.
+    points : DataFrame, one row per head and divisor: ``label``, ``head``, ``std``,
+        ``entropy``, and the bar and tick the head belongs to: ``mean_std``,
+        ``mean_entropy`` (mean over heads) and ``theory_std``. The charts' CSV download.
     """
     sub = frame[frame["init"].to_numpy() == init]
     names = sub["divisor"].to_numpy()
     columns = ("std", "entropy", "max_weight", "theory_std")
     values = {c: sub[c].to_numpy() for c in columns}
     masks = [names == name for name in labels]
+    means = {c: np.array([values[c][m].mean() for m in masks]) for c in columns}
     bars = pd.DataFrame(
         {
             "divisor": list(labels),
             "label": list(labels.values()),
             "color": [DIVISOR_COLORS[name] for name in labels],
             "selected": [name == selected for name in labels],
-            **{c: [values[c][m].mean() for m in masks] for c in columns},
+            **means,
         }
     )
+    bar = np.zeros(len(names), dtype=int)  # the bar of each point
+    for i, mask in enumerate(masks):
+        bar[mask] = i
     points = pd.DataFrame(
         {
             "label": [labels[name] for name in names],
             "head": sub["head"].to_numpy(),
             "std": values["std"],
             "entropy": values["entropy"],
+            "mean_std": means["std"][bar],
+            "mean_entropy": means["entropy"][bar],
+            "theory_std": means["theory_std"][bar],
         }
     )
     return bars, points
@@ -169,35 +209,129 @@ def divisor_charts(
     labels: dict[str, str],
     prefix: str,
     fmt: dict[str, object],
+    sources: dict[str, list],
 ) -> pd.DataFrame:
     """Draw the logit-std and entropy bar charts of one experiment side by side.
 
     ``prefix`` selects the catalog strings (``which_d.<prefix>_std_title`` …) and the
-    chart keys; ``fmt`` fills their placeholders. Returns the bars indexed by divisor.
+    chart keys; ``fmt`` fills their placeholders; ``sources`` maps ``std``/``entropy``
+    to the core functions shown under each chart. Each chart offers the per-head frame
+    of :func:`divisor_frames` as CSV. Returns the bars indexed by divisor.
     """
     from ui.cache import WHICH_D_TOKENS as n
 
     bars, points = divisor_frames(frame, init, selected, labels)
     uniform = pd.DataFrame({"y": [math.log(n)], "label": [t("which_d.ref_uniform", n=n)]})
     for col, value in zip(st.columns(2), ("std", "entropy"), strict=True):
-        col.altair_chart(
-            charts.divisor_bars(
-                bars,
-                points,
-                value=value,
-                title=t(f"which_d.{prefix}_{value}_title", **fmt),
-                x_title=t("which_d.axis_divisor"),
-                y_title=t(f"which_d.axis_{value}"),
-                description=t(f"which_d.{prefix}_{value}_alt", **fmt),
-                head_title=t("which_d.head"),
-                theory=value == "std",
-                value_labels=value == "std",
-                reference=uniform if value == "entropy" else None,
-            ),
-            width="stretch",
-            key=f"which_d_{prefix}_{value}",
-        )
+        with col:
+            workshop.chart(
+                charts.divisor_bars(
+                    bars,
+                    points,
+                    value=value,
+                    title=t(f"which_d.{prefix}_{value}_title", **fmt),
+                    x_title=t("which_d.axis_divisor"),
+                    y_title=t(f"which_d.axis_{value}"),
+                    description=t(f"which_d.{prefix}_{value}_alt", **fmt),
+                    head_title=t("which_d.head"),
+                    theory=value == "std",
+                    value_labels=value == "std",
+                    reference=uniform if value == "entropy" else None,
+                ),
+                key=f"which_d_{prefix}_{value}",
+                data=points,
+                source=sources[value],
+            )
     return bars.set_index("divisor")
+
+
+# --- workshop: the prediction and the misconception card ------------------------------
+
+
+def fan_in_means(frame: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Mean over heads of ``std`` and ``entropy`` per divisor, fan-in projections only:
+    ``{divisor: {"std": …, "entropy": …}}``."""
+    fan_in = frame["init"].to_numpy() == "fan_in"
+    names = frame["divisor"].to_numpy()[fan_in]
+    stats = {c: frame[c].to_numpy()[fan_in] for c in ("std", "entropy")}
+    return {
+        name: {c: float(v[names == name].mean()) for c, v in stats.items()}
+        for name in dict.fromkeys(names)
+    }
+
+
+def std_options(n_heads: int) -> tuple[list[float], list[str]]:
+    """Candidate per-head logit stds under ÷√d_model, ascending: 1/n, 1/√n, 1, √n.
+
+    Distinct for every n_heads ≥ 2 (neighbours differ by at least √2).
+    """
+    r = math.sqrt(n_heads)
+    values = [1 / n_heads, 1 / r, 1.0, r]
+    labels = [
+        f"{values[0]:.3g} (1/{n_heads})",
+        f"{values[1]:.3g} (1/√{n_heads})",
+        "1",
+        f"{values[3]:.3g} (√{n_heads})",
+    ]
+    return values, labels
+
+
+def closest_option(values: list[float], measured: float) -> int:
+    """Index of the positive value closest to ``measured`` on a log scale."""
+    if not measured > 0:
+        return 0
+    return min(range(len(values)), key=lambda i: abs(math.log(values[i] / measured)))
+
+
+def predict_head_std(frame: pd.DataFrame, d_model: int, n_heads: int, shown: int) -> bool:
+    """Ask for the per-head logit std under ÷√d_model (fan-in) before the section-1 charts.
+
+    The answer is the option nearest to the measurement in ``frame``
+    (:func:`ui.cache.which_d_heads`). With one head d_k = d_model: nothing to ask.
+    """
+    d_k = d_model // n_heads
+    if n_heads == 1:
+        st.caption(t("which_d_workshop.one_head", d_model=d_model))
+        return True
+    means = fan_in_means(frame)
+    measured = means["d_model"]["std"]
+    values, labels = std_options(n_heads)
+    return workshop.predict(
+        "which_d_std",
+        t("which_d_workshop.predict_q", d_model=d_model, n_heads=n_heads, d_k=d_k),
+        labels,
+        answer=closest_option(values, measured),
+        explain=t(
+            "which_d_workshop.predict_explain",
+            std=f"{measured:.3g}",
+            std_k=f"{means['d_k']['std']:.3g}",
+            shown=shown,
+            d_k=d_k,
+            n_heads=n_heads,
+            r=f"{math.sqrt(n_heads):.3g}",
+        ),
+    )
+
+
+def myth_card(frame: pd.DataFrame, d_model: int, n_heads: int) -> None:
+    """“The d in √d is d_model”, against the live fan-in numbers of ÷√d_k and ÷√d_model."""
+    from ui.cache import WHICH_D_TOKENS as n
+
+    d_k = d_model // n_heads
+    means = fan_in_means(frame)
+    live = {
+        "d_model": d_model,
+        "n_heads": n_heads,
+        "d_k": d_k,
+        "std_k": f"{means['d_k']['std']:.3g}",
+        "h_k": f"{means['d_k']['entropy']:.3f}",
+        "std_m": f"{means['d_model']['std']:.3g}",
+        "h_m": f"{means['d_model']['entropy']:.3f}",
+        "n": n,
+        "h_u": f"{math.log(n):.3f}",
+    }
+    reality = "which_d_workshop.myth_reality" + ("_one" if n_heads == 1 else "")
+    workshop.myth(t("which_d_workshop.myth_claim"), t(reality, **live))
 
 
 def init_cards(frame: pd.DataFrame, d_model: int, current: str) -> None:
@@ -251,12 +385,14 @@ def multi_head_latex(d_model: int, n_heads: int, var: float) -> str:
     d_k = d_model // n_heads
     right, wrong = math.sqrt(var / d_k), math.sqrt(var / d_model)
     return (
+        r"\begin{gathered}"
         rf"d_k = \frac{{d_\text{{model}}}}{{n_\text{{heads}}}} = \frac{{{d_model}}}{{{n_heads}}}"
         rf" = {d_k},\qquad \mathrm{{Var}}(q\cdot k) = d_k\,(d_\text{{model}}\,\sigma_w^2"
-        rf"\sigma_x^2)^2 = {tex_number(var)},\qquad"
+        rf"\sigma_x^2)^2 = {tex_number(var)},\\"
         rf"\mathrm{{std}}\Big(\tfrac{{q\cdot k}}{{\sqrt{{d_k}}}}\Big) = {tex_number(right)},\quad"
         rf"\mathrm{{std}}\Big(\tfrac{{q\cdot k}}{{\sqrt{{d_\text{{model}}}}}}\Big) = {tex_number(wrong)}"
         rf" = \frac{{{tex_number(right)}}}{{\sqrt{{{n_heads}}}}}"
+        r"\end{gathered}"
     )
 
 
@@ -267,8 +403,10 @@ def cross_latex(d_k: int, d_q: int, d_kv: int, var: float) -> str:
         for n in (d_k, d_q, d_kv)
     )
     return (
+        r"\begin{gathered}"
         rf"\mathrm{{Var}}(q\cdot k) = d_k\,(d_q\,\sigma_{{w_q}}^2\sigma_x^2)\,"
-        rf"(d_{{kv}}\,\sigma_{{w_k}}^2\sigma_x^2) = {tex_number(var)},\qquad {stds}"
+        rf"(d_{{kv}}\,\sigma_{{w_k}}^2\sigma_x^2) = {tex_number(var)},\\ {stds}"
+        r"\end{gathered}"
     )
 
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import ROOT, TIMEOUT, chart_data, warnings
+from tests.app.helpers import chart_data, reveal_all, run_page, warnings
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SCRIPT = "app_pages/which-d.py"
@@ -18,18 +18,10 @@ N_CHARTS = 5  # multi-head std + entropy, cross-attention std + entropy, QK Laye
 MH_STD, MH_ENTROPY, CROSS_STD, CROSS_ENTROPY, QK = range(N_CHARTS)
 
 
-def open_page(**params: str | list[str]) -> AppTest:
-    """Deep-link the page. ``run_page`` switches before the first run, which finds pages
-    by file name; this page's url_path (which-d) differs from its file name (which_d.py),
-    so run once, then switch. The URL seeds widgets when they are first made, which is on
-    the second run; the first (home) run notes the params as foreign to home, once."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(SCRIPT)
-    at.run()
-    return at
+def open_page(reveal: bool = True, **params: str | list[str]) -> AppTest:
+    """Deep-link the page; with ``reveal`` every prediction is skipped (all charts drawn).
+    A bad URL value warns on the first run only: check warnings with ``reveal=False``."""
+    return run_page(SCRIPT, reveal=reveal, **params)
 
 
 def frames(chart: dict) -> list[pd.DataFrame]:
@@ -59,8 +51,8 @@ def test_page_runs_with_every_chart(lang):
     assert at.selectbox(key="n_heads").value == "8"
     assert at.radio(key="divisor").value == "d_k"
     assert at.radio(key="w_init").value == "fan_in"
-    # the misconception is stated on the page
-    assert "d_model" in at.error[0].value
+    # the misconception is stated on the page, as a card with the live numbers
+    assert any("d_model" in m.value and "0.354" in m.value for m in at.markdown)
 
 
 def test_default_numbers_match_the_reference():
@@ -113,12 +105,12 @@ def test_query_params_set_the_controls():
 
 
 def test_n_heads_that_does_not_divide_d_model_warns_and_falls_back():
-    at = open_page(d_model="512", n_heads="7")
+    at = open_page(reveal=False, d_model="512", n_heads="7")
     assert not at.exception
     found = [w for w in warnings(at) if "`n_heads`" in w]
     assert found and "divisors of d_model = 512" in found[0]
     assert at.selectbox(key="n_heads").value == "8"
-    assert len(chart_data(at)) == N_CHARTS
+    assert len(chart_data(reveal_all(at))) == N_CHARTS
 
 
 def test_changing_d_model_moves_n_heads_to_the_nearest_divisor():
@@ -229,7 +221,7 @@ def test_x_scale_moves_the_marker_and_the_metrics():
     ],
 )
 def test_malformed_params_warn_and_fall_back(params, name):
-    at = open_page(**params)
+    at = open_page(reveal=False, **params)
     assert not at.exception
     found = [w for w in warnings(at) if f"`{name}`" in w]
     assert found, warnings(at)
@@ -245,7 +237,7 @@ def test_malformed_params_warn_and_fall_back(params, name):
     }
     widget, default = defaults[name]
     assert widget(key=name).value == default
-    assert len(chart_data(at)) == N_CHARTS
+    assert len(chart_data(reveal_all(at))) == N_CHARTS
 
 
 def test_language_switch_keeps_controls():
@@ -263,3 +255,150 @@ def test_same_seed_same_pictures_and_new_seed_new_pictures():
     c = chart_data(open_page(seed="8"))
     assert [x["datasets"] for x in a] == [x["datasets"] for x in b]
     assert a[MH_STD]["datasets"] != c[MH_STD]["datasets"]
+
+
+# --- workshop mode -----------------------------------------------------------------------
+#: charts drawn at each presenter step while the section-1 question is open / answered
+STEP_CHARTS = {1: (0, 2), 2: (2, 4), 3: (2, 4), 4: (2, 4), 5: (3, 5)}
+
+
+def _n_charts(at: AppTest) -> int:
+    return len(at.get("vega_lite_chart"))
+
+
+def _text(at: AppTest) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_presenter_mode_reveals_one_section_per_step():
+    at = open_page(reveal=False, present="1")
+    assert not at.exception
+    assert at.toggle(key="present").value is True
+    # every control of the page is in the sidebar
+    assert at.sidebar.number_input(key="d_model").value == 512
+    assert at.sidebar.selectbox(key="n_heads").value == "8"
+    assert at.sidebar.radio(key="w_init").value == "fan_in"
+    assert at.sidebar.number_input(key="d_proj").value == 64
+    assert at.sidebar.select_slider(key="x_scale").value == "1"
+    for k in range(1, 6):
+        assert at.number_input(key="step").value == k
+        assert len(at.header) == k
+        assert _n_charts(at) == STEP_CHARTS[k][0], k
+        if k < 5:
+            at.button(key="step_next").click().run()
+    assert at.button(key="step_next").disabled
+    at.button(key="step_prev").click().run()
+    assert at.number_input(key="step").value == 4
+    # answering the question draws section 1 and keeps the step
+    at.button(key="which_d_std_skip").click().run()
+    assert at.number_input(key="step").value == 4
+    assert _n_charts(at) == STEP_CHARTS[4][1]
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_presenter_step_from_the_url(k):
+    at = open_page(present="1", step=str(k), lang="zh")
+    assert not at.exception and not warnings(at)
+    assert at.number_input(key="step").value == k
+    assert len(at.header) == k
+    assert _n_charts(at) == STEP_CHARTS[k][1]
+
+
+def test_prediction_gates_the_multi_head_charts_and_keeps_the_guess():
+    at = open_page(reveal=False)
+    assert _n_charts(at) == N_CHARTS - 2  # section 1 waits for the guess
+    assert at.button(key="which_d_std_reveal").disabled
+    guess = at.radio(key="which_d_std_guess")
+    assert guess.options == ["0.125 (1/8)", "0.354 (1/√8)", "1", "2.83 (√8)"]
+    guess.set_value(2).run()  # "1": the popular belief
+    at.button(key="which_d_std_reveal").click().run()
+    assert _n_charts(at) == N_CHARTS
+    measured = bars_frame(chart_data(at)[MH_STD]).set_index("divisor").loc["d_model", "std"]
+    text = _text(at)
+    assert "**1**" in text and "**0.354 (1/√8)**" in text  # the guess and the answer
+    assert f"**{measured:.3g}**" in text  # the measured number
+    assert at.session_state["_predictions"] == {"which_d_std": 2}
+    # the guess survives a control change; the verdict follows the live numbers
+    at.selectbox(key="n_heads").set_value("32").run()
+    assert _n_charts(at) == N_CHARTS
+    assert "**0.177 (1/√32)**" in _text(at)
+    at.button(key="which_d_std_again").click().run()
+    assert _n_charts(at) == N_CHARTS - 2
+
+
+@pytest.mark.parametrize(
+    ("d_model", "n_heads", "right"),
+    [("512", "8", "0.354 (1/√8)"), ("64", "64", "0.125 (1/√64)"), ("4096", "16", "0.25 (1/√16)")],
+)
+def test_prediction_answer_follows_the_measurement(d_model, n_heads, right):
+    """d_k = 64, 1 and 256: the option nearest the measured std is 1/√n_heads."""
+    at = open_page(reveal=False, d_model=d_model, n_heads=n_heads)
+    options = at.radio(key="which_d_std_guess").options
+    at.radio(key="which_d_std_guess").set_value(options.index(right)).run()
+    at.button(key="which_d_std_reveal").click().run()
+    assert "right" in _text(at)
+    measured = bars_frame(chart_data(at)[MH_STD]).set_index("divisor").loc["d_model", "std"]
+    assert measured == pytest.approx(int(n_heads) ** -0.5, rel=0.15)
+
+
+def test_one_head_has_nothing_to_predict():
+    at = open_page(reveal=False, n_heads="1")
+    assert not [r for r in at.radio if r.key == "which_d_std_guess"]
+    assert _n_charts(at) == N_CHARTS
+    assert any("d_k = d_model = 512" in c.value for c in at.caption)
+
+
+def test_myth_card_shows_the_live_counter_example():
+    at = open_page()
+    assert not at.error  # the misconception is now the card
+    bars = bars_frame(chart_data(at)[MH_STD]).set_index("divisor")
+    card = next(m.value for m in at.markdown if "√d_model = √512" in m.value)
+    assert f"**{bars.loc['d_k', 'std']:.3g}**" in card
+    assert f"**{bars.loc['d_model', 'std']:.3g}**" in card
+    entropy = bars_frame(chart_data(at)[MH_ENTROPY]).set_index("divisor")
+    assert f"**{entropy.loc['d_model', 'entropy']:.3f}**" in card
+    assert "“The d in √d is d_model.”" in _text(at)
+    # fan-in numbers whatever the chosen initialisation; they follow n_heads
+    at.radio(key="w_init").set_value("zero_q").run()
+    at.selectbox(key="n_heads").set_value("32").run()
+    card = next(m.value for m in at.markdown if "√d_model = √512" in m.value)
+    assert "32 heads" in card and "**0.17" in card
+
+
+def test_myth_card_in_chinese():
+    at = open_page(lang="zh")
+    card = next(m.value for m in at.markdown if "√d_model = √512" in m.value)
+    assert CJK.search(card) and "**0.35" in card
+
+
+def test_show_code_expanders_hold_the_core_source():
+    at = open_page()
+    sources = {c.value.split("(", 1)[0] for c in at.code if c.value.startswith("def ")}
+    assert {
+        "def projected_multi_head_logits",
+        "def multi_head_logits",
+        "def head_statistics",
+        "def projected_cross_attention_logits",
+        "def cross_attention_logits",
+        "def input_scale_sweep",
+        "def layer_norm",
+    } <= sources
+
+
+def test_every_chart_offers_its_data():
+    at = open_page()
+    keys = sorted(b.proto.id.rsplit("-", 1)[-1] for b in at.get("download_button"))
+    assert keys == sorted(
+        f"which_d_{c}_csv" for c in ("mh_std", "mh_entropy", "cross_std", "cross_entropy", "qk")
+    )
+    # the divisor charts' CSV is their per-head dataset, which carries its bar and tick
+    points = next(f for f in frames(chart_data(at)[MH_STD]) if "head" in f.columns)
+    assert list(points.columns) == [
+        "label",
+        "head",
+        "std",
+        "entropy",
+        "mean_std",
+        "mean_entropy",
+        "theory_std",
+    ]

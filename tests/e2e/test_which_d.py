@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
 N_CHARTS = 5
+CHARTS = "[data-testid='stVegaLiteChart']"
+SIDEBAR = "[data-testid='stSidebar']"
+
+
+def _skip_questions(app) -> None:
+    """Press "Just show me" on every open prediction question (the page has one)."""
+    app.button("which_d_std_skip").wait_for(state="visible")
+    for _ in range(3):
+        skip = app.page.locator("[class*='st-key-'][class*='_skip'] button:visible")
+        if not skip.count():
+            return
+        app.interact(skip.first.click)
 
 
 def test_which_d_page_renders_every_chart(app):
     app.open("which-d", "d_model=2048&n_heads=32&w_init=one")
-    charts = app.page.locator("[data-testid='stVegaLiteChart']")
-    assert charts.count() == N_CHARTS, f"expected {N_CHARTS} charts, found {charts.count()}"
+    charts = app.page.locator(CHARTS)
+    expect(charts).to_have_count(N_CHARTS - 2)  # section 1 waits for the prediction
+    _skip_questions(app)
+    expect(charts).to_have_count(N_CHARTS)
+    app.wait_charts_rendered()
     for i in range(N_CHARTS):
+        charts.nth(i).scroll_into_view_if_needed()
         box = charts.nth(i).bounding_box()
         assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} is tiny: {box}"
     assert app.widget("d_model").locator("input").input_value() == "2048"
@@ -25,3 +43,65 @@ def test_which_d_page_renders_every_chart(app):
     assert app.widget("n_heads").locator("input").input_value() == "32"
     app.assert_healthy()
     app.screenshot("which_d")
+
+
+def test_which_d_presenter_steps(app):
+    app.open("which-d", "present=1")
+    sidebar = app.page.locator(SIDEBAR)
+    for key in ("d_model", "n_heads", "w_init", "d_proj", "x_scale"):
+        expect(sidebar.locator(f".st-key-{key}")).to_have_count(1)
+    charts = app.page.locator(CHARTS)
+    expect(charts).to_have_count(0)  # step 1: the question comes before the charts
+    app.interact(app.button("step_next").click, expect_chart_change=False)
+    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
+    expect(charts).to_have_count(2)  # cross-attention
+    _skip_questions(app)
+    expect(charts).to_have_count(4)
+    app.interact(app.button("step_prev").click)
+    expect(app.widget("step").locator("input")).to_have_value("1")  # the default: not in the URL
+    expect(charts).to_have_count(2)
+    app.assert_healthy()
+    app.screenshot("which_d_presenter_step1")
+    # a shared link opens at its step
+    app.open("which-d", "present=1&step=5")
+    expect(app.widget("step").locator("input")).to_have_value("5")
+    expect(charts).to_have_count(3)  # cross-attention and QK LayerNorm; section 1 waits
+    app.assert_healthy()
+
+
+def test_which_d_csv_download_matches_the_chart(app):
+    from ui import cache
+
+    app.open("which-d")
+    _skip_questions(app)
+    button = app.widget("which_d_mh_std_csv").locator("button:visible")
+    button.scroll_into_view_if_needed()
+    with app.page.expect_download() as download:
+        button.click()
+    assert download.value.suggested_filename == "which_d_mh_std.csv"
+    got = pd.read_csv(download.value.path())
+    # what the chart draws: the fan-in heads of d_model = 512, 8 heads, seed 0
+    frame, _ = cache.which_d_heads(512, 8, 0)
+    want = frame[frame["init"] == "fan_in"]
+    assert len(got) == len(want) == 24  # 3 divisors × 8 heads
+    assert got["head"].tolist() == want["head"].tolist()
+    assert got["std"].to_numpy() == pytest.approx(want["std"].to_numpy(), rel=1e-9)
+    assert list(got.columns) == [
+        "label",
+        "head",
+        "std",
+        "entropy",
+        "mean_std",
+        "mean_entropy",
+        "theory_std",
+    ]
+    assert got["entropy"].to_numpy() == pytest.approx(want["entropy"].to_numpy(), rel=1e-9)
+    assert got.drop_duplicates("label")["theory_std"].tolist() == pytest.approx([1.0, 8**-0.5, 8.0])
+    # the bar heights are the per-head means, and the page's metric shows the first
+    means = got.groupby("label", sort=False)["std"].mean()
+    assert means.tolist() == pytest.approx(
+        got.groupby("label", sort=False)["mean_std"].first().tolist()
+    )
+    metric = app.page.locator("[data-testid='stMetricValue']").first.inner_text()
+    assert float(metric) == pytest.approx(means.iloc[0], rel=1e-3)
+    app.assert_healthy()

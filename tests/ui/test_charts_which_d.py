@@ -1,5 +1,6 @@
 """Which-d chart builders and page helpers: valid Vega-Lite, encodings, data sizes."""
 
+import itertools
 import math
 
 import numpy as np
@@ -189,3 +190,47 @@ def test_divisor_frames_pick_one_init_and_mark_the_selection():
     std = bars.set_index("divisor")["std"]
     assert std["d_k"] / std["d_model"] == pytest.approx(2.0, rel=1e-12)
     assert bars.set_index("divisor").loc["d_k", "theory_std"] == pytest.approx(1.0)
+
+
+def test_divisor_points_carry_their_bar_and_tick():
+    """The per-head frame (the charts' CSV) holds every value the chart draws."""
+    frame, _ = cache.which_d_heads.__wrapped__(128, 4, 0)
+    labels = {"d_k": "a", "d_model": "b", "none": "c"}
+    bars, points = which_d.divisor_frames(frame, "one", "d_k", labels)
+    assert list(points.columns) == [
+        "label",
+        "head",
+        "std",
+        "entropy",
+        "mean_std",
+        "mean_entropy",
+        "theory_std",
+    ]
+    by_label = points.groupby("label", sort=False)
+    for value in ("std", "entropy"):
+        assert by_label[value].mean().tolist() == pytest.approx(bars[value].tolist(), rel=1e-12)
+        assert by_label[f"mean_{value}"].nunique().eq(1).all()
+        assert by_label[f"mean_{value}"].first().tolist() == bars[value].tolist()
+    assert by_label["theory_std"].first().tolist() == bars["theory_std"].tolist()
+
+
+@pytest.mark.parametrize("n_heads", [2, 3, 8, 64, 4096])
+def test_std_options_are_distinct_and_the_answer_is_the_nearest(n_heads):
+    values, labels = which_d.std_options(n_heads)
+    assert values == sorted(values) and len(set(labels)) == 4
+    assert all(b / a >= math.sqrt(2) - 1e-12 for a, b in itertools.pairwise(values))
+    assert which_d.closest_option(values, n_heads**-0.5 * 1.15) == 1
+    assert which_d.closest_option(values, 0.97) == 2
+    assert which_d.closest_option(values, 0.0) == 0  # W_q = 0: no spread at all
+
+
+def test_fan_in_means():
+    frame, _ = cache.which_d_heads(512, 8, 0)
+    means = which_d.fan_in_means(frame)
+    assert list(means) == ["d_k", "d_model", "none"]
+    assert means["d_model"]["std"] == pytest.approx(means["d_k"]["std"] / math.sqrt(8))
+    assert means["d_k"]["std"] == pytest.approx(1.0, rel=0.05)
+    entropy = [means[d]["entropy"] for d in ("none", "d_k", "d_model")]
+    assert entropy == sorted(entropy)
+    fan_in = frame[(frame.init == "fan_in") & (frame.divisor == "d_k")]
+    assert means["d_k"]["entropy"] == pytest.approx(fan_in.entropy.mean())
