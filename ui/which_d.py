@@ -89,21 +89,17 @@ def n_heads_select(d_model: int) -> int:
         )
     allowed = t("which_d.n_heads_allowed", d_model=d_model, options=", ".join(options))
 
-    def is_valid(raw) -> bool:
-        return controls.parse_choice(raw, options) is not None
-
-    def make_widget() -> str:
-        return st.selectbox(
+    return int(
+        controls.choice(
+            "n_heads",
             t("which_d.n_heads"),
             options,
-            index=options.index(default),
-            key="n_heads",
-            bind="query-params",
+            default=default,
+            widget="selectbox",
             help=t("which_d.n_heads_help"),
+            allowed=allowed,
         )
-
-    # the shared reset-and-warn logic of every URL-bound control
-    return int(controls._bound("n_heads", default, allowed, is_valid, make_widget))
+    )
 
 
 def cross_inputs() -> tuple[int, int, int]:

@@ -11,6 +11,7 @@ Pages use them like this::
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import secrets
@@ -116,6 +117,12 @@ def shown(section: int, step: int | None) -> bool:
 
 
 # --- charts with their data and their code ----------------------------------------------
+@functools.cache
+def _source(fn: Callable) -> str:
+    """The source of a (possibly cached or decorated) function, read once per process."""
+    return inspect.getsource(inspect.unwrap(fn))
+
+
 def chart(
     chart_obj: alt.TopLevelMixin,
     *,
@@ -148,7 +155,7 @@ def chart(
         functions = [source] if callable(source) else list(source)
         with right.expander(t("workshop.show_code"), icon=":material/code:"):
             for fn in functions:
-                st.code(inspect.getsource(inspect.unwrap(fn)), language="python")
+                st.code(_source(fn), language="python")
 
 
 # --- predictions and misconceptions ------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
@@ -14,7 +15,7 @@ N_CHARTS = 8
 
 def _assert_every_chart_drawn(app) -> None:
     charts = app.page.locator("[data-testid='stVegaLiteChart']")
-    assert charts.count() == N_CHARTS, f"expected {N_CHARTS} charts, found {charts.count()}"
+    expect(charts).to_have_count(N_CHARTS, timeout=15_000)  # charts may land after idle
     for i in range(charts.count()):
         box = charts.nth(i).bounding_box()
         assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} is tiny: {box}"

@@ -27,7 +27,7 @@ def _reveal_predictions(app) -> None:
 def _assert_charts_drawn(app) -> None:
     _reveal_predictions(app)
     charts = app.page.locator("[data-testid='stVegaLiteChart']")
-    assert charts.count() == N_CHARTS, f"expected {N_CHARTS} charts, found {charts.count()}"
+    expect(charts).to_have_count(N_CHARTS, timeout=15_000)  # charts may land after idle
     for i in range(charts.count()):
         charts.nth(i).scroll_into_view_if_needed()
         box = charts.nth(i).bounding_box()
