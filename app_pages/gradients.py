@@ -31,11 +31,11 @@ if workshop.shown(2, step):
     sections.gap_explorer(n_keys)
 
 # 3. many rows: predict the share of dead rows, then the sweeps against d_k
-if workshop.shown(3, step):
-    sections.sweeps(d_k, n_keys, alpha, seed, labels)
+swept = workshop.shown(3, step) and sections.sweeps(d_k, n_keys, alpha, seed, labels)
 
-# 4. the myth "the mean gradient is smaller without scaling", with live numbers
-if workshop.shown(4, step):
+# 4. the myth "the mean gradient is smaller without scaling", with live numbers; it
+#    quotes the share of dead rows, so it waits for the answer to the question above
+if workshop.shown(4, step) and swept:
     sections.myth(d_k, n_keys, seed)
 
 # 5. the gradient that reaches q: predict the medians, then the histograms

@@ -130,8 +130,11 @@ def gap_explorer(n_keys: int) -> None:
 
 
 # --- 3. many rows: predict the dead share, then median, band and mean against d_k ---------
-def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> None:
-    """The question on dead rows, then the ‖J‖_F and ‖∂p/∂s‖_F sweeps, dead rows, table."""
+def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool:
+    """The question on dead rows, then the ‖J‖_F and ‖∂p/∂s‖_F sweeps, dead rows, table.
+
+    Returns whether the sweeps are shown (False while the question waits for a guess).
+    """
     st.subheader(t("gradients.sweep_header"))
     n_rows = cache.gradient_rows(n_keys)
     st.markdown(t("gradients.sweep_lead", n_rows=f"{n_rows:,}", n_keys=n_keys))
@@ -180,6 +183,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> None
     )  # fmt: skip
     right.markdown(t("gradients.table_title", d_k=d_k, n_rows=f"{n_rows:,}"))
     right.table(table)
+    return True
 
 
 # --- 4. the myth card: the mean is not what collapses -------------------------------------
@@ -207,7 +211,7 @@ def myth_reality(d_k: int, n_keys: int, seed: int) -> str:
              n_keys=n_keys, mean_u=f"{mean_u:.3g}", mean_s=f"{mean_s:.3g}", verdict=verdict)  # fmt: skip
     logits = t("gradients_workshop.myth_logits", jmean_u=f"{u['jacobian_fro_mean']:.3g}",
                jmean_s=f"{s['jacobian_fro_mean']:.3g}")  # fmt: skip
-    return f"{mean} {typical} {logits}"
+    return f"{mean} {typical}\n\n{logits}"
 
 
 def myth(d_k: int, n_keys: int, seed: int) -> None:

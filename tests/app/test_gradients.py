@@ -331,6 +331,14 @@ def test_myth_card_compares_with_sqrt_scaling_whatever_alpha():
     assert "no row is dead yet" in _myth(run_page(PAGE, d_k="2"))
 
 
+def test_myth_card_waits_for_the_dead_share_question():
+    at = run_page(PAGE, reveal=False, d_k="256")
+    text = _text(at)
+    assert "Popular claim" not in text and "Why the mean and the median disagree" not in text
+    at.button(key="gradients_dead_share_skip").click().run()
+    assert "**larger**" in _myth(at)
+
+
 def test_myth_card_in_chinese():
     at = run_page(PAGE, lang="zh", d_k="1024")
     card = _myth(at)
