@@ -13,7 +13,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core.experiments import _row_quantities, sample_scores, saturation_sweep
+from core.experiments import _row_quantities, _summarise, sample_scores, saturation_sweep
 from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
 from ui import cache, charts, controls, workshop
 from ui.i18n import t
@@ -154,7 +154,8 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
         name: df.assign(series=df.alpha.map(controls.alpha_label), color=df.alpha.map(charts.alpha_color))
         for name, df in cache.gradient_sweep_frames(n_keys, alpha, seed).items()
     }  # fmt: skip
-    source = [saturation_sweep, _row_quantities]
+    # the closed form of ‖J‖_F per row; medians, means, dead share and the factor d_k^−α
+    source = {"jac": [saturation_sweep, _row_quantities], "grad": [saturation_sweep, _summarise]}
     for col, name in zip(st.columns(2), ("jac", "grad"), strict=True):
         with col:
             workshop.chart(
@@ -164,7 +165,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
                     y_title=t(f"gradients.axis_{name}"), mean_label=t("gradients.mean_label"),
                     description=t(f"gradients.{name}_alt"),
                 )),
-                key=f"gradients_{name}_sweep", data=frames[name], source=source,
+                key=f"gradients_{name}_sweep", data=frames[name], source=source[name],
             )  # fmt: skip
     left, right = st.columns(2)
     with left:
@@ -174,7 +175,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
                 x_title=t("gradients.axis_d_k"), y_title=t("gradients.axis_dead"),
                 description=t("gradients.dead_alt"), y_domain=(0, 1), legend_columns=2,
             ),
-            key="gradients_dead", data=frames["dead"], source=source,
+            key="gradients_dead", data=frames["dead"], source=source["grad"],
         )  # fmt: skip
         st.caption(t("gradients.dead_caption"))
     table = pd.DataFrame(

@@ -354,6 +354,7 @@ def test_code_expanders_hold_the_core_functions():
         "gap_curve",
         "saturation_sweep",
         "_row_quantities",
+        "_summarise",
         "query_grad_norms",
     ):
         assert any(s.startswith(f"def {fn}(") for s in sources), fn
