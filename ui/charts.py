@@ -1299,3 +1299,20 @@ def scale_lines(
         description=description,
         height=320,
     )
+
+
+# --- gradients page: workshop -----------------------------------------------------------
+def opaque_legend(chart: alt.LayerChart) -> alt.LayerChart:
+    """Draw a layered chart's colour-legend symbols at full opacity (edited in place).
+
+    :func:`compact_legend` replaces the legend that :func:`sweep_lines` sets with one
+    that has no ``symbolOpacity``, so its symbols take the band's opacity (0.18) and
+    look washed out. Pass the chart :func:`median_mean_sweep` returns.
+    """
+    for layer in chart.layer:
+        encoding = getattr(layer, "encoding", alt.Undefined)
+        color = alt.Undefined if encoding is alt.Undefined else encoding.color
+        # color.legend is Altair's method-style setter; the value itself is an item
+        if isinstance(color, alt.Color) and isinstance(color["legend"], alt.Legend):
+            color["legend"].symbolOpacity = 1
+    return chart

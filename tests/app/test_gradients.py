@@ -5,12 +5,13 @@ import re
 import pyarrow as pa
 import pytest
 
-from tests.app.helpers import chart_data, run_page, warnings
+from tests.app.helpers import chart_data, reveal_all, run_page, warnings
 
 PAGE = "app_pages/gradients.py"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 N_CHARTS = 8  # 2 heatmaps, gap explorer, 2 sweeps, dead rows, 2 histograms
 HEAT_U, HEAT_S, GAP, JAC, GRAD, DEAD, HIST_U, HIST_S = range(N_CHARTS)
+N_GATED = 3  # before the two predictions are answered: the heatmaps and the gap explorer
 
 
 def _largest_dataset(chart: dict) -> int:
@@ -139,13 +140,16 @@ def test_query_params_set_the_controls():
     ],
 )
 def test_malformed_params_warn_and_fall_back(params, name, default):
-    at = run_page(PAGE, **params)
+    # the warning belongs to the first run (the page as opened from the link)
+    at = run_page(PAGE, reveal=False, **params)
     assert not at.exception
     assert [w for w in warnings(at) if f"`{name}`" in w], warnings(at)
     widget = {"d_k": at.number_input, "n_keys": at.number_input, "gap2": at.select_slider}.get(
         name, at.slider
     )
     assert widget(key=name).value == default
+    assert len(at.get("vega_lite_chart")) == N_GATED  # two questions hold back five charts
+    reveal_all(at)
     assert len(at.get("vega_lite_chart")) == N_CHARTS
 
 
@@ -157,3 +161,216 @@ def test_same_seed_same_pictures_and_new_seed_new_pictures():
     assert a[HEAT_U]["datasets"] != c[HEAT_U]["datasets"]
     assert a[HIST_U]["datasets"] != c[HIST_U]["datasets"]
     assert a[GAP]["datasets"] == c[GAP]["datasets"]  # deterministic
+
+
+# --- workshop mode -------------------------------------------------------------------------
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def _charts(at) -> int:
+    return len(at.get("vega_lite_chart"))
+
+
+def test_presenter_mode_steps_through_the_page():
+    at = run_page(PAGE, reveal=False, present="1")
+    assert not at.exception
+    assert at.number_input(key="step").value == 1
+    assert at.sidebar.number_input(key="d_k").value == 64  # controls in the sidebar
+    assert at.sidebar.number_input(key="n_keys").value == 10
+    assert _charts(at) == 2 and len(at.latex) == 3  # formula, cases, the sampled row
+    at.button(key="step_next").click().run()
+    assert at.number_input(key="step").value == 2
+    assert _charts(at) == 3 and at.slider(key="gap").value == 6.0
+    at.button(key="step_next").click().run()
+    assert _charts(at) == 3  # the sweeps wait for the dead-row question
+    assert at.button(key="gradients_dead_share_reveal").disabled
+    at.button(key="gradients_dead_share_skip").click().run()
+    assert _charts(at) == 6 and len(at.table) == 1
+    at.button(key="step_next").click().run()
+    assert at.number_input(key="step").value == 4
+    assert "mean ‖∂p/∂s‖_F" in _text(at)  # the myth card
+    at.button(key="step_next").click().run()
+    assert at.number_input(key="step").value == 5
+    assert at.button(key="step_next").disabled
+    assert _charts(at) == 6  # the histograms wait for the second question
+    at.button(key="gradients_qgrad_median_skip").click().run()
+    assert _charts(at) == N_CHARTS
+    at.button(key="step_prev").click().run()
+    assert at.number_input(key="step").value == 4 and _charts(at) == 6
+    assert not at.exception
+
+
+@pytest.mark.parametrize(("step", "n_charts"), [(1, 2), (2, 3), (3, 6), (4, 6), (5, 8)])
+def test_step_deep_link(step, n_charts):
+    at = run_page(PAGE, present="1", step=str(step), lang="zh")
+    assert not at.exception and not warnings(at)
+    assert at.number_input(key="step").value == step
+    assert _charts(at) == n_charts
+
+
+def test_bad_step_warns_and_opens_step_one():
+    at = run_page(PAGE, reveal=False, present="1", step="6")
+    assert any("`step`" in w for w in warnings(at))
+    assert at.number_input(key="step").value == 1 and _charts(at) == 2
+
+
+def test_answer_bins():
+    from ui.gradients_sections import DEAD_BINS, QGRAD_BINS, bin_index
+
+    assert [bin_index(x, DEAD_BINS) for x in (0.0, 0.009, 0.01, 0.16, 0.5, 1.0)] == [
+        0,
+        0,
+        1,
+        2,
+        3,
+        3,
+    ]
+    assert [bin_index(x, QGRAD_BINS) for x in (0.0, 2e-4, 0.08, 1.0, 2.0, 5.0)] == [
+        0,
+        0,
+        1,
+        2,
+        3,
+        3,
+    ]
+
+
+def _table_share(at) -> float:
+    return float(at.table[0].value.iloc[-1, 0].rstrip(" %"))
+
+
+@pytest.mark.parametrize(
+    ("d_k", "answer"),
+    [("8", 0), ("64", 2), ("1024", 3)],  # measured: 0.3 %, 16 %, 68 % (REFERENCE §3 regime)
+)
+def test_dead_share_question_answer_follows_the_measurement(d_k, answer):
+    at = run_page(PAGE, reveal=False, d_k=d_k)
+    guess = (answer + 1) % 4
+    at.radio(key="gradients_dead_share_guess").set_value(guess).run()
+    at.button(key="gradients_dead_share_reveal").click().run()
+    assert not at.exception
+    assert at.session_state["_predictions"]["gradients_dead_share"] == guess
+    options = at.radio(key="gradients_qgrad_median_guess")  # the next question is still open
+    assert options is not None
+    share = _table_share(at)  # the table the sweeps reveal: the same measurement
+    assert share == pytest.approx({0: 0.3, 2: 16.1, 3: 68.4}[answer], abs=1.5)
+    from ui.gradients_sections import DEAD_BINS, bin_index
+
+    assert bin_index(share / 100, DEAD_BINS) == answer
+    text = _text(at)
+    labels = ["less than 1 %", "1 – 10 %", "10 – 50 %", "more than 50 %"]
+    assert f"**{labels[guess]}**" in text and f"**{labels[answer]}**" in text
+    assert f"**{share:.1f} %**" in text  # the explanation quotes the measured share
+    assert _charts(at) == 6
+
+
+def test_dead_share_right_guess_and_ask_again():
+    at = run_page(PAGE, reveal=False, d_k="1024")
+    at.radio(key="gradients_dead_share_guess").set_value(3).run()
+    at.button(key="gradients_dead_share_reveal").click().run()
+    assert "right" in _text(at)
+    at.button(key="gradients_dead_share_again").click().run()
+    assert _charts(at) == N_GATED
+
+
+@pytest.mark.parametrize(("d_k", "answer"), [("64", 2), ("256", 1), ("1024", 0)])
+def test_query_gradient_question_answer_follows_the_measurement(d_k, answer):
+    at = run_page(PAGE, reveal=False, d_k=d_k)
+    at.button(key="gradients_dead_share_skip").click().run()
+    at.radio(key="gradients_qgrad_median_guess").set_value(3).run()
+    at.button(key="gradients_qgrad_median_reveal").click().run()
+    assert not at.exception and _charts(at) == N_CHARTS
+    # the medians in the captions under the histograms (unscaled, then 1/√d_k)
+    medians = [float(c.value.split()[1]) for c in at.caption if c.value.startswith("Median ")]
+    assert len(medians) == 2
+    from ui.gradients_sections import QGRAD_BINS, bin_index
+
+    assert bin_index(medians[0] / medians[1], QGRAD_BINS) == answer
+    labels = [
+        "unscaled more than 1,000× smaller",
+        "unscaled 2 to 1,000× smaller",
+        "about the same (within a factor of 2)",
+        "unscaled more than 2× larger",
+    ]
+    text = _text(at)
+    assert f"**{labels[answer]}**" in text
+    assert "the median is" in text and "a ratio of" in text
+
+
+def _myth(at) -> str:
+    cards = [m.value for m in at.markdown if m.value.startswith(":material/check_circle:")]
+    assert len(cards) == 1
+    return cards[0]
+
+
+@pytest.mark.parametrize("d_k", ["64", "1024"])
+def test_myth_card_quotes_the_live_means_and_medians(d_k):
+    at = run_page(PAGE, d_k=d_k)
+    table = at.table[0].value  # α = ½ (the default): the same measurement as the card
+    mean_u, mean_s = table.iloc[3, 0], table.iloc[3, 1]
+    med_u, med_s = table.iloc[2, 0], table.iloc[2, 1]
+    card = _myth(at)
+    assert f"**{mean_u}**" in card and f"**{mean_s}**" in card
+    assert med_u in card and med_s in card
+    assert float(mean_u) > float(mean_s) and "**larger**" in card
+    assert f"{table.iloc[-1, 0].rstrip(' %')} %" in card  # dead share
+    if d_k == "1024":
+        assert "What collapses is the typical row" in card
+    else:
+        assert "has not collapsed yet" in card
+    # the myth's prose is not repeated elsewhere on the page
+    assert "Which quantity you average matters" not in _text(at)
+
+
+def test_myth_card_compares_with_sqrt_scaling_whatever_alpha():
+    a = _myth(run_page(PAGE, d_k="256"))
+    b = _myth(run_page(PAGE, d_k="256", alpha="1.5"))
+    assert a == b
+    assert "the same, because at d_k = 1" in _myth(run_page(PAGE, d_k="1"))
+    assert "no row is dead yet" in _myth(run_page(PAGE, d_k="2"))
+
+
+def test_myth_card_waits_for_the_dead_share_question():
+    at = run_page(PAGE, reveal=False, d_k="256")
+    text = _text(at)
+    assert "Popular claim" not in text and "Why the mean and the median disagree" not in text
+    at.button(key="gradients_dead_share_skip").click().run()
+    assert "**larger**" in _myth(at)
+
+
+def test_myth_card_in_chinese():
+    at = run_page(PAGE, lang="zh", d_k="1024")
+    card = _myth(at)
+    assert CJK.search(card) and "真正塌缩的是典型行" in card
+
+
+def test_code_expanders_hold_the_core_functions():
+    at = run_page(PAGE)
+    sources = [c.value for c in at.code]
+    for fn in (
+        "sample_scores",
+        "jacobian_from_logits",
+        "gap_curve",
+        "saturation_sweep",
+        "_row_quantities",
+        "_summarise",
+        "query_grad_norms",
+    ):
+        assert any(s.startswith(f"def {fn}(") for s in sources), fn
+
+
+def test_every_chart_has_a_csv_download():
+    at = run_page(PAGE)
+    keys = {b.key for b in at.get("download_button")}
+    for key in (
+        "gradients_heat_unscaled",
+        "gradients_heat_scaled",
+        "gradients_gap",
+        "gradients_jac_sweep",
+        "gradients_grad_sweep",
+        "gradients_dead",
+        "gradients_qgrad_unscaled",
+        "gradients_qgrad_scaled",
+    ):
+        assert f"{key}_csv" in keys, sorted(keys)

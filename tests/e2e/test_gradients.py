@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import re
 
+import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
@@ -13,9 +15,27 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 N_CHARTS = 8
 
 
+def _reveal_predictions(app) -> None:
+    """Press "Just show me" on both predict-first questions, one rerun each.
+
+    The buttons are waited for: on a loaded machine the DOM can settle before the lower
+    part of the page is drawn.
+    """
+    for key in ("gradients_dead_share", "gradients_qgrad_median"):
+        skip = app.button(f"{key}_skip")
+        skip.wait_for(state="visible", timeout=30_000)
+        app.interact(skip.click)
+
+
+def _charts(app):
+    return app.page.locator("[data-testid='stVegaLiteChart']")
+
+
 def _assert_every_chart_drawn(app) -> None:
-    charts = app.page.locator("[data-testid='stVegaLiteChart']")
-    expect(charts).to_have_count(N_CHARTS, timeout=15_000)  # charts may land after idle
+    charts = _charts(app)
+    expect(charts).to_have_count(N_CHARTS, timeout=30_000)
+    app.wait_charts_rendered()
+    assert charts.count() == N_CHARTS, f"expected {N_CHARTS} charts, found {charts.count()}"
     for i in range(charts.count()):
         box = charts.nth(i).bounding_box()
         assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} is tiny: {box}"
@@ -23,6 +43,7 @@ def _assert_every_chart_drawn(app) -> None:
 
 def test_gradients_page_renders_every_chart(app):
     app.open("gradients", "d_k=1024")
+    _reveal_predictions(app)
     _assert_every_chart_drawn(app)
     assert app.widget("d_k").locator("input").input_value() == "1024"
     table = app.page.locator("[data-testid='stTable']").inner_text()
@@ -42,9 +63,70 @@ def test_gradients_d_k_change_redraws_and_updates_url(app):
 
 def test_gradients_chinese_and_deep_link(app):
     app.open("gradients", "lang=zh&gap=12&gap2=4&n_keys=64")
+    _reveal_predictions(app)
     _assert_every_chart_drawn(app)
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert CJK.search(main), "no Chinese text on /gradients?lang=zh"
     assert app.widget("n_keys").locator("input").input_value() == "64"
     assert "12" in app.widget("gap").inner_text()
+    app.assert_healthy()
+
+
+def test_gradients_presenter_mode_steps_and_predicts(app):
+    app.open("gradients", "present=1")
+    sidebar = app.page.locator("[data-testid='stSidebar']")
+    expect(sidebar.locator(".st-key-d_k input")).to_have_value("64")
+    expect(_charts(app)).to_have_count(2)  # step 1: the two heatmaps
+    app.interact(app.button("step_next").click, expect_chart_change=False)
+    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
+    expect(_charts(app)).to_have_count(3)  # + the gap explorer
+    app.interact(app.button("step_next").click, expect_chart_change=False)
+    expect(_charts(app)).to_have_count(3)  # the sweeps wait for a guess
+    guess = app.widget("gradients_dead_share_guess")
+    app.interact(
+        lambda: guess.get_by_text("more than 50 %", exact=True).click(), expect_chart_change=False
+    )
+    app.interact(app.button("gradients_dead_share_reveal").click, expect_chart_change=False)
+    expect(_charts(app)).to_have_count(6)
+    main = app.page.locator("[data-testid='stMain']")
+    expect(main).to_contain_text("the measurement says 10 – 50 %")  # 16 % at d_k = 64
+    app.interact(app.button("step_next").click, expect_chart_change=False)
+    expect(main).to_contain_text("Popular claim")
+    app.interact(app.button("step_next").click, expect_chart_change=False)
+    app.page.wait_for_function("() => location.search.includes('step=5')", timeout=10_000)
+    expect(app.button("step_next")).to_be_disabled()
+    app.interact(app.button("gradients_qgrad_median_skip").click)
+    _assert_every_chart_drawn(app)
+    app.interact(app.button("step_prev").click, expect_chart_change=False)
+    expect(_charts(app)).to_have_count(6)
+    app.assert_healthy()
+    app.screenshot("gradients-presenter")
+
+
+def test_gradients_step_deep_link(app):
+    app.open("gradients", "present=1&step=4")
+    expect(app.widget("step").locator("input")).to_have_value("4")
+    expect(_charts(app)).to_have_count(3)  # steps 1-3, the dead-row question still open
+    expect(app.widget("gradients_dead_share_guess")).to_have_count(1)
+    app.assert_healthy()
+
+
+def test_gradients_csv_download_matches_the_chart(app):
+    from ui import cache
+
+    app.open("gradients", "seed=3")
+    _reveal_predictions(app)
+    button = app.widget("gradients_dead_csv").locator("button")
+    button.scroll_into_view_if_needed()
+    with app.page.expect_download() as download:
+        button.click()
+    assert download.value.suggested_filename == "gradients_dead.csv"
+    with open(download.value.path(), encoding="utf-8") as f:
+        got = pd.read_csv(io.StringIO(f.read()))
+    want = cache.gradient_sweep_frames(10, 0.5, 3)["dead"]
+    assert list(got.columns) == ["alpha", "d", "value", "lo", "hi", "series", "color"]
+    assert len(got) == len(want) == 3 * 13  # α = 0, ½, 1 over d_k = 1 … 4096
+    assert got["d"].tolist() == want["d"].tolist()
+    assert got["value"].to_numpy() == pytest.approx(want["value"].to_numpy(), abs=1e-12)
+    assert got.loc[got.d == 1024, "value"].iloc[0] > 0.5  # most unscaled rows dead
     app.assert_healthy()
