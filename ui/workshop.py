@@ -117,6 +117,22 @@ def shown(section: int, step: int | None) -> bool:
 
 
 # --- charts with their data and their code ----------------------------------------------
+def _prevalidated(chart_obj: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """The chart, serialised without Altair's JSON-schema validation on this rerun.
+
+    Every builder in ui/charts.py is validated by tests/ui (``chart.to_dict()``), so
+    repeating the schema walk on every rerun only costs time: it was three quarters of
+    the time Altair took to hand a chart to Streamlit. ``st.altair_chart`` calls
+    ``to_dict()`` with no arguments; this instance's ``to_dict`` defaults to
+    ``validate=False``.
+    """
+    if "to_dict" not in vars(chart_obj):  # a chart object reused from a cache is set once
+        object.__setattr__(
+            chart_obj, "to_dict", functools.partial(chart_obj.to_dict, validate=False)
+        )
+    return chart_obj
+
+
 @functools.cache
 def _source(fn: Callable) -> str:
     """The source of a (possibly cached or decorated) function, read once per process."""
@@ -136,7 +152,7 @@ def chart(
     the page. ``source`` is the core function (or functions) that computed the data —
     the same code the tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
-    st.altair_chart(chart_obj, width="stretch", key=key)
+    st.altair_chart(_prevalidated(chart_obj), width="stretch", key=key)
     if data is None and source is None:
         return
     left, right = st.columns([2, 3], vertical_alignment="center")
