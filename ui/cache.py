@@ -166,10 +166,10 @@ def pair_terms(
 
 # --- saturation experiments (saturation, gradients and √d_k-vs-d_k pages) -------------
 STREAM_SATURATION_SWEEP = 10
-#: Rows per (d_k, α) cell of a sweep: 10,000 at n_keys ≤ 20, fewer for more keys, so a
-#: cell costs ≤ 200,000 softmax entries. Every page uses this one rule, so a sweep
+#: Rows per (d_k, α) cell of a sweep: 6,000 at n_keys ≤ 20, fewer for more keys, so a
+#: cell costs ≤ 120,000 softmax entries. Every page uses this one rule, so a sweep
 #: computed for one page is a cache hit on the others.
-SWEEP_ROWS, SWEEP_ROW_KEY_BUDGET = 10_000, 200_000
+SWEEP_ROWS, SWEEP_ROW_KEY_BUDGET = 6_000, 120_000
 
 
 def sweep_rows(n_keys: int) -> int:
@@ -219,12 +219,12 @@ def sqrt_vs_d_rows(n_keys: int) -> int:
 
 
 def sqrt_vs_d_heatmap_rows(n_keys: int) -> int:
-    """Rows per heatmap cell: 1,000 at n_keys ≤ 10, fewer for longer rows (≤ 10k scores).
+    """Rows per heatmap cell: 600 at n_keys ≤ 10, fewer for longer rows (≤ 6k scores).
 
-    The cell's colour is a mean entropy share, whose standard error at 1,000 rows is
+    The cell's colour is a mean entropy share, whose standard error at 600 rows is
     below 0.01 — finer than the colour scale resolves.
     """
-    return min(1_000, max(40, 10_000 // int(n_keys)))
+    return min(600, max(40, 6_000 // int(n_keys)))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -232,7 +232,7 @@ def sqrt_vs_d_heatmap(n_keys: int, rho: float, seed: int) -> pd.DataFrame:
     """Mean entropy / ln n_keys over d_k = 1…4096 × α = 0, 0.05, …, 1.5.
 
     Independent of the page's α and d_k controls, so moving them never recomputes it.
-    About 0.05 s of CPU at any n_keys (1,000 rows per cell at n_keys = 10).
+    About 0.03 s of CPU at any n_keys (600 rows per cell at n_keys = 10).
 
     Returns
     -------
