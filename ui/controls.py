@@ -281,7 +281,7 @@ def alpha_input(key: str = "alpha", *, default: float = 0.5, max_value: float = 
     short = bool(st.session_state.get("present"))
     for i, (col, preset) in enumerate(zip(cols, ALPHA_PRESETS, strict=True)):
         col.button(
-            f"α = {preset:g}" if short else alpha_label(preset),
+            {0.0: "α=0", 0.5: "α=½", 1.0: "α=1"}[preset] if short else alpha_label(preset),
             key=f"{key}_preset_{i}",
             on_click=_set_value,
             args=(key, preset),
