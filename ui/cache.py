@@ -166,10 +166,10 @@ def pair_terms(
 
 # --- saturation experiments (saturation, gradients and √d_k-vs-d_k pages) -------------
 STREAM_SATURATION_SWEEP = 10
-#: Rows per (d_k, α) cell of a sweep: 6,000 at n_keys ≤ 20, fewer for more keys, so a
-#: cell costs ≤ 120,000 softmax entries. Every page uses this one rule, so a sweep
+#: Rows per (d_k, α) cell of a sweep: 4,000 at n_keys ≤ 20, fewer for more keys, so a
+#: cell costs ≤ 80,000 softmax entries. Every page uses this one rule, so a sweep
 #: computed for one page is a cache hit on the others.
-SWEEP_ROWS, SWEEP_ROW_KEY_BUDGET = 6_000, 120_000
+SWEEP_ROWS, SWEEP_ROW_KEY_BUDGET = 4_000, 80_000
 
 
 def sweep_rows(n_keys: int) -> int:
