@@ -228,17 +228,14 @@ def chart_bytes(at) -> tuple[int, int]:
 def bench_page(bench: Bench, minimal, reruns: int) -> Result:
     from streamlit.testing.v1 import AppTest
 
+    from tests.app.helpers import reveal_all
+
     result = Result(bench)
     at = AppTest.from_file(str(APP), default_timeout=60)
     _timed_run(at)
     at.switch_page(bench.script)
     _timed_run(at)
-    for _ in range(10):  # answer every "predict first" question, so all charts are drawn
-        skips = [b for b in at.button if b.key and b.key.endswith("_skip")]
-        if not skips:
-            break
-        skips[0].click()
-        _timed_run(at)
+    reveal_all(at)  # answer every "predict first" question, so all charts are drawn
     widget = _widget(at, bench.kind, bench.key)
     if widget is None:
         keys = sorted({w.key for w in at.main if getattr(w, "key", None)} - {None})

@@ -405,6 +405,21 @@ class AppDriver:
         self.wait_idle(timeout_ms)
         return before, self.chart_signatures()
 
+    def reveal_predictions(self, first: str | None = None) -> None:
+        """Press "Just show me" on every open predict-first question, one rerun each.
+
+        ``first``: the key of a question known to be on the page; its skip button is
+        waited for, since on a loaded machine the DOM can settle before the lower part of
+        the page is drawn.
+        """
+        if first is not None:
+            self.button(f"{first}_skip").wait_for(state="visible", timeout=30_000)
+        for _ in range(6):
+            skip = self.page.locator("[class*='st-key-'][class*='_skip'] button:visible")
+            if not skip.count():
+                return
+            self.interact(skip.first.click)
+
     # -- locators -----------------------------------------------------------------
 
     def widget(self, key: str):

@@ -28,15 +28,6 @@ MAIN_CONTROL = {
 STORY_PAGES = [p for p in PAGES if p.url_path]
 
 
-def _reveal_predictions(app) -> None:
-    """Press "Just show me" on every predict-first question, one rerun each."""
-    for _ in range(6):
-        skip = app.page.locator("[class*='st-key-'][class*='_skip'] button:visible")
-        if not skip.count():
-            return
-        app.interact(skip.first.click)
-
-
 def _charts_drawn(app) -> int:
     charts = app.page.locator("[data-testid='stVegaLiteChart']")
     charts.first.wait_for(state="attached", timeout=15_000)
@@ -67,7 +58,7 @@ def _move(app, key: str, kind: str) -> None:
 @pytest.mark.parametrize("spec", STORY_PAGES, ids=[p.name for p in STORY_PAGES])
 def test_page_loads_and_draws_every_chart(app, spec):
     app.open(spec.url_path)
-    _reveal_predictions(app)
+    app.reveal_predictions()
     assert _charts_drawn(app) >= 1
     app.assert_healthy()
     app.screenshot(f"page-{spec.name}-en")
@@ -77,7 +68,7 @@ def test_page_loads_and_draws_every_chart(app, spec):
 def test_main_control_changes_a_chart(app, spec):
     key, kind, _ = MAIN_CONTROL[spec.name]
     app.open(spec.url_path)
-    _reveal_predictions(app)
+    app.reveal_predictions()
     before, after = app.interact(lambda: _move(app, key, kind))
     assert before != after, f"moving {key} changed no chart on {spec.name}"
     app.page.wait_for_function(f"() => location.search.includes('{key}=')", timeout=10_000)
@@ -102,7 +93,7 @@ def test_language_switch_and_deep_link(app, spec):
     app.page.wait_for_function(
         "() => /[\\u4e00-\\u9fff]/.test(document.querySelector('h1').innerText)"
     )
-    _reveal_predictions(app)
+    app.reveal_predictions()
     assert _charts_drawn(app) >= 1
     # the controls survive the language switch
     if kind == "number":

@@ -15,18 +15,6 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 N_CHARTS = 8
 
 
-def _reveal_predictions(app) -> None:
-    """Press "Just show me" on both predict-first questions, one rerun each.
-
-    The buttons are waited for: on a loaded machine the DOM can settle before the lower
-    part of the page is drawn.
-    """
-    for key in ("gradients_dead_share", "gradients_qgrad_median"):
-        skip = app.button(f"{key}_skip")
-        skip.wait_for(state="visible", timeout=30_000)
-        app.interact(skip.click)
-
-
 def _charts(app):
     return app.page.locator("[data-testid='stVegaLiteChart']")
 
@@ -43,7 +31,7 @@ def _assert_every_chart_drawn(app) -> None:
 
 def test_gradients_page_renders_every_chart(app):
     app.open("gradients", "d_k=1024")
-    _reveal_predictions(app)
+    app.reveal_predictions("gradients_dead_share")
     _assert_every_chart_drawn(app)
     assert app.widget("d_k").locator("input").input_value() == "1024"
     table = app.page.locator("[data-testid='stTable']").inner_text()
@@ -63,7 +51,7 @@ def test_gradients_d_k_change_redraws_and_updates_url(app):
 
 def test_gradients_chinese_and_deep_link(app):
     app.open("gradients", "lang=zh&gap=12&gap2=4&n_keys=64")
-    _reveal_predictions(app)
+    app.reveal_predictions("gradients_dead_share")
     _assert_every_chart_drawn(app)
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert CJK.search(main), "no Chinese text on /gradients?lang=zh"
@@ -115,7 +103,7 @@ def test_gradients_csv_download_matches_the_chart(app):
     from ui import cache
 
     app.open("gradients", "seed=3")
-    _reveal_predictions(app)
+    app.reveal_predictions("gradients_dead_share")
     button = app.widget("gradients_dead_csv").locator("button")
     button.scroll_into_view_if_needed()
     with app.page.expect_download() as download:

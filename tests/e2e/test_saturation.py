@@ -15,17 +15,8 @@ N_CHARTS = 9
 CHARTS = "[data-testid='stVegaLiteChart']"
 
 
-def _reveal_predictions(app) -> None:
-    """Press "Just show me" on every predict-first question, one rerun each."""
-    for _ in range(4):
-        skip = app.page.locator("[class*='st-key-'][class*='_skip'] button:visible")
-        if not skip.count():
-            return
-        app.interact(skip.first.click)
-
-
 def _assert_charts_drawn(app) -> None:
-    _reveal_predictions(app)
+    app.reveal_predictions()
     charts = app.page.locator("[data-testid='stVegaLiteChart']")
     expect(charts).to_have_count(N_CHARTS, timeout=15_000)  # charts may land after idle
     for i in range(charts.count()):
@@ -93,7 +84,7 @@ def test_saturation_csv_download_matches_the_chart(app):
     from ui import cache
 
     app.open("saturation", "n_keys=12&seed=3")
-    _reveal_predictions(app)
+    app.reveal_predictions()
     button = app.widget("saturation_overflow_csv").locator("button")
     button.scroll_into_view_if_needed()
     with app.page.expect_download() as download:

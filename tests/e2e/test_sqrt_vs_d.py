@@ -25,20 +25,10 @@ def _assert_charts_drawn(app, expected: int) -> None:
         assert box and box["width"] > 200 and box["height"] > 200, f"chart {i} is tiny: {box}"
 
 
-def _skip_predictions(app) -> None:
-    """Press "Just show me" on each predict-first question (one rerun each)."""
-    expect(app.button("sqrt_vs_d_max_skip")).to_be_visible(timeout=15_000)  # page drawn
-    for _ in range(4):
-        skip = app.page.locator("[class*='st-key-sqrt_vs_d_'][class*='_skip'] button:visible")
-        if not skip.count():
-            return
-        app.interact(skip.first.click)
-
-
 def test_sqrt_vs_d_renders_every_chart_and_rho_preset_adds_one(app):
     app.open("sqrt-vs-d")
     _assert_charts_drawn(app, 3)  # two predict-first questions hold four charts back
-    _skip_predictions(app)
+    app.reveal_predictions("sqrt_vs_d_max")
     _assert_charts_drawn(app, 7)  # ρ = 0: the relevant key's mean logit is an info box
     app.assert_healthy()
     before, after = app.interact(app.button("rho_aligned_preset").click)
@@ -51,7 +41,7 @@ def test_sqrt_vs_d_renders_every_chart_and_rho_preset_adds_one(app):
 
 def test_sqrt_vs_d_in_chinese_from_a_deep_link(app):
     app.open("sqrt-vs-d", "lang=zh&rho=0.5&alpha=1.25&d_min=16")
-    _skip_predictions(app)
+    app.reveal_predictions("sqrt_vs_d_max")
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert CJK.search(main), "no Chinese text on /sqrt-vs-d?lang=zh"
     _assert_charts_drawn(app, 8)
@@ -106,7 +96,7 @@ def _relevant_weight(rho: float, alphas: list[float]) -> pd.DataFrame:
 
 def test_sqrt_vs_d_csv_download_matches_the_chart(app):
     app.open("sqrt-vs-d", "rho=0.5")
-    _skip_predictions(app)
+    app.reveal_predictions("sqrt_vs_d_max")
     _assert_charts_drawn(app, 8)
     with app.page.expect_download() as download:
         app.button("sqrt_vs_d_weight_csv").click()

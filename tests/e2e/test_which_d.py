@@ -13,21 +13,11 @@ CHARTS = "[data-testid='stVegaLiteChart']"
 SIDEBAR = "[data-testid='stSidebar']"
 
 
-def _skip_questions(app) -> None:
-    """Press "Just show me" on every open prediction question (the page has one)."""
-    app.button("which_d_std_skip").wait_for(state="visible")
-    for _ in range(3):
-        skip = app.page.locator("[class*='st-key-'][class*='_skip'] button:visible")
-        if not skip.count():
-            return
-        app.interact(skip.first.click)
-
-
 def test_which_d_page_renders_every_chart(app):
     app.open("which-d", "d_model=2048&n_heads=32&w_init=one")
     charts = app.page.locator(CHARTS)
     expect(charts).to_have_count(N_CHARTS - 2)  # section 1 waits for the prediction
-    _skip_questions(app)
+    app.reveal_predictions("which_d_std")
     expect(charts).to_have_count(N_CHARTS)
     app.wait_charts_rendered()
     for i in range(N_CHARTS):
@@ -55,7 +45,7 @@ def test_which_d_presenter_steps(app):
     app.interact(app.button("step_next").click, expect_chart_change=False)
     app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
     expect(charts).to_have_count(2)  # cross-attention
-    _skip_questions(app)
+    app.reveal_predictions("which_d_std")
     expect(charts).to_have_count(4)
     app.interact(app.button("step_prev").click)
     expect(app.widget("step").locator("input")).to_have_value("1")  # the default: not in the URL
@@ -73,7 +63,7 @@ def test_which_d_csv_download_matches_the_chart(app):
     from ui import cache
 
     app.open("which-d")
-    _skip_questions(app)
+    app.reveal_predictions("which_d_std")
     button = app.widget("which_d_mh_std_csv").locator("button:visible")
     button.scroll_into_view_if_needed()
     with app.page.expect_download() as download:
