@@ -292,7 +292,7 @@ def sweep_lines(
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=alt.Legend(orient="bottom", columns=legend_columns, symbolOpacity=1),
+        legend=alt.Legend(orient="bottom", columns=legend_columns, symbolOpacity=1, labelLimit=260),
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
@@ -475,21 +475,6 @@ LOG_LABELS = "datum.value >= 0.001 ? format(datum.value, '~g') : format(datum.va
 GAP_DECADES = [10.0**k for k in range(-20, 2)]
 
 
-def compact_legend(chart: alt.LayerChart, columns: int = 2) -> alt.LayerChart:
-    """A :func:`sweep_lines` chart with its α legend wrapped into ``columns`` columns.
-
-    ``sweep_lines`` lays its legend out in four columns, wider than a half-width chart:
-    with a fourth α the last entry is cut off. Charts shown in ``st.columns(2)`` use this.
-    The chart is edited in place and returned (pass a freshly built one).
-    """
-    for layer in chart.layer:
-        color = getattr(layer, "encoding", alt.Undefined)
-        color = getattr(color, "color", alt.Undefined) if color is not alt.Undefined else color
-        if isinstance(color, alt.Color) and color.legend is not alt.Undefined:
-            color.legend = alt.Legend(orient="bottom", columns=columns, labelLimit=260)
-    return chart
-
-
 def jacobian_heatmap(
     df: pd.DataFrame,
     *,
@@ -647,6 +632,7 @@ def median_mean_sweep(
         y_title=y_title,
         description=description,
         log_y=True,
+        legend_columns=2,
     )
     order, colors = _legend_colors(df, "series")
     means = (
@@ -671,7 +657,7 @@ def median_mean_sweep(
     )
     # extend the freshly built chart in place: a second alt.layer(...) would redo the
     # (slow) merging of the layers' parameters on every rerun
-    chart = compact_legend(base)
+    chart = base
     chart.layer.append(means)
     chart.title = alt.Title(title, subtitle=subtitle)
     chart.height = 320
@@ -1299,20 +1285,3 @@ def scale_lines(
         description=description,
         height=320,
     )
-
-
-# --- gradients page: workshop -----------------------------------------------------------
-def opaque_legend(chart: alt.LayerChart) -> alt.LayerChart:
-    """Draw a layered chart's colour-legend symbols at full opacity (edited in place).
-
-    :func:`compact_legend` replaces the legend that :func:`sweep_lines` sets with one
-    that has no ``symbolOpacity``, so its symbols take the band's opacity (0.18) and
-    look washed out. Pass the chart :func:`median_mean_sweep` returns.
-    """
-    for layer in chart.layer:
-        encoding = getattr(layer, "encoding", alt.Undefined)
-        color = alt.Undefined if encoding is alt.Undefined else encoding.color
-        # color.legend is Altair's method-style setter; the value itself is an item
-        if isinstance(color, alt.Color) and isinstance(color["legend"], alt.Legend):
-            color["legend"].symbolOpacity = 1
-    return chart

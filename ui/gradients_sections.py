@@ -159,12 +159,12 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     for col, name in zip(st.columns(2), ("jac", "grad"), strict=True):
         with col:
             workshop.chart(
-                charts.opaque_legend(charts.median_mean_sweep(
+                charts.median_mean_sweep(
                     frames[name], current_d=d_k, title=t(f"gradients.{name}_title"),
                     subtitle=t("gradients.sweep_subtitle"), x_title=t("gradients.axis_d_k"),
                     y_title=t(f"gradients.axis_{name}"), mean_label=t("gradients.mean_label"),
                     description=t(f"gradients.{name}_alt"),
-                )),
+                ),
                 key=f"gradients_{name}_sweep", data=frames[name], source=source[name],
             )  # fmt: skip
     left, right = st.columns(2)

@@ -226,22 +226,18 @@ def test_gradient_builders_reject_too_many_rows():
         )
 
 
-def test_opaque_legend_restores_full_opacity_symbols():
+def test_median_mean_sweep_legend_is_opaque_and_two_column():
     df = cache.gradient_sweep_frames(10, 0.5, 0)["grad"]
     df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(charts.alpha_color))
     kwargs = dict(
         current_d=64, title="T", subtitle="S", x_title="d", y_title="g", mean_label="mean",
         description="alt",
     )  # fmt: skip
-    plain = _layers(charts.median_mean_sweep(df, **kwargs).to_dict())
-    assert all("symbolOpacity" not in layer["encoding"]["color"].get("legend", {}) for layer in plain
-               if "color" in layer.get("encoding", {}))  # fmt: skip
-    chart = charts.opaque_legend(charts.median_mean_sweep(df, **kwargs))
-    layers = _layers(chart.to_dict())
+    layers = _layers(charts.median_mean_sweep(df, **kwargs).to_dict())
     legends = [
         layer["encoding"]["color"]["legend"]
         for layer in layers
         if "legend" in layer.get("encoding", {}).get("color", {})
     ]
     assert legends and all(leg["symbolOpacity"] == 1 for leg in legends)
-    assert all(leg["columns"] == 2 for leg in legends)  # still the compact two-column legend
+    assert all(leg["columns"] == 2 for leg in legends)  # two columns fit a half-width chart
