@@ -203,39 +203,50 @@ def _rescale(key: str, factor: float, lo: int, hi: int) -> None:
     st.session_state[key] = int(min(hi, max(lo, round(st.session_state[key] * factor))))
 
 
+def halving_input(
+    key: str,
+    label: str,
+    *,
+    default: int,
+    min_value: int,
+    max_value: int,
+    help: str | None = None,
+    spec: Sequence[float] = (2, 1, 1),
+) -> int:
+    """An integer input with ÷2 and ×2 buttons (powers of two easy), bound to ``?key=``."""
+    col_input, col_half, col_double = st.columns(list(spec), vertical_alignment="bottom")
+    with col_input:
+        value = int_input(
+            key, label, min_value=min_value, max_value=max_value, default=default, help=help
+        )
+    for col, text, suffix, factor, disabled in (
+        (col_half, "÷2", "half", 0.5, value <= min_value),
+        (col_double, "×2", "double", 2.0, value >= max_value),
+    ):
+        col.button(
+            text,
+            key=f"{key}_{suffix}",
+            on_click=_rescale,
+            args=(key, factor, min_value, max_value),
+            disabled=disabled,
+            help=t(f"common.{'halve' if factor < 1 else 'double'}", name=key),
+            width="stretch",
+        )
+    return value
+
+
 def d_k_input(
     key: str = "d_k", *, default: int = 64, min_value: int = 1, max_value: int = 4096
 ) -> int:
-    """d_k as a number input (any integer) with ÷2 and ×2 buttons (powers of two easy)."""
-    col_input, col_half, col_double = st.columns([2, 1, 1], vertical_alignment="bottom")
-    with col_input:
-        value = int_input(
-            key,
-            t("common.d_k"),
-            min_value=min_value,
-            max_value=max_value,
-            default=default,
-            help=t("common.d_k_help"),
-        )
-    col_half.button(
-        "÷2",
-        key=f"{key}_half",
-        on_click=_rescale,
-        args=(key, 0.5, min_value, max_value),
-        disabled=value <= min_value,
-        help=t("common.halve"),
-        width="stretch",
+    """d_k as a number input (any integer) with ÷2 and ×2 buttons."""
+    return halving_input(
+        key,
+        t("common.d_k"),
+        default=default,
+        min_value=min_value,
+        max_value=max_value,
+        help=t("common.d_k_help"),
     )
-    col_double.button(
-        "×2",
-        key=f"{key}_double",
-        on_click=_rescale,
-        args=(key, 2.0, min_value, max_value),
-        disabled=value >= max_value,
-        help=t("common.double"),
-        width="stretch",
-    )
-    return value
 
 
 def known_params_check(known: set[str]) -> None:

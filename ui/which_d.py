@@ -32,37 +32,16 @@ DIVISOR_COLORS = {
 }
 
 
-def _rescale(key: str, factor: float) -> None:
-    value = round(st.session_state[key] * factor)
-    st.session_state[key] = int(min(D_MODEL_MAX, max(D_MODEL_MIN, value)))
-
-
 def d_model_input() -> int:
     """d_model (64–4096) as a number input with ÷2 and ×2 buttons, bound to ``?d_model=``."""
-    spec = [2, 1, 1] if workshop.is_presenting() else [3, 1, 1]  # the sidebar is narrow
-    col_input, col_half, col_double = st.columns(spec, vertical_alignment="bottom")
-    with col_input:
-        value = controls.int_input(
-            "d_model",
-            t("which_d.d_model"),
-            min_value=D_MODEL_MIN,
-            max_value=D_MODEL_MAX,
-            default=D_MODEL_DEFAULT,
-            help=t("which_d.d_model_help"),
-        )
-    for col, label, factor, disabled in (
-        (col_half, "÷2", 0.5, value <= D_MODEL_MIN),
-        (col_double, "×2", 2.0, value >= D_MODEL_MAX),
-    ):
-        col.button(
-            label,
-            key=f"d_model_{'half' if factor < 1 else 'double'}",
-            on_click=_rescale,
-            args=("d_model", factor),
-            disabled=disabled,
-            width="stretch",
-        )
-    return value
+    return controls.halving_input(
+        "d_model",
+        t("which_d.d_model"),
+        default=D_MODEL_DEFAULT,
+        min_value=D_MODEL_MIN,
+        max_value=D_MODEL_MAX,
+        help=t("which_d.d_model_help"),
+    )
 
 
 def default_heads(d_model: int) -> int:
