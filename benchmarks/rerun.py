@@ -305,8 +305,10 @@ def main(argv: list[str] | None = None) -> int:
 
     os.chdir(REPO_ROOT)
     sys.path.insert(0, str(REPO_ROOT))
-    logging.getLogger("streamlit").setLevel(logging.ERROR)
     from streamlit.testing.v1 import AppTest
+
+    for name in [n for n in logging.root.manager.loggerDict if n.startswith("streamlit")]:
+        logging.getLogger(name).setLevel(logging.ERROR)  # each has its own level
 
     minimal = AppTest.from_file(str(MINIMAL), default_timeout=60)
     _timed_run(minimal)

@@ -3,6 +3,12 @@
 No Streamlit calls and no ``.configure_*`` here (it would block layering); encodings
 are channel objects (``alt.X("d:Q")``), never bare shorthand strings or dicts, which
 Altair resolves through a schema walk costing milliseconds per channel on every rerun.
+Layers that share a frame get it once, through ``alt.layer(..., data=df)``, and top-level
+properties go into ``alt.layer(...)`` itself: ``.properties()`` or ``.resolve_scale()``
+on a layered chart copies and re-merges every layer and validates each property again.
+Every builder runs with Altair's validate-on-creation switch off (:func:`_lean`); the
+tests validate every builder's finished spec.
+
 Every builder takes its user-facing strings as arguments so the page can pass translated
 text. Colours come from the Okabe–Ito palette, which stays distinct under the common
 forms of colour blindness.
@@ -28,12 +34,30 @@ COLORS = {
 MAX_ROWS = 5_000
 
 
+def _lean(builder):
+    """Run ``builder`` with ``altair.utils.schemapi.DEBUG_MODE`` off (same output, faster).
+
+    With it on, Altair validates every mark, channel and layer as it is created. The
+    switch is a module global: a concurrent session may build with it off too, which
+    only skips that validation there as well.
+    """
+    import functools
+
+    @functools.wraps(builder)
+    def wrapper(*args, **kwargs):
+        with alt.utils.schemapi.debug_mode(False):
+            return builder(*args, **kwargs)
+
+    return wrapper
+
+
 def _check_rows(df: pd.DataFrame) -> pd.DataFrame:
     if len(df) > MAX_ROWS:
         raise ValueError(f"chart data must have at most {MAX_ROWS} rows, got {len(df)}")
     return df
 
 
+@_lean
 def d_marker(current_d: int) -> alt.Chart:
     """The orange rule that marks the learner's d_k on a chart against d_k."""
     return (
@@ -45,11 +69,13 @@ def d_marker(current_d: int) -> alt.Chart:
 
 def _legend_colors(df: pd.DataFrame, field: str) -> tuple[list[str], list[str]]:
     """Legend order (first appearance) of ``field`` and the ``color`` of each entry."""
-    order = list(dict.fromkeys(df[field]))
-    first = df.drop_duplicates(field).set_index(field)["color"]
-    return order, [first[v] for v in order]
+    first: dict = {}
+    for value, color in zip(df[field], df["color"], strict=True):
+        first.setdefault(value, color)
+    return list(first), list(first.values())
 
 
+@_lean
 def histogram_with_law(
     df: pd.DataFrame,
     *,
@@ -109,9 +135,10 @@ def histogram_with_law(
             ],
         )
     )
-    return alt.layer(bars, lines).properties(title=title, description=description, height=300)
+    return alt.layer(bars, lines, title=title, description=description, height=300)
 
 
+@_lean
 def variance_sweep(
     df: pd.DataFrame,
     *,
@@ -162,11 +189,10 @@ def variance_sweep(
         x=x, y=alt.Y("var:Q", scale=y_scale, title=y_title), color=series, tooltip=tooltip
     )
     marker = d_marker(current_d)
-    return alt.layer(theory, bars, points, marker).properties(
-        title=title, description=description, height=320
-    )
+    return alt.layer(theory, bars, points, marker, title=title, description=description, height=320)
 
 
+@_lean
 def running_sums(
     paths: pd.DataFrame,
     envelope: pd.DataFrame,
@@ -202,11 +228,10 @@ def running_sums(
     dash = alt.StrokeDash("band:N", title=None, legend=alt.Legend(orient="bottom"))
     upper = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("hi:Q"), strokeDash=dash)
     lower = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("lo:Q"), strokeDash=dash)
-    return alt.layer(lines, upper, lower).properties(
-        title=title, description=description, height=320
-    )
+    return alt.layer(lines, upper, lower, title=title, description=description, height=320)
 
 
+@_lean
 def term_bars(
     df: pd.DataFrame,
     *,
@@ -254,6 +279,7 @@ def alpha_color(alpha: float) -> str:
     )
 
 
+@_lean
 def sweep_lines(
     df: pd.DataFrame,
     *,
@@ -329,10 +355,11 @@ def sweep_lines(
         )
     marker = d_marker(current_d)
     layers.append(marker)
-    return alt.layer(*layers).properties(title=title, description=description, height=300)
+    return alt.layer(*layers, title=title, description=description, height=300)
 
 
 # --- sqrt_vs_d page ---
+@_lean
 def logit_scale(
     df: pd.DataFrame,
     *,
@@ -343,6 +370,7 @@ def logit_scale(
     y_title: str,
     theory_title: str,
     description: str,
+    legend_columns: int = 4,
 ) -> alt.LayerChart:
     """Measured points with error bars and theory lines against d_k, log–log, per series.
 
@@ -358,6 +386,8 @@ def logit_scale(
         Says which marks are measured and which are theory.
     theory_title : str
         Tooltip title of the theory value.
+    legend_columns : int
+        Legend entries per row (2 fits a half-width chart).
     """
     _check_rows(df)
     order, colors = _legend_colors(df, "series")
@@ -366,7 +396,7 @@ def logit_scale(
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=alt.Legend(orient="bottom", columns=4),
+        legend=alt.Legend(orient="bottom", columns=legend_columns),
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log")
@@ -391,11 +421,18 @@ def logit_scale(
         ],
     )
     marker = d_marker(current_d)
-    return alt.layer(theory, bars, points, marker).properties(
-        title=alt.TitleParams(title, subtitle=subtitle), description=description, height=300
+    return alt.layer(
+        theory,
+        bars,
+        points,
+        marker,
+        title=alt.TitleParams(title, subtitle=subtitle),
+        description=description,
+        height=300,
     )
 
 
+@_lean
 def alpha_heatmap(
     df: pd.DataFrame,
     rules: pd.DataFrame,
@@ -459,10 +496,13 @@ def alpha_heatmap(
             tooltip=[alt.Tooltip("label:N"), alt.Tooltip("alpha:Q", title="α", format=".2f")],
         )
     )
-    return (
-        alt.layer(rect, lines)
-        .resolve_scale(color="independent")
-        .properties(title=title, description=description, height=360)
+    return alt.layer(
+        rect,
+        lines,
+        resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
+        title=title,
+        description=description,
+        height=360,
     )
 
 
@@ -475,6 +515,7 @@ LOG_LABELS = "datum.value >= 0.001 ? format(datum.value, '~g') : format(datum.va
 GAP_DECADES = [10.0**k for k in range(-20, 2)]
 
 
+@_lean
 def jacobian_heatmap(
     df: pd.DataFrame,
     *,
@@ -522,6 +563,7 @@ def jacobian_heatmap(
     )
 
 
+@_lean
 def gap_explorer(
     df: pd.DataFrame,
     *,
@@ -598,9 +640,10 @@ def gap_explorer(
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
         .encode(x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", format=".2f")])
     )
-    return alt.layer(lines, marker).properties(title=title, description=description, height=320)
+    return alt.layer(lines, marker, title=title, description=description, height=320)
 
 
+@_lean
 def median_mean_sweep(
     df: pd.DataFrame,
     *,
@@ -664,6 +707,7 @@ def median_mean_sweep(
     return chart
 
 
+@_lean
 def log_histogram(
     df: pd.DataFrame,
     *,
@@ -720,34 +764,16 @@ def log_histogram(
             tooltip=[alt.Tooltip("median:Q", title=median_title, format=".3~e")],
         )
     )
-    return alt.layer(bars, rule).properties(
-        title=alt.Title(title, subtitle=subtitle), description=description, height=300
+    return alt.layer(
+        bars,
+        rule,
+        title=alt.Title(title, subtitle=subtitle),
+        description=description,
+        height=300,
     )
 
 
 # --- saturation page ----------------------------------------------------------------
-# Builders below pass every encoding as a typed channel object (alt.X2("x1"), not
-# x2="x1:Q"): Altair turns a string or dict channel into an object through from_dict,
-# which re-hashes the whole Vega-Lite schema (~10 ms per channel). Layers that share a
-# frame get it once, through alt.layer(..., data=df), which skips Altair's hashing of
-# the frame. And each builder runs with Altair's validate-on-creation switch off; the
-# finished spec is still validated once, when Streamlit calls chart.to_dict().
-
-
-def _lean(builder):
-    """Run ``builder`` with ``altair.utils.schemapi.DEBUG_MODE`` off (same output, faster).
-
-    The switch is a module global: a concurrent session may build with it off too,
-    which only postpones that chart's validation to its ``to_dict()``.
-    """
-    import functools
-
-    @functools.wraps(builder)
-    def wrapper(*args, **kwargs):
-        with alt.utils.schemapi.debug_mode(False):
-            return builder(*args, **kwargs)
-
-    return wrapper
 
 
 @_lean
@@ -1085,7 +1111,9 @@ def overflow_lines(
 @_lean
 def saturation_sweep_lines(df: pd.DataFrame, **kwargs) -> alt.LayerChart:
     """:func:`sweep_lines` made taller: its legend sits below the plot, inside the height."""
-    return sweep_lines(df, **kwargs).properties(height=380)
+    chart = sweep_lines(df, **kwargs)
+    chart.height = 380  # set in place: .properties() would copy and re-merge every layer
+    return chart
 
 
 # --- which-d page ---------------------------------------------------------------------
@@ -1095,6 +1123,7 @@ def saturation_sweep_lines(df: pd.DataFrame, **kwargs) -> alt.LayerChart:
 # milliseconds per channel on every rerun.
 
 
+@_lean
 def divisor_bars(
     bars: pd.DataFrame,
     points: pd.DataFrame,
@@ -1210,6 +1239,7 @@ def divisor_bars(
     return alt.layer(alt.layer(*marks, data=data, encoding=shared), rule, **options)
 
 
+@_lean
 def scale_lines(
     df: pd.DataFrame,
     *,
@@ -1232,6 +1262,8 @@ def scale_lines(
         The scale marked with a vertical rule.
     theory_title : str
         Tooltip title of the theory value.
+    legend_columns : int
+        Legend entries per row (2 fits a half-width chart).
     """
     _check_rows(df)
     order, colors = _legend_colors(df, "series")

@@ -210,51 +210,23 @@ def rho_presets(current: float) -> None:
         )
 
 
-def legend_columns(chart: alt.LayerChart, columns: int) -> alt.LayerChart:
-    """Set the column count of every colour legend in a layered chart (half-width charts
-    cannot fit four Chinese α labels in one row)."""
-    for layer in chart.layer:
-        color = layer.encoding["color"] if "color" in layer.encoding._kwds else alt.Undefined
-        legend = color["legend"] if isinstance(color, alt.SchemaBase) else alt.Undefined
-        if isinstance(legend, alt.Legend):
-            legend["columns"] = columns
-    return chart
-
-
-@st.cache_data(max_entries=128, show_spinner=False)
-def _built(
-    builder: str, frames: tuple[pd.DataFrame, ...], options: dict, legend_cols: int | None
-) -> alt.LayerChart:
-    chart = getattr(charts, builder)(*frames, **options)
-    if legend_cols:  # two legend rows under half-width charts; keep the plot tall
-        legend_columns(chart, legend_cols)
-        chart.height = 360
-    # full-strength legend symbols (sweep_lines' legend otherwise takes its band's opacity)
-    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
-    return chart
-
-
 def chart(
-    builder: str,
-    *frames: pd.DataFrame,
-    current_d: int | None = None,
-    legend_cols: int | None = 2,
-    **options,
+    builder: str, *frames: pd.DataFrame, legend_cols: int | None = 2, **options
 ) -> alt.LayerChart:
-    """``charts.<builder>(*frames, **options)``, memoised on every input.
+    """``charts.<builder>(*frames, **options)``, styled for this page.
 
-    Building a layered Altair chart costs about 20 ms of validation, several times what
-    drawing it costs Streamlit, so a rerun at values already seen reuses the chart. The
-    d_k marker (the builders' last layer) is set on the returned copy, so moving d_k
-    rebuilds nothing.
+    ``legend_cols`` entries per legend row (half-width charts cannot fit four Chinese α
+    labels in one row), with the plot made taller to keep its size; None keeps the
+    builder's legend. Building is cheaper than hashing the frames for a cache lookup
+    would be (about 2–3 ms a chart), so charts are built on every run.
     """
-    if current_d is None:
-        return _built(builder, frames, options, legend_cols)
-    out = _built(builder, frames, {**options, "current_d": 1}, legend_cols)
-    marker = out.layer[-1]
-    if not (isinstance(marker.data, pd.DataFrame) and list(marker.data.columns) == ["d"]):
-        raise ValueError(f"{builder}: the last layer is not the d_k marker")
-    marker.data = pd.DataFrame({"d": [int(current_d)]})
+    if legend_cols:
+        options = {**options, "legend_columns": legend_cols}
+    out = getattr(charts, builder)(*frames, **options)
+    if legend_cols:
+        out.height = 360
+    # full-strength legend symbols (a legend otherwise takes its band's opacity)
+    out.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
     return out
 
 

@@ -120,10 +120,12 @@ def test_alpha_heatmap():
 
 def test_legend_columns_and_rows_limit():
     df = page.lines(_sweep(), "max_weight_mean")
-    chart = charts.sweep_lines(
-        df, current_d=64, title="T", x_title="d", y_title="p", description="a"
+    chart = page.chart(
+        "sweep_lines", df, current_d=64, title="T", x_title="d", y_title="p", description="a"
     )
-    spec = page.legend_columns(chart, 2).to_dict()
+    spec = chart.to_dict()
+    assert spec["height"] == 360
+    assert spec["config"]["legend"]["symbolOpacity"] == 1
     legends = [
         layer["encoding"]["color"].get("legend")
         for layer in _layers(spec)
