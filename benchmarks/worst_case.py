@@ -45,12 +45,14 @@ WORST = {
 
 
 def main() -> int:
-    logging.getLogger("streamlit").setLevel(logging.ERROR)
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 
     from tests.app.helpers import reveal_all
     from ui.pages import PAGES
+
+    for name in [n for n in logging.root.manager.loggerDict if n.startswith("streamlit")]:
+        logging.getLogger(name).setLevel(logging.ERROR)  # each has its own level
 
     rows, ok = [], True
     for spec in PAGES:
