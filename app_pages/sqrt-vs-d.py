@@ -55,7 +55,7 @@ SWEEP = saturation_sweep  # the core function behind every chart
 
 
 def show(builder: str, frame, *extra, key: str, source=SWEEP, **options) -> None:
-    """Build (cached) and draw one chart, with its data as CSV and its core source."""
+    """Build and draw one chart, with its data as CSV and its core source."""
     chart = page.chart(builder, frame, *extra, **options)
     workshop.chart(chart, key=f"sqrt_vs_d_{key}", data=frame, source=source)
 
