@@ -31,7 +31,7 @@ with workshop.controls_box():
     d_k = d_model // n_heads
     with c3:
         divisor = controls.choice(
-            "divisor",
+            "head_divisor",
             t("which_d.divisor"),
             DIVISORS_SELF,
             default="d_k",

@@ -71,7 +71,16 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
         "which-d",
         ":material/help:",
         frozenset(
-            {"d_model", "n_heads", "divisor", "w_init", "d_q_in", "d_kv_in", "d_proj", "x_scale"}
+            {
+                "d_model",
+                "n_heads",
+                "head_divisor",
+                "w_init",
+                "d_q_in",
+                "d_kv_in",
+                "d_proj",
+                "x_scale",
+            }
         ),
     ),
 )

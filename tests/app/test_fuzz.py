@@ -137,3 +137,26 @@ def test_nonfinite_checker_finds_nan_and_inf():
     assert _nonfinite_in([payload([1.0, 2.0])]) == []
     assert _nonfinite_in([payload([1.0, math.nan])]) == ["x"]
     assert _nonfinite_in([payload([math.inf])]) == ["x"]
+
+
+def _signature(kind, widget) -> tuple:
+    """What a control accepts: its kind and range, or its options."""
+    if kind in {"number_input", "slider"}:
+        return kind, widget.min, widget.max, widget.step
+    if kind in {"select_slider", "radio", "selectbox"}:
+        return kind, tuple(widget.options)
+    return (kind,)
+
+
+def test_a_key_shared_by_pages_is_the_same_control_everywhere():
+    """A control's key is its URL parameter and its session state: two pages may share
+    one (d_k follows the learner from page to page) only if it accepts the same values."""
+    seen: dict[str, tuple[str, tuple]] = {}
+    for script in PAGE_SCRIPTS:
+        for kind, widget in _controls(run_page(script)):
+            if widget.key.endswith("_skip"):
+                continue
+            signature = _signature(kind, widget)
+            first = seen.setdefault(widget.key, (script, signature))
+            assert first[1] == signature, (widget.key, first, (script, signature))
+    assert {"d_k", "n_keys", "alpha"} <= seen.keys()

@@ -49,7 +49,7 @@ def test_page_runs_with_every_chart(lang):
     assert len(at.metric) == 13
     assert at.number_input(key="d_model").value == 512
     assert at.selectbox(key="n_heads").value == "8"
-    assert at.radio(key="divisor").value == "d_k"
+    assert at.radio(key="head_divisor").value == "d_k"
     assert at.radio(key="w_init").value == "fan_in"
     # the misconception is stated on the page, as a card with the live numbers
     assert any("d_model" in m.value and "0.354" in m.value for m in at.markdown)
@@ -81,7 +81,7 @@ def test_query_params_set_the_controls():
     at = open_page(
         d_model="1024",
         n_heads="16",
-        divisor="d_model",
+        head_divisor="d_model",
         w_init="one",
         d_q_in="768",
         d_kv_in="256",
@@ -91,7 +91,7 @@ def test_query_params_set_the_controls():
     assert not at.exception and not warnings(at)
     assert at.number_input(key="d_model").value == 1024
     assert at.selectbox(key="n_heads").value == "16"
-    assert at.radio(key="divisor").value == "d_model"
+    assert at.radio(key="head_divisor").value == "d_model"
     assert at.radio(key="w_init").value == "one"
     assert at.number_input(key="d_q_in").value == 768
     assert at.number_input(key="d_kv_in").value == 256
@@ -159,7 +159,7 @@ def test_changing_n_heads_changes_the_multi_head_charts():
 
 def test_divisor_choice_moves_the_highlight_and_the_metrics():
     at = open_page()
-    at.radio(key="divisor").set_value("none").run()
+    at.radio(key="head_divisor").set_value("none").run()
     bars = bars_frame(chart_data(at)[MH_STD])
     assert bars.query("selected").label.iloc[0].startswith("none")
     std_metric = next(m for m in at.metric if m.label.startswith("Logit std, none"))
@@ -212,7 +212,7 @@ def test_x_scale_moves_the_marker_and_the_metrics():
         ({"d_model": "32"}, "d_model"),
         ({"n_heads": "abc"}, "n_heads"),
         ({"n_heads": ["8", "16"]}, "n_heads"),
-        ({"divisor": "d_v"}, "divisor"),
+        ({"head_divisor": "d_v"}, "head_divisor"),
         ({"w_init": "xavier"}, "w_init"),
         ({"d_q_in": "0"}, "d_q_in"),
         ({"d_kv_in": "1.5"}, "d_kv_in"),
@@ -228,7 +228,7 @@ def test_malformed_params_warn_and_fall_back(params, name):
     defaults = {
         "d_model": (at.number_input, 512),
         "n_heads": (at.selectbox, "8"),
-        "divisor": (at.radio, "d_k"),
+        "head_divisor": (at.radio, "d_k"),
         "w_init": (at.radio, "fan_in"),
         "d_q_in": (at.number_input, 512),
         "d_kv_in": (at.number_input, 1024),

@@ -1,0 +1,44 @@
+"""Moving between pages in one browser session (see conftest.py for the harness)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+
+
+def _go(app, url_path: str) -> None:
+    """Follow the sidebar link to ``url_path`` and wait for the new page's first run."""
+    link = app.page.locator(f"[data-testid='stSidebarNav'] a[href$='/{url_path}']")
+    app.interact(link.first.click, expect_chart_change=False)
+    app.page.wait_for_function(f"() => location.pathname.endsWith('/{url_path}')")
+    app.wait_idle()
+
+
+def test_a_control_of_one_page_does_not_follow_to_the_next(app):
+    # which-d's divisor choice (d_k / d_model / none) and saturation's divisor slider
+    # are different controls; neither may reach the other page
+    app.open("which-d")
+    app.reveal_predictions("which_d_std")
+    app.interact(app.widget("head_divisor").get_by_text("d_model", exact=True).click)
+    app.page.wait_for_function("() => location.search.includes('head_divisor=d_model')")
+    _go(app, "saturation")
+    assert "head_divisor" not in app.page.evaluate("() => location.search")
+    expect(app.page.locator("[data-testid='stVegaLiteChart']").first).to_be_visible()
+    app.assert_healthy()
+    app.interact(app.button("d_k_double").click)  # the page keeps working
+    app.page.wait_for_function("() => location.search.includes('d_k=128')")
+    _go(app, "variance")  # d_k is the same control here and follows
+    expect(app.widget("d_k").locator("input")).to_have_value("128")
+    app.assert_healthy()
+
+
+def test_presenter_step_restarts_on_another_page(app):
+    app.open("sqrt-vs-d", "present=1&step=6")
+    expect(app.widget("step").locator("input")).to_have_value("6")
+    _go(app, "which-d")
+    expect(app.widget("step").locator("input")).to_have_value("1")
+    search = app.page.evaluate("() => location.search")
+    assert "step=" not in search and "present=1" in search, search
+    app.assert_healthy()
