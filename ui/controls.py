@@ -69,8 +69,13 @@ def _bound(
     allowed: str,
     is_valid: Callable[[Sequence[str]], bool],
     make_widget: Callable[[], Any],
+    reset_to: Any = None,
 ) -> Any:
     """Create a URL-bound widget; a bad URL value gives a warning and the default.
+
+    "Defaults" (:func:`ui.workshop.share_panel`) sets the widget to ``reset_to`` if
+    given: the default of a control that depends on another one's value (n_heads on
+    d_model) must be the one that goes with the other control's own default.
 
     On the first load Streamlit seeds a bound widget from the URL: it keeps values it can
     coerce (``?d_k=3.5`` -> 3, a repeated key -> the last one) and, for an integer input,
@@ -78,7 +83,7 @@ def _bound(
     ourselves; a bad one is removed from the URL and the page reruns once, showing the
     warning and starting the widget from its default.
     """
-    st.session_state.setdefault(DEFAULTS, {})[key] = default
+    st.session_state.setdefault(DEFAULTS, {})[key] = default if reset_to is None else reset_to
     resets = st.session_state.setdefault(_RESETS, {})
     if key in resets:
         entry = resets[key]
@@ -172,13 +177,15 @@ def choice(
     widget: str = "radio",
     help: str | None = None,
     allowed: str | None = None,
+    reset_to: str | None = None,
 ) -> str:
     """One of ``options`` (a radio, a select slider or a select box) bound to ``?key=``.
 
     Streamlit writes an option widget's *displayed* text to the URL, so options are
     shown as their language-neutral identifiers (``normal``, ``zh``, ``20000``) and a
     link works in either language; translated descriptions go in ``captions`` (radio).
-    ``allowed`` overrides the list of options quoted in the bad-value warning.
+    ``allowed`` overrides the list of options quoted in the bad-value warning;
+    ``reset_to`` is what "Defaults" restores, if not ``default`` (see :func:`_bound`).
     """
 
     def make_widget() -> str:
@@ -196,6 +203,7 @@ def choice(
         allowed or ", ".join(options),
         lambda raw: parse_choice(raw, options) is not None,
         make_widget,
+        reset_to,
     )
 
 

@@ -77,6 +77,7 @@ def n_heads_select(d_model: int) -> int:
             widget="selectbox",
             help=t("which_d.n_heads_help"),
             allowed=allowed,
+            reset_to=str(default_heads(D_MODEL_DEFAULT)),
         )
     )
 

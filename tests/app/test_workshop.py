@@ -98,3 +98,17 @@ def test_show_code_expanders_hold_core_source():
     sources = [c.value for c in at.code if c.value.startswith("def ")]
     assert any(s.startswith("def dot_products(") for s in sources)
     assert any(s.startswith("def variance_sweep(") for s in sources)
+
+
+def test_defaults_on_which_d_restore_the_heads_of_the_default_width():
+    # n_heads' default depends on d_model (the divisor giving d_k nearest 64), so it must
+    # be the default of the restored d_model = 512, not of the width the page was at
+    at = run_page("app_pages/which-d.py", d_model="2048")
+    assert at.selectbox(key="n_heads").value == "32"
+    at.button(key="restore_defaults").click().run()
+    assert at.number_input(key="d_model").value == 512
+    assert at.selectbox(key="n_heads").value == "8"
+    assert not at.exception and not at.info
+    at.run()  # and it stays there
+    assert at.selectbox(key="n_heads").value == "8"
+    assert at.query_params.get("n_heads") in (None, [])
