@@ -69,7 +69,9 @@ if workshop.shown(1, step):
 if workshop.shown(2, step):
     c = sigma_q * sigma_k
     options = [f"{c:g}", f"{math.sqrt(d_k) * c:.3g}", f"{d_k * c:g}", f"{d_k * d_k * c:g}"]
-    if workshop.predict(
+    if d_k == 1:  # every option is c: nothing to predict
+        st.info(t("variance.predict_one"), icon=":material/info:")
+    if d_k == 1 or workshop.predict(
         "variance_std",
         t("variance.predict_q", d_k=d_k, sigma_q=f"{sigma_q:g}", sigma_k=f"{sigma_k:g}"),
         options,

@@ -245,17 +245,24 @@ def value_at(df: pd.DataFrame, alpha: float, d: int, stat: str) -> float:
 
 def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
     """Predict-first question: with 1/d_k, where does the largest weight go from d_k = 1
-    to 4096? The answer is the option whose level (1, the d_k = 1 value, 1/n_keys) lies
-    nearest the measured value at d_k = 4096."""
+    to 4096? The answer is the option whose level (1, the d_k = 1 value, the large-d_k
+    limit e^ρ/(e^ρ + n_keys − 1), which is 1/n_keys at ρ = 0) lies nearest the measured
+    value at d_k = 4096."""
     start = value_at(df, 1.0, D_SMALL, "max_weight_mean")
     end = value_at(df, 1.0, D_LARGE, "max_weight_mean")
     half = value_at(df, 0.5, D_LARGE, "max_weight_mean")
     chance = 1.0 / n_keys
-    levels = (1.0, start, chance)
+    limit = linear_scaling_weight_limit(n_keys, rho)  # softmax(ρ, 0, …, 0)'s largest weight
+    levels = (1.0, start, limit)
+    falls = (
+        t("sqrt_vs_d_workshop.max_falls", chance=f"{chance:.3g}")
+        if rho == 0
+        else t("sqrt_vs_d_workshop.max_falls_rho", limit=f"{limit:.3g}")
+    )
     options = [
         t("sqrt_vs_d_workshop.max_rises"),
         t("sqrt_vs_d_workshop.max_stays", value=f"{start:.2f}"),
-        t("sqrt_vs_d_workshop.max_falls", chance=f"{chance:.3g}"),
+        falls,
     ]
     return {
         "key": "sqrt_vs_d_max",
@@ -268,6 +275,7 @@ def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
             end=f"{end:.3f}",
             half=f"{half:.3f}",
             chance=f"{chance:.3g}",
+            limit=f"{limit:.3g}",
             d=D_LARGE,
         ),
     }

@@ -135,3 +135,12 @@ def test_same_seed_same_pictures_and_new_seed_new_pictures():
     c = chart_data(run_page("app_pages/variance.py", seed="8"))
     assert [x["datasets"] for x in a] == [x["datasets"] for x in b]
     assert a[0]["datasets"] != c[0]["datasets"]
+
+
+def test_no_prediction_at_d_k_1_where_every_option_is_the_same():
+    at = run_page("app_pages/variance.py", reveal=False, d_k="1")
+    assert "variance_std_guess" not in [r.key for r in at.radio]
+    assert any("nothing to predict" in i.value for i in at.info)
+    assert len(at.get("vega_lite_chart")) == 5  # the histograms are shown at once
+    at.number_input(key="d_k").set_value(2).run()
+    assert "variance_std_guess" in [r.key for r in at.radio]

@@ -246,7 +246,10 @@ def test_max_weight_prediction_is_recorded_and_compared():
     ("params", "answer"),
     [
         ({}, 2),  # independent keys: 1/d_k flattens to uniform
-        ({"n_keys": "2", "rho": "0.95"}, 1),  # a strongly aligned key: 1/d_k holds the weight
+        # an aligned key: 1/d_k tends to softmax(ρ, 0, …, 0), neither uniform nor the start
+        ({"rho": "0.5"}, 2),  # 0.27 → 0.155
+        ({"rho": "0.8"}, 2),  # 0.27 → 0.198
+        ({"n_keys": "2", "rho": "0.95"}, 2),  # 0.68 → 0.721, up
     ],
 )
 def test_max_weight_answer_follows_the_measurement(params, answer):

@@ -178,6 +178,13 @@ def test_max_weight_question_picks_the_nearest_level(start, end, answer):
     assert q["answer"] == answer
     assert len(q["options"]) == 3 and f"{start:.2f}" in q["options"][1]
     assert f"{end:.3f}" in q["explain"] and "ρ = 0.5" in q["question"]
+    # with an aligned key the large-d_k level is softmax(ρ, 0, …, 0)'s largest weight
+    assert "0.155" in q["options"][2] and "0.155" in q["explain"]
+
+
+def test_max_weight_question_without_an_aligned_key_names_uniform():
+    q = page.max_weight_question(_max_frame(0.27, 0.102), n_keys=10, rho=0.0)
+    assert q["answer"] == 2 and "1/n_keys = 0.1" in q["options"][2]
 
 
 def _relevant_frame(a: float, b: float, se: float = 0.001) -> pd.DataFrame:
