@@ -24,7 +24,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import controls
-from ui.i18n import t
+from ui.i18n import current_language, t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
 #: Query parameters of the workshop controls (valid on every page).
@@ -180,9 +180,13 @@ def predict(key: str, question: str, options: Sequence[str], *, answer: int, exp
 
     Returns True once the learner has committed to a guess or skipped (then the page
     shows the chart). The guess is kept in the session and compared with ``answer``,
-    the index of the option the live measurement supports.
+    the index of the option the live measurement supports. Once the controls change the
+    question, the guess is no longer graded: the page keeps its charts and states the
+    answer for the new settings.
     """
     guesses = st.session_state.setdefault("_predictions", {})
+    asked = st.session_state.setdefault("_predicted_questions", {})  # key -> (lang, text)
+    lang = current_language()
     with st.container(border=True):
         st.markdown(f"**{t('workshop.predict_title')}** — {question}")
         if key not in guesses:
@@ -201,9 +205,16 @@ def predict(key: str, question: str, options: Sequence[str], *, answer: int, exp
             skip = right.button(t("workshop.skip"), key=f"{key}_skip", type="tertiary")
             if reveal or skip:
                 guesses[key] = choice if reveal else None
+                asked[key] = (lang, question)
                 st.rerun()
             return False
         guess = guesses[key]
+        asked_lang, asked_question = asked.setdefault(key, (lang, question))
+        if asked_lang != lang:  # the same question in the other language
+            asked[key] = (lang, question)
+        elif asked_question != question:
+            guess = None  # a guess for other settings: not graded against these
+            st.markdown(f"*{t('workshop.settings_changed')}*")
         if guess is None:
             verdict = t("workshop.skipped", answer=options[answer])
         else:
@@ -212,6 +223,7 @@ def predict(key: str, question: str, options: Sequence[str], *, answer: int, exp
         st.markdown(f"{verdict} {explain}")
         if st.button(t("workshop.ask_again"), key=f"{key}_again", type="tertiary"):
             del guesses[key]
+            asked.pop(key, None)
             st.rerun()
         return True
 

@@ -63,6 +63,26 @@ def test_prediction_is_recorded_and_compared():
     assert len(at.get("vega_lite_chart")) == 3
 
 
+def test_a_guess_is_not_graded_against_a_question_it_did_not_answer():
+    at = run_page(VARIANCE, reveal=False, d_k="64")
+    at.radio(key="variance_std_guess").set_value(1).run()  # √64 = 8: right at d_k = 64
+    at.button(key="variance_std_reveal").click().run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "right" in text and "not graded" not in text
+    at.radio(key="lang").set_value("zh").run()  # the same question in Chinese: still graded
+    assert any("猜对了" in m.value for m in at.markdown)
+    at.radio(key="lang").set_value("en").run()
+    at.number_input(key="d_k").set_value(256).run()  # another question: charts stay
+    assert len(at.get("vega_lite_chart")) == 5
+    text = " ".join(m.value for m in at.markdown)
+    assert "not graded" in text and "right" not in text and "You guessed" not in text
+    assert "**16**" in text  # the answer for d_k = 256
+    at.number_input(key="d_k").set_value(64).run()  # back to the question answered
+    assert any("right" in m.value for m in at.markdown)
+    at.button(key="variance_std_again").click().run()
+    assert len(at.get("vega_lite_chart")) == 3
+
+
 def test_right_guess():
     at = run_page(VARIANCE, reveal=False, d_k="64")
     at.radio(key="variance_std_guess").set_value(1).run()
