@@ -30,7 +30,7 @@ with workshop.controls_box():
     with c4:
         n_keys = controls.int_input(
             "n_keys", t("sqrt_vs_d.n_keys"), min_value=2, max_value=512, default=10,
-            help=t("sqrt_vs_d.n_keys_help"),
+            help=t("sqrt_vs_d.n_keys_help", **cache.sweep_row_limits()),
         )  # fmt: skip
     with c5:
         alpha = controls.alpha_input(default=0.75)

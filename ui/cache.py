@@ -177,6 +177,15 @@ def sweep_rows(n_keys: int) -> int:
     return int(min(SWEEP_ROWS, SWEEP_ROW_KEY_BUDGET // max(1, int(n_keys))))
 
 
+def sweep_row_limits() -> dict[str, str]:
+    """For texts: ``cap`` (rows × n_keys at most) and ``above`` (n_keys beyond which the
+    rows per cell shrink), formatted."""
+    return {
+        "cap": f"{SWEEP_ROW_KEY_BUDGET:,}",
+        "above": f"{SWEEP_ROW_KEY_BUDGET // SWEEP_ROWS}",
+    }
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def saturation_sweep(
     n_keys: int,
@@ -214,7 +223,7 @@ HEATMAP_ALPHAS = tuple(round(0.05 * i, 2) for i in range(31))
 
 
 def sqrt_vs_d_rows(n_keys: int) -> int:
-    """Rows per cell of the lines against d_k: 20,000, fewer for long rows (≤ 400k scores)."""
+    """Rows per cell of the lines against d_k: :func:`sweep_rows`."""
     return sweep_rows(n_keys)
 
 
@@ -312,7 +321,7 @@ GRADIENT_SWEEP_FIELDS = (
 
 
 def gradient_rows(n_keys: int) -> int:
-    """Rows per cell at ``n_keys`` (fewer for long rows: rows × n_keys ≤ 400,000)."""
+    """Rows per cell at ``n_keys``: :func:`sweep_rows`."""
     return sweep_rows(n_keys)
 
 

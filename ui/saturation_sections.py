@@ -301,4 +301,11 @@ def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
             data=data,
             source=SWEEP_SOURCE if i == 0 else None,
         )
-    st.caption(t("saturation.sweep_caption", rows=f"{cache.sat_sweep_rows(n_keys):,}", n=n_keys))
+    st.caption(
+        t(
+            "saturation.sweep_caption",
+            rows=f"{cache.sat_sweep_rows(n_keys):,}",
+            n=n_keys,
+            cap=cache.sweep_row_limits()["cap"],
+        )
+    )

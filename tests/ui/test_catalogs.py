@@ -59,6 +59,29 @@ def test_every_literal_key_used_in_code_exists():
     assert not sorted(used - keys)
 
 
+def _key_patterns(source: str) -> list[re.Pattern]:
+    """Every catalog key a source file can name: literal keys, f-string templates such as
+    f"home.step_{name}_title" (placeholders match any text) and literal prefixes that are
+    concatenated ("which_d_workshop.myth_reality" + suffix)."""
+    patterns = [
+        re.compile(re.escape(key) + ("" if plus is None or not plus else ".*"))
+        for key, plus in re.findall(r"""["']([a-z_]+\.[a-z0-9_]+)["'](\s*\+)?""", source)
+    ]
+    for body in re.findall(r"""(?=\bf(["'])(.*?)\1)""", source):  # overlapping: nested f-strings
+        template = body[1]
+        literal = re.sub(r"\{[^}]*\}", "", template)
+        if "." in literal and re.fullmatch(r"[a-z0-9_.]+", literal):
+            patterns.append(re.compile(re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(template))))
+    return patterns
+
+
+def test_every_catalog_key_is_used():
+    """No dead text: a key nothing can show would go stale unseen."""
+    patterns = [p for path in SOURCES for p in _key_patterns(path.read_text(encoding="utf-8"))]
+    unused = [k for k in i18n.catalog("en") if not any(p.fullmatch(k) for p in patterns)]
+    assert not unused
+
+
 def test_every_formatted_key_prefix_exists():
     """f-string keys such as t(f"home.step_{name}_title") resolve for every value used."""
     from ui.pages import STORY
