@@ -19,6 +19,7 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state="expanded",
 )
+controls.notice_area()  # warnings about the link go above the page, full width
 
 with st.sidebar:
     controls.choice(
@@ -54,6 +55,7 @@ current = next(spec for spec in PAGES if spec.url_path == navigation.url_path)
 params = APP_PARAMS | workshop.WORKSHOP_PARAMS | current.params
 controls.known_params_check(params)
 navigation.run()
+workshop.next_step_footer()
 workshop.share_panel(sorted(params))
 st.sidebar.caption(t("app.sidebar_note"))
 controls.finish_run()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,6 +33,25 @@ _RESETS = "_param_resets"
 _UNKNOWN = "_unknown_params"
 #: Session-state entry: {param: default} of every control made so far (for "Defaults").
 DEFAULTS = "_control_defaults"
+
+
+#: Per script thread: the container at the top of the page that warnings about the URL go
+#: to (set by :func:`notice_area` at the start of a full run, cleared at its end).
+_NOTICES = threading.local()
+
+
+def notice_area() -> None:
+    """Reserve the top of the page for warnings about the link (call first in a run).
+
+    A control sits in a narrow column; its warning there would wrap a word per line.
+    """
+    _NOTICES.area = st.container()
+
+
+def warn(text: str) -> None:
+    """A warning about the link: at the top of the page, or in place outside a full run
+    (a fragment rerun, or a page run without the app)."""
+    (getattr(_NOTICES, "area", None) or st).warning(text, icon="⚠️")
 
 
 def _raw(key: str) -> list[str] | None:
@@ -93,7 +113,7 @@ def _bound(
             if entry["state"] == "pending":
                 st.session_state[key] = default
                 entry["state"] = "applied"
-            st.warning(t("common.bad_param", name=key, allowed=allowed, default=default), icon="⚠️")
+            warn(t("common.bad_param", name=key, allowed=allowed, default=default))
             return make_widget()
     # the URL seeds a widget only when it is first made; later the URL mirrors the widget
     raw = _raw(key) if key not in st.session_state else None
@@ -106,6 +126,7 @@ def _bound(
 
 def finish_run() -> None:
     """Call at the end of every complete run: warnings shown in it are not shown again."""
+    _NOTICES.area = None
     for entry in st.session_state.get(_RESETS, {}).values():
         if entry["state"] == "applied":
             entry["state"] = "done"
@@ -269,7 +290,7 @@ def known_params_check(known: set[str]) -> None:
     unknown = sorted(k for k, state in seen.items() if state == "applied")
     if unknown:
         names = ", ".join(f"`{k[:24]}`" if re.fullmatch(r"[\w-]+", k) else "`?`" for k in unknown)
-        st.warning(t("common.unknown_params", names=names), icon="⚠️")
+        warn(t("common.unknown_params", names=names))
 
 
 #: The three exponents everybody names: none, the Transformer's 1/√d_k, μP's 1/d_k.

@@ -15,6 +15,7 @@ import functools
 import inspect
 import math
 import secrets
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import urlencode
@@ -42,7 +43,7 @@ def presenter_toggle() -> bool:
         raw = st.query_params.get_all("present")
         value = raw[0].strip().lower() if len(raw) == 1 else ("?" if raw else "0")
         if value not in ("1", "true", "0", "false"):
-            st.warning(t("common.bad_param", name="present", allowed="0, 1", default=0), icon="⚠️")
+            controls.warn(t("common.bad_param", name="present", allowed="0, 1", default=0))
         st.session_state["present"] = value in ("1", "true")
     on = st.toggle(t("workshop.present"), key="present", help=t("workshop.present_help"))
     if on:
@@ -74,11 +75,17 @@ def _move_step(delta: int, n_steps: int) -> None:
     st.session_state["step"] = min(n_steps, max(1, st.session_state.get("step", 1) + delta))
 
 
+#: Per script thread: (step, titles) of the page's navigator in this run, for the
+#: "next step" button at the end of the page (see :func:`next_step_footer`).
+_STEPS = threading.local()
+
+
 def steps(titles: Sequence[str]) -> int | None:
     """Step navigator for presenter mode; returns the current step (1-based) or None.
 
     Sections ``1 … step`` are shown; ``?step=k`` opens the page at step k.
     """
+    _STEPS.current = None
     if not is_presenting():
         return None
     n = len(titles)
@@ -108,7 +115,30 @@ def steps(titles: Sequence[str]) -> int | None:
             width="stretch",
             type="primary",
         )
+    _STEPS.current = (step, list(titles))
     return step
+
+
+def next_step_footer() -> None:
+    """Presenter mode: under the last section shown, a button that reveals the next one.
+
+    A new section appears below what is on screen, where the presenter already is; the
+    navigator at the top would need a scroll up first.
+    """
+    current = getattr(_STEPS, "current", None)
+    _STEPS.current = None
+    if not is_presenting() or current is None:
+        return
+    step, titles = current
+    if step < len(titles):
+        st.button(
+            t("workshop.next_step", k=step + 1, title=titles[step]),
+            key="step_next_footer",
+            on_click=_move_step,
+            args=(1, len(titles)),
+            icon=":material/arrow_downward:",
+            type="primary",
+        )
 
 
 def shown(section: int, step: int | None) -> bool:

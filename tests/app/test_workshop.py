@@ -33,6 +33,26 @@ def test_presenter_mode_reveals_one_step_at_a_time():
     assert at.number_input(key="step").value == 3
 
 
+def test_next_step_button_under_the_last_section_shown():
+    at = run_page(VARIANCE, reveal=False, present="1")
+    footer = at.button(key="step_next_footer")
+    assert footer.label == "Next: step 2 · The spread of q·k, unscaled and scaled"
+    footer.click().run()
+    assert at.number_input(key="step").value == 2
+    at = run_page(VARIANCE, reveal=False, present="1", step="4")
+    assert "step_next_footer" not in [b.key for b in at.button]  # the last step
+    at = run_page(VARIANCE, reveal=False)
+    assert "step_next_footer" not in [b.key for b in at.button]  # not presenting
+
+
+def test_a_bad_link_warns_above_the_page_not_inside_a_control_column():
+    at = run_page("app_pages/saturation.py", reveal=False, d_k="99999999", n_keys="-3")
+    assert sorted(w for w in warnings(at) if "`d_k`" in w or "`n_keys`" in w)
+    # in document order the warnings come before the page's title, not in its controls
+    order = [el.type for el in at.main if el.type in ("warning", "title")]
+    assert order[:3] == ["warning", "warning", "title"], order
+
+
 def test_step_from_the_url_and_bad_step_warns():
     at = run_page(VARIANCE, present="1", step="3")
     assert at.number_input(key="step").value == 3
