@@ -36,7 +36,7 @@ with workshop.controls_box():
         alpha = controls.alpha_input(default=0.75)
     with c6:
         rho = controls.float_slider(
-            "rho", t("sqrt_vs_d.rho"), min_value=0.0, max_value=0.95, default=0.0, step=0.05,
+            "rho", t("sqrt_vs_d.rho"), min_value=0.0, max_value=0.95, default=0.5, step=0.05,
             help=t("sqrt_vs_d.rho_help"),
         )  # fmt: skip
         page.rho_presets(rho)
@@ -89,7 +89,7 @@ if workshop.shown(1, step):
                 y_title=t(f"sqrt_vs_d.{which}_y"), theory_title=t("sqrt_vs_d.theory"),
                 description=t(f"sqrt_vs_d.{which}_alt", rho=f"{rho:g}"),
             )  # fmt: skip
-    st.caption(t("sqrt_vs_d.logit_caption"))
+    st.caption(t("sqrt_vs_d.logit_caption_rho0" if rho == 0 else "sqrt_vs_d.logit_caption"))
 
 # --- 2: what softmax does with them (predict first) ------------------------------------------
 if workshop.shown(2, step):
@@ -120,7 +120,9 @@ if workshop.shown(3, step):
 # --- 4: discrimination (predict first) -------------------------------------------------------
 if workshop.shown(4, step):
     st.header(t("sqrt_vs_d.s4_title"))
-    if workshop.predict(**page.relevant_weight_question(full, n_keys, rho)):
+    if rho == 0:  # no key is special: nothing to predict
+        st.info(t("sqrt_vs_d_workshop.rel_rho0"), icon=":material/info:")
+    if rho == 0 or workshop.predict(**page.relevant_weight_question(full, n_keys, rho)):
         left, right = st.columns(2)
         with left:
             chance = page.references(n_keys, rho, limit=False)

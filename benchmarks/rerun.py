@@ -127,11 +127,11 @@ BENCHES: tuple[Bench, ...] = (
         fresh_ints(11, stop=513, avoid=(10, 20)), (10, 20), (2, 512),
     ),
     Bench(
-        "sqrt-vs-d", "app_pages/sqrt-vs-d.py", 7, "d_k", "number_input",
+        "sqrt-vs-d", "app_pages/sqrt-vs-d.py", 8, "d_k", "number_input",
         fresh_ints(65, stop=4097, avoid=(64, 128)), (64, 128), (1, 4096),
     ),
     Bench(
-        "sqrt-vs-d", "app_pages/sqrt-vs-d.py", 7, "alpha", "slider",
+        "sqrt-vs-d", "app_pages/sqrt-vs-d.py", 8, "alpha", "slider",
         fresh_floats(0.0, 1.5, avoid=(0.5, 0.75)), (0.5, 0.75), (0.0, 1.5),
     ),
     Bench(
@@ -139,7 +139,7 @@ BENCHES: tuple[Bench, ...] = (
         fresh_floats(0.01, 0.95, avoid=(0.25, 0.5)), (0.25, 0.5), (0.95,),
     ),
     Bench(
-        "sqrt-vs-d", "app_pages/sqrt-vs-d.py", 7, "n_keys", "number_input",
+        "sqrt-vs-d", "app_pages/sqrt-vs-d.py", 8, "n_keys", "number_input",
         fresh_ints(11, stop=513, avoid=(10, 20)), (10, 20), (2, 512),
     ),
     Bench(

@@ -292,6 +292,7 @@ def sweep_lines(
     y_domain: tuple[float, float] | None = None,
     reference: pd.DataFrame | None = None,
     legend_columns: int = 4,
+    height: int = 300,
 ) -> alt.LayerChart:
     """A statistic against d_k (log₂ axis), one line per series, with an error band.
 
@@ -310,6 +311,8 @@ def sweep_lines(
         Horizontal reference lines: ``y`` and ``label`` (e.g. ln n_keys, 1/n_keys).
     legend_columns : int
         Legend entries per row (2 fits a half-width chart).
+    height : int
+        Pixels for the whole chart, titles and legend included (Streamlit fits the view).
     """
     _check_rows(df)
     order, colors = _legend_colors(df, "series")
@@ -355,7 +358,7 @@ def sweep_lines(
         )
     marker = d_marker(current_d)
     layers.append(marker)
-    return alt.layer(*layers, title=title, description=description, height=300)
+    return alt.layer(*layers, title=title, description=description, height=height)
 
 
 # --- sqrt_vs_d page ---
@@ -703,7 +706,7 @@ def median_mean_sweep(
     chart = base
     chart.layer.append(means)
     chart.title = alt.Title(title, subtitle=subtitle)
-    chart.height = 320
+    chart.height = 440  # two legends, a subtitle and a log axis spanning 30 decades
     return chart
 
 

@@ -317,14 +317,15 @@ def alpha_input(key: str = "alpha", *, default: float = 0.5, max_value: float = 
         help=t("common.alpha_help"),
     )
     cols = st.columns(len(ALPHA_PRESETS))
-    # the presenter sidebar is narrow: there the buttons show the exponent only
-    short = bool(st.session_state.get("present"))
+    # a third of a control column is narrow: the buttons show the exponent, the tooltip
+    # its name (the legends use the names)
     for i, (col, preset) in enumerate(zip(cols, ALPHA_PRESETS, strict=True)):
         col.button(
-            {0.0: "α=0", 0.5: "α=½", 1.0: "α=1"}[preset] if short else alpha_label(preset),
+            {0.0: "α = 0", 0.5: "α = ½", 1.0: "α = 1"}[preset],
             key=f"{key}_preset_{i}",
             on_click=_set_value,
             args=(key, preset),
+            help=alpha_label(preset),
             type="primary" if value == preset else "secondary",
             width="stretch",
         )

@@ -173,7 +173,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
             charts.sweep_lines(
                 frames["dead"], current_d=d_k, title=t("gradients.dead_title"),
                 x_title=t("gradients.axis_d_k"), y_title=t("gradients.axis_dead"),
-                description=t("gradients.dead_alt"), y_domain=(0, 1), legend_columns=2,
+                description=t("gradients.dead_alt"), y_domain=(0, 1), legend_columns=2, height=360,
             ),
             key="gradients_dead", data=frames["dead"], source=source["grad"],
         )  # fmt: skip

@@ -28,6 +28,13 @@ from ui import controls
 from ui.i18n import current_language, t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
+#: Presenter mode: chart text sized for a projector (Vega-Lite's defaults are 10–13 px).
+PRESENTER_CHART_CONFIG = {
+    "axis": {"labelFontSize": 15, "titleFontSize": 17},
+    "legend": {"labelFontSize": 15, "titleFontSize": 15},
+    "title": {"fontSize": 19, "subtitleFontSize": 15},
+    "text": {"fontSize": 15},
+}
 #: Query parameters of the workshop controls (valid on every page).
 WORKSHOP_PARAMS = frozenset({"present", "step"})
 
@@ -163,6 +170,17 @@ def _prevalidated(chart_obj: alt.TopLevelMixin) -> alt.TopLevelMixin:
     return chart_obj
 
 
+def _for_projector(chart_obj: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """A copy of the chart with :data:`PRESENTER_CHART_CONFIG` merged into its config
+    (a copy: the chart may be shared through a cache)."""
+    out = chart_obj.copy(deep=False)
+    config = {} if out.config is alt.Undefined else out.config.to_dict(validate=False)
+    for part, sizes in PRESENTER_CHART_CONFIG.items():
+        config[part] = {**config.get(part, {}), **sizes}
+    out.config = alt.Config(**config)
+    return out
+
+
 @functools.cache
 def _source(fn: Callable) -> str:
     """The source of a (possibly cached or decorated) function, read once per process."""
@@ -182,12 +200,14 @@ def chart(
     the page. ``source`` is the core function (or functions) that computed the data —
     the same code the tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
+    if is_presenting():
+        chart_obj = _for_projector(chart_obj)
     st.altair_chart(_prevalidated(chart_obj), width="stretch", key=key)
     if data is None and source is None:
         return
-    left, right = st.columns([2, 3], vertical_alignment="center")
+    # stacked, not side by side: beside the button the code would get half a chart's width
     if data is not None:
-        left.download_button(
+        st.download_button(
             t("workshop.download_csv"),
             data=lambda: data.to_csv(index=False).encode("utf-8"),
             file_name=f"{key}.csv",
@@ -199,7 +219,7 @@ def chart(
         )
     if source is not None:
         functions = [source] if callable(source) else list(source)
-        with right.expander(t("workshop.show_code"), icon=":material/code:"):
+        with st.expander(t("workshop.show_code"), icon=":material/code:"):
             for fn in functions:
                 st.code(_source(fn), language="python")
 
@@ -297,14 +317,19 @@ def share_panel(params: Sequence[str]) -> None:
     with st.sidebar.expander(t("workshop.share_title"), icon=":material/share:"):
         st.caption(t("workshop.share_help"))
         st.code(share_link(params), language=None, wrap_lines=True)
-        left, right = st.columns(2)
-        left.button(
-            t("workshop.new_seed"), key="new_seed", on_click=_new_seed, icon=":material/casino:"
+        # one per row: side by side the sidebar cuts their labels
+        st.button(
+            t("workshop.new_seed"),
+            key="new_seed",
+            on_click=_new_seed,
+            icon=":material/casino:",
+            width="stretch",
         )
-        right.button(
+        st.button(
             t("workshop.defaults"),
             key="restore_defaults",
             on_click=_restore,
             args=(tuple(k for k in params if k not in ("lang", "present", "step")),),
             icon=":material/restart_alt:",
+            width="stretch",
         )

@@ -48,7 +48,8 @@ def test_runs_in_both_languages_with_every_chart(lang, rho, n_charts):
         assert bool(CJK.search(chart["spec"]["description"])) == (lang == "zh")
     assert len(at.dataframe) == 1
     assert len(at.latex) == 1
-    assert len(at.info) == (2 if rho == "0.0" else 1)  # model note (+ "raise ρ" at ρ = 0)
+    # model note, + at ρ = 0 "raise ρ" for the mean logit and for the relevant-key question
+    assert len(at.info) == (3 if rho == "0.0" else 1)
 
 
 def test_reference_figures_reach_the_table():
@@ -109,11 +110,13 @@ def test_query_params_set_the_controls():
 
 def test_rho_presets():
     at = open_page()
+    assert at.slider(key="rho").value == 0.5  # the default: one aligned key
+    at.button(key="rho_init_preset").click().run()
+    assert at.slider(key="rho").value == 0.0
+    assert len(chart_data(at)) == 7  # no mean-logit chart at ρ = 0
     at.button(key="rho_aligned_preset").click().run()
     assert at.slider(key="rho").value == 0.5
     assert len(chart_data(at)) == 8
-    at.button(key="rho_init_preset").click().run()
-    assert at.slider(key="rho").value == 0.0
 
 
 @pytest.mark.parametrize(
@@ -123,8 +126,8 @@ def test_rho_presets():
         ({"d_max": "abc"}, "d_max", "4096"),
         ({"n_keys": "1"}, "n_keys", 10),
         ({"n_keys": "600"}, "n_keys", 10),
-        ({"rho": "1.0"}, "rho", 0.0),
-        ({"rho": "x"}, "rho", 0.0),
+        ({"rho": "1.0"}, "rho", 0.5),
+        ({"rho": "x"}, "rho", 0.5),
         ({"alpha": "2"}, "alpha", 0.75),
     ],
 )
@@ -134,7 +137,7 @@ def test_malformed_params_warn_and_fall_back(params, name, default):
     assert [w for w in warnings(at) if f"`{name}`" in w], warnings(at)
     widget = {"d_min": at.select_slider, "d_max": at.select_slider, "n_keys": at.number_input}
     assert widget.get(name, at.slider)(key=name).value == default
-    assert len(chart_data(reveal_all(at))) == 7
+    assert len(chart_data(reveal_all(at))) == 8
 
 
 def test_heatmap_is_cached_and_ignores_unrelated_controls(monkeypatch):
@@ -193,24 +196,24 @@ def test_presenter_mode_reveals_one_step_at_a_time():
     assert at.number_input(key="step").value == 1
     # controls in the sidebar
     assert at.sidebar.number_input(key="d_k").value == 64
-    assert at.sidebar.slider(key="rho").value == 0.0
+    assert at.sidebar.slider(key="rho").value == 0.5
     assert at.sidebar.button(key="rho_aligned_preset")
-    # charts per step, predictions unanswered (ρ = 0: no mean-logit chart)
+    # charts per step, predictions unanswered
     counts = [len(chart_data(at))]
     for _ in range(5):
         at.button(key="step_next").click().run()
         assert not at.exception
         counts.append(len(chart_data(at)))
-    assert counts == [1, 1, 2, 2, 3, 3]
+    assert counts == [2, 2, 3, 3, 4, 4]
     assert at.number_input(key="step").value == 6
     assert at.button(key="step_next").disabled
     assert "sqrt_vs_d_max_guess" in [r.key for r in at.radio]
     at.button(key="step_prev").click().run()
     assert at.number_input(key="step").value == 5
-    assert len(at.get("vega_lite_chart")) == 3
+    assert len(at.get("vega_lite_chart")) == 4
 
 
-@pytest.mark.parametrize(("step", "n_charts"), [("1", 1), ("2", 3), ("4", 6), ("6", 7)])
+@pytest.mark.parametrize(("step", "n_charts"), [("1", 2), ("2", 4), ("4", 7), ("6", 8)])
 def test_step_from_the_url(step, n_charts):
     at = open_page(present="1", step=step, lang="zh")  # every question skipped
     assert not at.exception and not warnings(at)
@@ -225,11 +228,11 @@ def test_bad_step_warns():
 
 
 def test_max_weight_prediction_is_recorded_and_compared():
-    at = open_page(reveal=False)
-    assert len(chart_data(at)) == 3  # both predictions hold their charts back
+    at = open_page(reveal=False, rho="0.0")
+    assert len(chart_data(at)) == 5  # the max-weight question holds its charts back
     at.radio(key="sqrt_vs_d_max_guess").set_value(0).run()  # "rises toward 1"
     at.button(key="sqrt_vs_d_max_reveal").click().run()
-    assert len(chart_data(at)) == 5
+    assert len(chart_data(at)) == 7
     df = _measured()
     text = _text(at)
     assert "**it rises toward 1 (one-hot)**" in text  # the guess
@@ -239,13 +242,13 @@ def test_max_weight_prediction_is_recorded_and_compared():
     assert f"{_at(df, 1.0, 1, 'max_weight_mean'):.3f} at d_k = 1" in text
     assert at.session_state["_predictions"] == {"sqrt_vs_d_max": 0}
     at.button(key="sqrt_vs_d_max_again").click().run()
-    assert len(chart_data(at)) == 3
+    assert len(chart_data(at)) == 5
 
 
 @pytest.mark.parametrize(
     ("params", "answer"),
     [
-        ({}, 2),  # independent keys: 1/d_k flattens to uniform
+        ({"rho": "0.0"}, 2),  # independent keys: 1/d_k flattens to uniform
         # an aligned key: 1/d_k tends to softmax(ρ, 0, …, 0), neither uniform nor the start
         ({"rho": "0.5"}, 2),  # 0.27 → 0.155
         ({"rho": "0.8"}, 2),  # 0.27 → 0.198
@@ -259,7 +262,13 @@ def test_max_weight_answer_follows_the_measurement(params, answer):
     assert "— right." in _text(at)
 
 
-@pytest.mark.parametrize(("rho", "answer"), [("0.0", 1), ("0.5", 0)])
+def test_no_relevant_weight_question_when_no_key_is_special():
+    at = open_page(reveal=False, rho="0.0")
+    assert "sqrt_vs_d_relevant_guess" not in [r.key for r in at.radio]
+    assert any("nothing to predict" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize(("rho", "answer"), [("0.5", 0), ("0.05", 0)])
 def test_relevant_weight_answer_follows_the_measurement(rho, answer):
     at = open_page(reveal=False, rho=rho)
     at.radio(key="sqrt_vs_d_relevant_guess").set_value(answer).run()
@@ -269,7 +278,7 @@ def test_relevant_weight_answer_follows_the_measurement(rho, answer):
     df = _measured(rho=float(rho))
     a, b = (_at(df, 0.5, d, "relevant_weight_mean") for d in (16, 4096))
     assert f"{a:.3f} at d_k = 16, {b:.3f} at d_k = 4096" in text
-    assert len(chart_data(at)) == (5 if rho == "0.0" else 6)
+    assert len(chart_data(at)) == 6
 
 
 def test_wrong_relevant_guess_names_the_answer():

@@ -25,18 +25,18 @@ def _assert_charts_drawn(app, expected: int) -> None:
         assert box and box["width"] > 200 and box["height"] > 200, f"chart {i} is tiny: {box}"
 
 
-def test_sqrt_vs_d_renders_every_chart_and_rho_preset_adds_one(app):
+def test_sqrt_vs_d_renders_every_chart_and_rho_preset_removes_one(app):
     app.open("sqrt-vs-d")
-    _assert_charts_drawn(app, 3)  # two predict-first questions hold four charts back
+    _assert_charts_drawn(app, 4)  # two predict-first questions hold four charts back
     app.reveal_predictions("sqrt_vs_d_max")
-    _assert_charts_drawn(app, 7)  # ρ = 0: the relevant key's mean logit is an info box
-    app.assert_healthy()
-    before, after = app.interact(app.button("rho_aligned_preset").click)
-    assert before != after
-    app.page.wait_for_function("() => location.search.includes('rho=0.5')", timeout=10_000)
     _assert_charts_drawn(app, 8)
     app.assert_healthy()
     app.screenshot("sqrt_vs_d")
+    before, after = app.interact(app.button("rho_init_preset").click)
+    assert before != after
+    app.page.wait_for_function("() => location.search.includes('rho=0')", timeout=10_000)
+    _assert_charts_drawn(app, 7)  # ρ = 0: the relevant key's mean logit is an info box
+    app.assert_healthy()
 
 
 def test_sqrt_vs_d_in_chinese_from_a_deep_link(app):
@@ -54,24 +54,24 @@ def test_sqrt_vs_d_presenter_mode_steps(app):
     sidebar = app.page.locator("[data-testid='stSidebar']")
     expect(sidebar.locator(".st-key-d_k input")).to_have_count(1)
     expect(sidebar.locator(".st-key-rho input[type='range']")).to_have_count(1)
-    _assert_charts_drawn(app, 1)  # step 1: the table and the logits' spread
+    _assert_charts_drawn(app, 2)  # step 1: the table, the logits' spread and mean
     app.interact(app.button("step_next").click, expect_chart_change=False)
     app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
     expect(app.widget("sqrt_vs_d_max_guess")).to_be_visible()
-    _assert_charts_drawn(app, 1)  # the question comes before its charts
+    _assert_charts_drawn(app, 2)  # the question comes before its charts
     option = app.widget("sqrt_vs_d_max_guess").locator("[data-testid='stRadioOption']").first
     app.interact(option.click, expect_chart_change=False)
     expect(app.button("sqrt_vs_d_max_reveal")).to_be_enabled()
     app.interact(app.button("sqrt_vs_d_max_reveal").click)
-    _assert_charts_drawn(app, 3)
+    _assert_charts_drawn(app, 4)
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert "the measurement says" in main or "right" in main
     app.interact(app.button("step_next").click)
     app.page.wait_for_function("() => location.search.includes('step=3')", timeout=10_000)
-    _assert_charts_drawn(app, 4)  # + the (d_k, α) heatmap
+    _assert_charts_drawn(app, 5)  # + the (d_k, α) heatmap
     app.interact(app.button("step_prev").click)
     app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
-    _assert_charts_drawn(app, 3)
+    _assert_charts_drawn(app, 4)
     app.assert_healthy()
     app.screenshot("sqrt_vs_d_presenter")
 
