@@ -92,7 +92,7 @@ if workshop.shown(3, step):
 if workshop.shown(4, step):
     st.header(t("which_d.where_header"))
     st.latex(which_d.where_latex(d_k))
-    c1, c2 = st.columns([1, 2])
+    c1, c2 = st.columns([2, 3])  # the metric's delta names both forms: room for it
     gap = f"{extras['quarter_gap']:.1e}"
     c1.metric(t("which_d.m_gap"), gap, t("which_d.m_gap_delta", d_k=d_k), **OFF)
     c2.markdown(
