@@ -689,6 +689,15 @@ def naive_overflow_rate(
     return float(naive_overflow_sweep([d], n_keys, [alpha], dtype, rng=rng, n_rows=n_rows)[0, 0])
 
 
+def _may_overflow(top_logits: np.ndarray, n_keys: int, dtype: np.dtype) -> np.ndarray:
+    """False for rows whose naive softmax in ``dtype`` cannot overflow (see
+    :func:`naive_overflow_sweep`); ``top_logits``: each row's largest logit, shape (rows,)."""
+    info = np.finfo(dtype)
+    eps = float(info.eps)
+    safe_below = math.log(float(info.max)) - math.log(n_keys) - (n_keys + 1) * eps
+    return top_logits + np.abs(top_logits) * eps >= safe_below
+
+
 def naive_overflow_sweep(
     d_values: Sequence[int],
     n_keys: int,
@@ -700,7 +709,13 @@ def naive_overflow_sweep(
 ) -> np.ndarray:
     """:func:`naive_overflow_rate` over a grid; returns shape (n_alpha, n_d).
 
-    Every alpha shares the same rows (common random numbers).
+    Every alpha shares the same rows, and every d_k the same standard normals
+    (common random numbers, as in :func:`saturation_sweep`); each cell on its
+    own is an exact sample. Only rows that can overflow are passed through the
+    naive softmax in ``dtype``: a row whose largest logit m has
+    m (1 + ε) + ln n_keys + (n_keys + 1) ε < ln(max finite) cannot, since the
+    cast, each exp and each addition round up by a factor of at most 1 + ε
+    (ε = the dtype's machine epsilon).
 
     Raises
     ------
@@ -713,11 +728,18 @@ def naive_overflow_sweep(
     dt = check_float_dtype("dtype", dtype)
     counts = np.zeros((len(alpha_list), len(ds)))
     sizes = _chunk_rows(n_rows, n_keys)
+    z_seed = int(rng.integers(0, 2**63 - 1))
+    cache = n_rows * n_keys <= _Z_CACHE_ELEMENTS and len(ds) > 1
+    z_chunks = list(_normal_chunks(z_seed, sizes, n_keys)) if cache else None
     for j, d in enumerate(ds):
-        for size in sizes:
-            scores = _scores_from_normals(
-                rng.standard_normal((size, n_keys)), rng.chisquare(d, size), 0.0
-            )
+        normals = z_chunks if z_chunks is not None else _normal_chunks(z_seed, sizes, n_keys)
+        for size, z in zip(sizes, normals, strict=True):
+            scores = _scores_from_normals(z, rng.chisquare(d, size), 0.0)
+            top = scores.max(axis=1)
             for i, a in enumerate(alpha_list):
-                counts[i, j] += np.count_nonzero(row_overflows(scores * float(d) ** -a, dt))
+                scale = float(d) ** -a
+                can = _may_overflow(top * scale, n_keys, dt)
+                if can.any():
+                    logits = scores[can] * scale
+                    counts[i, j] += np.count_nonzero(row_overflows(logits, dt))
     return counts / n_rows

@@ -260,7 +260,10 @@ def sweep_chart(
         x_title=x_title,
         y_title=y_title,
         description=description,
-    ).configure_legend(symbolOpacity=1)  # else the legend copies the bands' pale fill
+    )
+    # set in place (.configure_legend would copy and re-merge every layer): else the
+    # legend copies the bands' pale fill
+    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
     return chart, data
 
 

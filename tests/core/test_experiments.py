@@ -28,7 +28,7 @@ from core.experiments import (
     saturation_stats,
     saturation_sweep,
 )
-from core.softmax import entropy, jacobian_norm, naive_softmax, softmax
+from core.softmax import entropy, jacobian_norm, naive_softmax, row_overflows, softmax
 
 E_10 = 1.53875  # expected maximum of 10 standard normals (REFERENCE §2)
 
@@ -267,6 +267,23 @@ def test_naive_overflow_rate_matches_direct_count():
     direct = float(np.mean(~np.isfinite(naive_softmax(logits)).all(axis=-1)))
     se = math.hypot(math.sqrt(rate * (1 - rate) / 20_000), math.sqrt(direct * (1 - direct) / n))
     assert abs(rate - direct) < 4 * se
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("n_keys", [1, 2, 10, 512])
+def test_rows_skipped_as_safe_never_overflow(dtype, n_keys):
+    """The sweep runs the naive softmax only on rows that may overflow: every row that
+    does overflow must be among them, including rows just past the threshold."""
+    rng = np.random.default_rng(67)
+    limit = math.log(float(np.finfo(dtype).max))
+    top = rng.uniform(limit - math.log(n_keys) - 1.0, limit + 0.5, 20_000)
+    logits = top[:, None] - rng.exponential(0.05, (top.size, n_keys))  # near-ties
+    logits[np.arange(top.size), rng.integers(0, n_keys, top.size)] = top
+    overflows = row_overflows(logits, dtype)
+    flagged = experiments._may_overflow(logits.max(axis=1), n_keys, np.dtype(dtype))
+    assert overflows.any() and (~overflows).any()
+    assert not (overflows & ~flagged).any()
+    assert (~flagged).any()  # and some rows are skipped
 
 
 def test_naive_overflow_rate_float32():
