@@ -92,6 +92,7 @@ if workshop.shown(4, step):
             se=f"{frames.sweep_at(fixed, 0.0, d_top, 'max_weight_se'):.4f}",
             mean_s=f"{top[0.5]:.3f}",
         ),
+        about=(n_keys, seed),
     ):
         sections.sweeps(n_keys, alpha, seed, d_k)
 

@@ -94,7 +94,10 @@ if workshop.shown(1, step):
 # --- 2: what softmax does with them (predict first) ------------------------------------------
 if workshop.shown(2, step):
     st.header(t("sqrt_vs_d.s2_title"))
-    if workshop.predict(**page.max_weight_question(full, n_keys, rho)):
+    tie = page.max_weight_tie(full, n_keys, rho)
+    if tie:  # the d_k = 1 value is already the 1/d_k limit: nothing to predict
+        st.info(tie, icon=":material/info:")
+    if tie or workshop.predict(**page.max_weight_question(full, n_keys, rho)):
         left, right = st.columns(2)
         with left:
             entropy = page.lines(sweep, "entropy_mean", divide_by=math.log(n_keys))

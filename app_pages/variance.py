@@ -79,6 +79,7 @@ if workshop.shown(2, step):
         explain=t(
             "variance.predict_explain", std=f"{moments['std']:.3g}", theory=f"{std_theory:.3g}"
         ),
+        about=(d_k, sigma_q, sigma_k),
     ):
         laws = (t("variance.law_exact"), t("variance.law_gauss"))
         left, right = st.columns(2)

@@ -530,7 +530,7 @@ ROWMAX_BINS = np.linspace(0.0, 1.0, 51)
 
 
 def sat_sweep_rows(n_keys: int) -> int:
-    """Rows per cell of the saturation sweep: 20,000, fewer for many keys."""
+    """Rows per cell of the saturation sweep: :func:`sweep_rows`."""
     return sweep_rows(n_keys)
 
 

@@ -1265,8 +1265,6 @@ def scale_lines(
         The scale marked with a vertical rule.
     theory_title : str
         Tooltip title of the theory value.
-    legend_columns : int
-        Legend entries per row (2 fits a half-width chart).
     """
     _check_rows(df)
     order, colors = _legend_colors(df, "series")

@@ -124,6 +124,28 @@ def _bound(
     return make_widget()
 
 
+def flag_bad_param(key: str, allowed: str, default: Any) -> None:
+    """Warn that ``?key=`` was ignored, on every run until one completes (a run cut short
+    by another control's :func:`st.rerun` would otherwise lose the warning)."""
+    st.session_state.setdefault(_RESETS, {})[key] = {
+        "state": "applied",
+        "allowed": allowed,
+        "default": default,
+    }
+
+
+def show_flagged(key: str) -> None:
+    """The warning of :func:`flag_bad_param` for ``key``, while it is due."""
+    resets = st.session_state.setdefault(_RESETS, {})
+    entry = resets.get(key)
+    if entry is None or "allowed" not in entry:
+        return
+    if entry["state"] == "done":
+        del resets[key]
+        return
+    warn(t("common.bad_param", name=key, allowed=entry["allowed"], default=entry["default"]))
+
+
 def finish_run() -> None:
     """Call at the end of every complete run: warnings shown in it are not shown again."""
     _NOTICES.area = None

@@ -147,8 +147,9 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     question = t("gradients_workshop.dead_q", d_k=d_k, n_keys=n_keys)
     answer = bin_index(dead["unscaled"], DEAD_BINS)
     if not workshop.predict(
-        "gradients_dead_share", question, options, answer=answer, explain=explain
-    ):
+        "gradients_dead_share", question, options, answer=answer, explain=explain,
+        about=(d_k, n_keys, seed),
+    ):  # fmt: skip
         return
     frames = {
         name: df.assign(series=df.alpha.map(controls.alpha_label), color=df.alpha.map(charts.alpha_color))
@@ -238,8 +239,9 @@ def query_gradient(
     question = t("gradients_workshop.qgrad_q", d_k=d_k, n_keys=n_keys, label=labels["scaled"])
     answer = bin_index(ratio, QGRAD_BINS)
     if not workshop.predict(
-        "gradients_qgrad_median", question, options, answer=answer, explain=explain
-    ):
+        "gradients_qgrad_median", question, options, answer=answer, explain=explain,
+        about=(d_k, n_keys, alpha, seed),
+    ):  # fmt: skip
         return
     for col, (which, label) in zip(st.columns(2), labels.items(), strict=True):
         q = qstats[which]

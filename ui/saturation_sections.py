@@ -123,6 +123,7 @@ def classic_experiment() -> None:
             q10=f"{u['q10']:.2f}",
             top=frames.fmt_weight(u["tensor_max_median"]),
         ),
+        about=(batch, seq, dk, seed),
     ):
         _classic_charts(batch, seq, dk, seed, hist, summary)
         workshop.myth(

@@ -243,6 +243,27 @@ def value_at(df: pd.DataFrame, alpha: float, d: int, stat: str) -> float:
     return float(df[stat].to_numpy()[rows[0]])
 
 
+#: Below this gap between the d_k = 1 value and the 1/d_k limit, "stays" and "settles at
+#: the limit" are the same answer: the max-weight question is not asked.
+MAX_WEIGHT_TIE = 0.05
+
+
+def max_weight_tie(df: pd.DataFrame, n_keys: int, rho: float) -> str | None:
+    """The note shown instead of :func:`max_weight_question` when its answers coincide
+    (few keys and a large ρ: the weight at d_k = 1 is already near the 1/d_k limit)."""
+    start = value_at(df, 1.0, D_SMALL, "max_weight_mean")
+    limit = linear_scaling_weight_limit(n_keys, rho)
+    if abs(start - limit) >= MAX_WEIGHT_TIE:
+        return None
+    return t(
+        "sqrt_vs_d_workshop.max_tie",
+        n=n_keys,
+        rho=f"{rho:g}",
+        start=f"{start:.3f}",
+        limit=f"{limit:.3f}",
+    )
+
+
 def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
     """Predict-first question: with 1/d_k, where does the largest weight go from d_k = 1
     to 4096? The answer is the option whose level (1, the d_k = 1 value, the large-d_k
@@ -266,6 +287,7 @@ def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
     ]
     return {
         "key": "sqrt_vs_d_max",
+        "about": (n_keys, rho, start, end),
         "question": t("sqrt_vs_d_workshop.max_q", n=n_keys, rho=f"{rho:g}", d=D_LARGE),
         "options": options,
         "answer": int(np.argmin([abs(end - level) for level in levels])),
@@ -300,6 +322,7 @@ def relevant_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
     ]
     return {
         "key": "sqrt_vs_d_relevant",
+        "about": (n_keys, rho, a, b),
         "question": t("sqrt_vs_d_workshop.rel_q", n=n_keys, rho=f"{rho:g}", lo=D_START, hi=D_LARGE),
         "options": options,
         "answer": answer,

@@ -286,6 +286,7 @@ def predict_head_std(frame: pd.DataFrame, d_model: int, n_heads: int, shown: int
             n_heads=n_heads,
             r=f"{math.sqrt(n_heads):.3g}",
         ),
+        about=(d_model, n_heads, round(measured, 6)),
     )
 
 

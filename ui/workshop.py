@@ -25,7 +25,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import controls
-from ui.i18n import current_language, t
+from ui.i18n import t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
 #: Presenter mode: chart text sized for a projector (Vega-Lite's defaults are 10–13 px).
@@ -50,8 +50,9 @@ def presenter_toggle() -> bool:
         raw = st.query_params.get_all("present")
         value = raw[0].strip().lower() if len(raw) == 1 else ("?" if raw else "0")
         if value not in ("1", "true", "0", "false"):
-            controls.warn(t("common.bad_param", name="present", allowed="0, 1", default=0))
+            controls.flag_bad_param("present", "0, 1", 0)
         st.session_state["present"] = value in ("1", "true")
+    controls.show_flagged("present")
     on = st.toggle(t("workshop.present"), key="present", help=t("workshop.present_help"))
     if on:
         st.query_params["present"] = "1"
@@ -225,18 +226,27 @@ def chart(
 
 
 # --- predictions and misconceptions ------------------------------------------------------
-def predict(key: str, question: str, options: Sequence[str], *, answer: int, explain: str) -> bool:
+def predict(
+    key: str,
+    question: str,
+    options: Sequence[str],
+    *,
+    answer: int,
+    explain: str,
+    about: tuple,
+) -> bool:
     """Ask a multiple-choice question before revealing what it is about.
 
     Returns True once the learner has committed to a guess or skipped (then the page
     shows the chart). The guess is kept in the session and compared with ``answer``,
-    the index of the option the live measurement supports. Once the controls change the
-    question, the guess is no longer graded: the page keeps its charts and states the
-    answer for the new settings.
+    the index of the option the live measurement supports. ``about`` holds the
+    language-neutral values the question and its options depend on (e.g. ``(d_k,
+    n_keys, seed)``): once they change, the guess is no longer graded — the page keeps
+    its charts and states the answer for the new settings — and it is graded again if
+    they change back.
     """
     guesses = st.session_state.setdefault("_predictions", {})
-    asked = st.session_state.setdefault("_predicted_questions", {})  # key -> (lang, text)
-    lang = current_language()
+    asked = st.session_state.setdefault("_predicted_about", {})  # key -> about at the guess
     with st.container(border=True):
         st.markdown(f"**{t('workshop.predict_title')}** — {question}")
         if key not in guesses:
@@ -255,14 +265,11 @@ def predict(key: str, question: str, options: Sequence[str], *, answer: int, exp
             skip = right.button(t("workshop.skip"), key=f"{key}_skip", type="tertiary")
             if reveal or skip:
                 guesses[key] = choice if reveal else None
-                asked[key] = (lang, question)
+                asked[key] = about
                 st.rerun()
             return False
         guess = guesses[key]
-        asked_lang, asked_question = asked.setdefault(key, (lang, question))
-        if asked_lang != lang:  # the same question in the other language
-            asked[key] = (lang, question)
-        elif asked_question != question:
+        if asked.setdefault(key, about) != about:
             guess = None  # a guess for other settings: not graded against these
             st.markdown(f"*{t('workshop.settings_changed')}*")
         if guess is None:

@@ -252,7 +252,7 @@ def test_max_weight_prediction_is_recorded_and_compared():
         # an aligned key: 1/d_k tends to softmax(ρ, 0, …, 0), neither uniform nor the start
         ({"rho": "0.5"}, 2),  # 0.27 → 0.155
         ({"rho": "0.8"}, 2),  # 0.27 → 0.198
-        ({"n_keys": "2", "rho": "0.95"}, 2),  # 0.68 → 0.721, up
+        ({"n_keys": "4", "rho": "0.5"}, 2),  # falls to e^ρ/(e^ρ + 3) = 0.355
     ],
 )
 def test_max_weight_answer_follows_the_measurement(params, answer):
@@ -260,6 +260,14 @@ def test_max_weight_answer_follows_the_measurement(params, answer):
     at.radio(key="sqrt_vs_d_max_guess").set_value(answer).run()
     at.button(key="sqrt_vs_d_max_reveal").click().run()
     assert "— right." in _text(at)
+
+
+@pytest.mark.parametrize("params", [{"n_keys": "2", "rho": "0.95"}, {"n_keys": "3", "rho": "0.85"}])
+def test_no_max_weight_question_when_start_and_limit_coincide(params):
+    # 0.68 vs 0.721 and 0.53 vs 0.539: "stays" and "settles at the limit" are one answer
+    at = open_page(reveal=False, **params)
+    assert "sqrt_vs_d_max_guess" not in [r.key for r in at.radio]
+    assert any("nothing to predict" in i.value for i in at.info)
 
 
 def test_no_relevant_weight_question_when_no_key_is_special():

@@ -97,10 +97,26 @@ def test_a_guess_is_not_graded_against_a_question_it_did_not_answer():
     text = " ".join(m.value for m in at.markdown)
     assert "not graded" in text and "right" not in text and "You guessed" not in text
     assert "**16**" in text  # the answer for d_k = 256
+    at.radio(key="lang").set_value("zh").run()  # other settings, other language: still not
+    text = " ".join(m.value for m in at.markdown)
+    assert "不再评判" in text and "猜对了" not in text and "你猜的是" not in text
+    at.radio(key="lang").set_value("en").run()
     at.number_input(key="d_k").set_value(64).run()  # back to the question answered
     assert any("right" in m.value for m in at.markdown)
     at.button(key="variance_std_again").click().run()
     assert len(at.get("vega_lite_chart")) == 3
+
+
+def test_a_guess_for_more_options_than_the_question_now_has():
+    # saturation's mean-max question has fewer options at n_keys = 2 than at 10
+    at = run_page("app_pages/saturation.py", reveal=False)
+    guess = at.radio(key="saturation_mean_max_guess")
+    guess.set_value(len(guess.options) - 1).run()
+    at.button(key="saturation_mean_max_reveal").click().run()
+    at.number_input(key="n_keys").set_value(2).run()
+    at.radio(key="lang").set_value("zh").run()
+    assert not at.exception
+    assert any("不再评判" in m.value for m in at.markdown)
 
 
 def test_right_guess():
@@ -152,3 +168,11 @@ def test_defaults_on_which_d_restore_the_heads_of_the_default_width():
     at.run()  # and it stays there
     assert at.selectbox(key="n_heads").value == "8"
     assert at.query_params.get("n_heads") in (None, [])
+
+
+def test_bad_present_warns_even_when_another_bad_param_reruns_the_page():
+    at = run_page(VARIANCE, reveal=False, present="maybe", d_k="x")
+    shown = warnings(at)
+    assert any("`present`" in w for w in shown) and any("`d_k`" in w for w in shown), shown
+    at.run()  # shown once, then gone
+    assert not warnings(at)
