@@ -52,6 +52,10 @@ navigation = st.navigation(
     ]
 )
 current = next(spec for spec in PAGES if spec.url_path == navigation.url_path)
+following = PAGES[PAGES.index(current) + 1 :]
+workshop.set_page(
+    current.url_path, (following[0].script, t(f"{following[0].name}.nav")) if following else None
+)
 params = APP_PARAMS | workshop.WORKSHOP_PARAMS | current.params
 controls.known_params_check(params)
 navigation.run()

@@ -83,6 +83,18 @@ def _move_step(delta: int, n_steps: int) -> None:
     st.session_state["step"] = min(n_steps, max(1, st.session_state.get("step", 1) + delta))
 
 
+#: Session-state entries: the url path of the page this run shows (set by the app) and of
+#: the page the step navigator last served.
+_PAGE_NOW, _STEP_PAGE = "_page_now", "_step_page"
+
+
+def set_page(url_path: str, next_page: tuple[str, str] | None) -> None:
+    """Record the page this run shows and the (script, title) of the next one in the
+    story, for the step navigator and :func:`next_step_footer`."""
+    st.session_state[_PAGE_NOW] = url_path
+    _STEPS.next_page = next_page
+
+
 #: Per script thread: (step, titles) of the page's navigator in this run, for the
 #: "next step" button at the end of the page (see :func:`next_step_footer`).
 _STEPS = threading.local()
@@ -97,6 +109,10 @@ def steps(titles: Sequence[str]) -> int | None:
     if not is_presenting():
         return None
     n = len(titles)
+    page = st.session_state.get(_PAGE_NOW)
+    if st.session_state.get(_STEP_PAGE, page) != page:
+        st.session_state["step"] = 1  # another page: start at its first step
+    st.session_state[_STEP_PAGE] = page
     with st.container(border=True):
         prev_col, label_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
         with label_col:
@@ -134,7 +150,8 @@ def next_step_footer() -> None:
     navigator at the top would need a scroll up first.
     """
     current = getattr(_STEPS, "current", None)
-    _STEPS.current = None
+    next_page = getattr(_STEPS, "next_page", None)
+    _STEPS.current = _STEPS.next_page = None
     if not is_presenting() or current is None:
         return
     step, titles = current
@@ -146,6 +163,14 @@ def next_step_footer() -> None:
             args=(1, len(titles)),
             icon=":material/arrow_downward:",
             type="primary",
+        )
+    elif next_page is not None:  # the last step: on to the next page of the story
+        script, title = next_page
+        st.page_link(
+            script,
+            label=t("workshop.next_page", title=title),
+            icon=":material/arrow_forward:",
+            query_params={"present": "1"},
         )
 
 

@@ -176,3 +176,17 @@ def test_bad_present_warns_even_when_another_bad_param_reruns_the_page():
     assert any("`present`" in w for w in shown) and any("`d_k`" in w for w in shown), shown
     at.run()  # shown once, then gone
     assert not warnings(at)
+
+
+def test_the_last_step_links_to_the_next_page_and_a_new_page_starts_at_step_1():
+    at = run_page(VARIANCE, reveal=False, present="1", step="4")
+    links = at.get("page_link")
+    assert len(links) == 1 and "Saturation" in links[0].proto.label
+    at.switch_page("app_pages/saturation.py").run()
+    assert at.number_input(key="step").value == 1
+    at.button(key="step_next").click().run()
+    assert at.number_input(key="step").value == 2
+    at.run()  # the same page: the step stays
+    assert at.number_input(key="step").value == 2
+    at = run_page("app_pages/which-d.py", reveal=False, present="1", step="5")
+    assert not at.get("page_link")  # the story's last page
