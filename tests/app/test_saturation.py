@@ -399,3 +399,12 @@ def test_presenter_mode_in_chinese():
     assert not at.exception and not warnings(at)
     assert len(chart_data(at)) == 9
     assert CJK.search(" ".join(m.value for m in at.markdown))
+
+
+def test_myth_card_agrees_with_the_claim_where_a_typical_row_is_saturated():
+    at = run_page("app_pages/saturation.py", classic_d_k="512")
+    card = next(m.value for m in at.markdown if "What the numbers show" in m.value)
+    assert "the claim holds" in card and "**0.9999**" in card
+    at = run_page("app_pages/saturation.py")  # the printout's d_k = 64: it does not
+    card = next(m.value for m in at.markdown if "What the numbers show" in m.value)
+    assert "the claim holds" not in card and "not what a typical row looks like" in card
