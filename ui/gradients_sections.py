@@ -260,7 +260,10 @@ def query_gradient(
             )  # fmt: skip
             st.caption(t("gradients.qgrad_stats", median=f"{q['median']:.3g}", mean=f"{q['mean']:.3g}",
                          q10=f"{q['q10']:.2g}", q90=f"{q['q90']:.2g}"))  # fmt: skip
-    st.caption(t("gradients.qgrad_caption"))
+    # "most rows pass almost nothing" only where the unscaled median has collapsed
+    collapsed = ratio < 0.1
+    st.caption(t("gradients.qgrad_caption" if collapsed else "gradients.qgrad_caption_early",
+                 d_k=d_k, ratio=f"{ratio:.3g}"))  # fmt: skip
     if qstats["unscaled"]["clipped"] > 0:
         st.caption(t("gradients.qgrad_clipped", lo=f"{geo['lo']:.0f}",
                      share=f"{qstats['unscaled']['clipped']:.1f}"))  # fmt: skip

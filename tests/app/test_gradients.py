@@ -374,3 +374,11 @@ def test_every_chart_has_a_csv_download():
         "gradients_qgrad_scaled",
     ):
         assert f"{key}_csv" in keys, sorted(keys)
+
+
+@pytest.mark.parametrize(("d_k", "collapsed"), [("64", False), ("1024", True)])
+def test_query_gradient_caption_follows_the_medians(d_k, collapsed):
+    at = run_page(PAGE, d_k=d_k)
+    captions = " ".join(c.value for c in at.caption)
+    assert ("most are saturated and pass almost nothing" in captions) == collapsed
+    assert ("have not collapsed yet" in captions) == (not collapsed)
