@@ -122,7 +122,7 @@ with workshop.controls_box():
 if workshop.shown(5, step):
     sweep = cache.which_d_qk_sweep(d_model, n_heads, seed)
     st.latex(which_d.qk_latex(x_scale, d_k))
-    left, right = st.columns([2, 1])
+    left, right = st.columns([3, 2])  # room for the metrics' labels
     lines, series = which_d.qk_lines(sweep)
     with left:
         workshop.chart(

@@ -62,7 +62,7 @@ def test_default_numbers_match_the_reference():
     assert list(bars.theory_std) == pytest.approx([1.0, 8**-0.5, 8.0])
     assert list(bars["std"]) == pytest.approx([1.0, 8**-0.5, 8.0], rel=0.05)
     metric = {m.label: m for m in at.metric}
-    ratio = metric["std(÷√d_k) / std(÷√d_model)"]
+    ratio = metric["std(÷√d_k)/std(÷√d_model)"]
     assert float(ratio.value) == pytest.approx(8**0.5, rel=1e-3)
     cross = bars_frame(chart_data(at)[CROSS_STD])
     assert list(cross.theory_std) == pytest.approx([1.0, (64 / 512) ** 0.5, (64 / 1024) ** 0.5])
