@@ -225,7 +225,7 @@ def running_sums(
         )
     )
     env = alt.Chart(envelope)
-    dash = alt.StrokeDash("band:N", title=None, legend=alt.Legend(orient="bottom"))
+    dash = alt.StrokeDash("band:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400))
     upper = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("hi:Q"), strokeDash=dash)
     lower = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("lo:Q"), strokeDash=dash)
     return alt.layer(lines, upper, lower, title=title, description=description, height=320)
