@@ -16,7 +16,8 @@ CHARTS = "[data-testid='stVegaLiteChart']"
 
 
 def _assert_charts_drawn(app) -> None:
-    app.reveal_predictions()
+    # wait for the first question: on a loaded machine the DOM can settle before it is drawn
+    app.reveal_predictions("saturation_median")
     charts = app.page.locator("[data-testid='stVegaLiteChart']")
     expect(charts).to_have_count(N_CHARTS, timeout=15_000)  # charts may land after idle
     for i in range(charts.count()):
@@ -84,7 +85,7 @@ def test_saturation_csv_download_matches_the_chart(app):
     from ui import cache
 
     app.open("saturation", "n_keys=12&seed=3")
-    app.reveal_predictions()
+    app.reveal_predictions("saturation_median")
     button = app.widget("saturation_overflow_csv").locator("button")
     button.scroll_into_view_if_needed()
     with app.page.expect_download() as download:
