@@ -26,8 +26,9 @@ _FLOAT_RE = re.compile(r"^[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,
 SEED_MAX = 2**31 - 1
 
 
-#: Session-state entry: {param: {"state": "pending" | "applied" | "done"}} for bad URL
-#: values: pending until the default is assigned, applied while the warning shows.
+#: Session-state entry: {param: {"state": "pending" | "applied" | "done", "allowed": …,
+#: "default": …}} for bad URL values: pending until the default is assigned, applied
+#: while the warning shows (see :func:`flag_bad_param`).
 _RESETS = "_param_resets"
 #: Session-state entry: {param: "applied" | "done"} for query parameters no page uses.
 _UNKNOWN = "_unknown_params"
@@ -104,46 +105,44 @@ def _bound(
     warning and starting the widget from its default.
     """
     st.session_state.setdefault(DEFAULTS, {})[key] = default if reset_to is None else reset_to
-    resets = st.session_state.setdefault(_RESETS, {})
-    if key in resets:
-        entry = resets[key]
-        if entry["state"] == "done":  # shown on the last complete run: forget it
-            del resets[key]
-        else:
-            if entry["state"] == "pending":
-                st.session_state[key] = default
-                entry["state"] = "applied"
-            warn(t("common.bad_param", name=key, allowed=allowed, default=default))
-            return make_widget()
+    entry = st.session_state.setdefault(_RESETS, {}).get(key)
+    if entry is not None and entry["state"] == "pending":
+        st.session_state[key] = default
+        entry["state"] = "applied"
+    if show_flagged(key):
+        return make_widget()
     # the URL seeds a widget only when it is first made; later the URL mirrors the widget
     raw = _raw(key) if key not in st.session_state else None
     if raw is not None and not is_valid(raw):
-        resets[key] = {"state": "pending"}
+        flag_bad_param(key, allowed, default, state="pending")
         del st.query_params[key]
         st.rerun()
     return make_widget()
 
 
-def flag_bad_param(key: str, allowed: str, default: Any) -> None:
+def flag_bad_param(key: str, allowed: str, default: Any, *, state: str = "applied") -> None:
     """Warn that ``?key=`` was ignored, on every run until one completes (a run cut short
-    by another control's :func:`st.rerun` would otherwise lose the warning)."""
+    by another control's :func:`st.rerun` would otherwise lose the warning). "pending":
+    the widget is still to be set to its default (see :func:`_bound`)."""
     st.session_state.setdefault(_RESETS, {})[key] = {
-        "state": "applied",
+        "state": state,
         "allowed": allowed,
         "default": default,
     }
 
 
-def show_flagged(key: str) -> None:
-    """The warning of :func:`flag_bad_param` for ``key``, while it is due."""
+def show_flagged(key: str) -> bool:
+    """The warning of :func:`flag_bad_param` for ``key``, while it is due (returns
+    whether it was shown); once a complete run has shown it, it is forgotten."""
     resets = st.session_state.setdefault(_RESETS, {})
     entry = resets.get(key)
-    if entry is None or "allowed" not in entry:
-        return
+    if entry is None:
+        return False
     if entry["state"] == "done":
         del resets[key]
-        return
+        return False
     warn(t("common.bad_param", name=key, allowed=entry["allowed"], default=entry["default"]))
+    return True
 
 
 def finish_run() -> None:
