@@ -94,10 +94,7 @@ if workshop.shown(1, step):
 # --- 2: what softmax does with them (predict first) ------------------------------------------
 if workshop.shown(2, step):
     st.header(t("sqrt_vs_d.s2_title"))
-    tie = page.max_weight_tie(full, n_keys, rho)
-    if tie:  # the d_k = 1 value is already the 1/d_k limit: nothing to predict
-        st.info(tie, icon=":material/info:")
-    if tie or workshop.predict(**page.max_weight_question(full, n_keys, rho)):
+    if workshop.predict(**page.max_weight_question(full, n_keys, rho)):
         left, right = st.columns(2)
         with left:
             entropy = page.lines(sweep, "entropy_mean", divide_by=math.log(n_keys))
@@ -123,9 +120,7 @@ if workshop.shown(3, step):
 # --- 4: discrimination (predict first) -------------------------------------------------------
 if workshop.shown(4, step):
     st.header(t("sqrt_vs_d.s4_title"))
-    if rho == 0:  # no key is special: nothing to predict
-        st.info(t("sqrt_vs_d_workshop.rel_rho0"), icon=":material/info:")
-    if rho == 0 or workshop.predict(**page.relevant_weight_question(full, n_keys, rho)):
+    if workshop.predict(**page.relevant_weight_question(full, n_keys, rho)):
         left, right = st.columns(2)
         with left:
             chance = page.references(n_keys, rho, limit=False)

@@ -69,9 +69,7 @@ if workshop.shown(1, step):
 if workshop.shown(2, step):
     c = sigma_q * sigma_k
     options = [f"{c:g}", f"{math.sqrt(d_k) * c:.3g}", f"{d_k * c:g}", f"{d_k * d_k * c:g}"]
-    if d_k == 1:  # every option is c: nothing to predict
-        st.info(t("variance.predict_one"), icon=":material/info:")
-    if d_k == 1 or workshop.predict(
+    if workshop.predict(
         "variance_std",
         t("variance.predict_q", d_k=d_k, sigma_q=f"{sigma_q:g}", sigma_k=f"{sigma_k:g}"),
         options,
@@ -80,6 +78,7 @@ if workshop.shown(2, step):
             "variance.predict_explain", std=f"{moments['std']:.3g}", theory=f"{std_theory:.3g}"
         ),
         about=(d_k, sigma_q, sigma_k),
+        unanswerable=t("variance.predict_one") if d_k == 1 else None,  # every option is c
     ):
         laws = (t("variance.law_exact"), t("variance.law_gauss"))
         left, right = st.columns(2)

@@ -244,24 +244,9 @@ def value_at(df: pd.DataFrame, alpha: float, d: int, stat: str) -> float:
 
 
 #: Below this gap between the d_k = 1 value and the 1/d_k limit, "stays" and "settles at
-#: the limit" are the same answer: the max-weight question is not asked.
+#: the limit" are the same answer (few keys and a large ρ): the max-weight question is
+#: not asked.
 MAX_WEIGHT_TIE = 0.05
-
-
-def max_weight_tie(df: pd.DataFrame, n_keys: int, rho: float) -> str | None:
-    """The note shown instead of :func:`max_weight_question` when its answers coincide
-    (few keys and a large ρ: the weight at d_k = 1 is already near the 1/d_k limit)."""
-    start = value_at(df, 1.0, D_SMALL, "max_weight_mean")
-    limit = linear_scaling_weight_limit(n_keys, rho)
-    if abs(start - limit) >= MAX_WEIGHT_TIE:
-        return None
-    return t(
-        "sqrt_vs_d_workshop.max_tie",
-        n=n_keys,
-        rho=f"{rho:g}",
-        start=f"{start:.3f}",
-        limit=f"{limit:.3f}",
-    )
 
 
 def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
@@ -275,6 +260,7 @@ def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
     chance = 1.0 / n_keys
     limit = linear_scaling_weight_limit(n_keys, rho)  # softmax(ρ, 0, …, 0)'s largest weight
     levels = (1.0, start, limit)
+    tie = abs(start - limit) < MAX_WEIGHT_TIE
     falls = (
         t("sqrt_vs_d_workshop.max_falls", chance=f"{chance:.3g}")
         if rho == 0
@@ -288,6 +274,15 @@ def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
     return {
         "key": "sqrt_vs_d_max",
         "about": (n_keys, rho, start, end),
+        "unanswerable": t(
+            "sqrt_vs_d_workshop.max_tie",
+            n=n_keys,
+            rho=f"{rho:g}",
+            start=f"{start:.3f}",
+            limit=f"{limit:.3f}",
+        )
+        if tie
+        else None,
         "question": t("sqrt_vs_d_workshop.max_q", n=n_keys, rho=f"{rho:g}", d=D_LARGE),
         "options": options,
         "answer": int(np.argmin([abs(end - level) for level in levels])),
@@ -323,6 +318,8 @@ def relevant_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
     return {
         "key": "sqrt_vs_d_relevant",
         "about": (n_keys, rho, a, b),
+        # at ρ = 0 key 0 is one more independent key: nothing to predict
+        "unanswerable": t("sqrt_vs_d_workshop.rel_rho0") if rho == 0 else None,
         "question": t("sqrt_vs_d_workshop.rel_q", n=n_keys, rho=f"{rho:g}", lo=D_START, hi=D_LARGE),
         "options": options,
         "answer": answer,

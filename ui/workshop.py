@@ -83,21 +83,18 @@ def _move_step(delta: int, n_steps: int) -> None:
     st.session_state["step"] = min(n_steps, max(1, st.session_state.get("step", 1) + delta))
 
 
-#: Session-state entries: the url path of the page this run shows (set by the app) and of
-#: the page the step navigator last served.
-_PAGE_NOW, _STEP_PAGE = "_page_now", "_step_page"
+#: Session-state entry: the url path of the page the step navigator last served.
+_STEP_PAGE = "_step_page"
+#: Per script thread, for this run: ``page`` (url path) and ``next_page`` (script, title)
+#: from :func:`set_page`, ``current`` (step, titles) from :func:`steps`.
+_STEPS = threading.local()
 
 
 def set_page(url_path: str, next_page: tuple[str, str] | None) -> None:
     """Record the page this run shows and the (script, title) of the next one in the
     story, for the step navigator and :func:`next_step_footer`."""
-    st.session_state[_PAGE_NOW] = url_path
+    _STEPS.page = url_path
     _STEPS.next_page = next_page
-
-
-#: Per script thread: (step, titles) of the page's navigator in this run, for the
-#: "next step" button at the end of the page (see :func:`next_step_footer`).
-_STEPS = threading.local()
 
 
 def steps(titles: Sequence[str]) -> int | None:
@@ -109,7 +106,7 @@ def steps(titles: Sequence[str]) -> int | None:
     if not is_presenting():
         return None
     n = len(titles)
-    page = st.session_state.get(_PAGE_NOW)
+    page = getattr(_STEPS, "page", None)
     if st.session_state.get(_STEP_PAGE, page) != page:
         st.session_state["step"] = 1  # another page: start at its first step
     st.session_state[_STEP_PAGE] = page
@@ -259,6 +256,7 @@ def predict(
     answer: int,
     explain: str,
     about: tuple,
+    unanswerable: str | None = None,
 ) -> bool:
     """Ask a multiple-choice question before revealing what it is about.
 
@@ -269,7 +267,13 @@ def predict(
     n_keys, seed)``): once they change, the guess is no longer graded — the page keeps
     its charts and states the answer for the new settings — and it is graded again if
     they change back.
+
+    ``unanswerable``: a note saying why these settings leave nothing to predict (e.g. every
+    option is the same number); it is shown instead of the question, with the charts.
     """
+    if unanswerable is not None:
+        st.info(unanswerable, icon=":material/info:")
+        return True
     guesses = st.session_state.setdefault("_predictions", {})
     asked = st.session_state.setdefault("_predicted_about", {})  # key -> about at the guess
     with st.container(border=True):
