@@ -308,7 +308,9 @@ class AppDriver:
         self.artifacts_dir = artifacts_dir
         self.console_errors: list[str] = []
         self.ignored_console: list[str] = []
+        self.frames_received = 0
         page.add_init_script(_RUN_OBSERVER_JS)
+        page.on("websocket", self._on_websocket)
         page.on("console", self._on_console)
         page.on("pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}"))
 
@@ -322,6 +324,14 @@ class AppDriver:
                 self.ignored_console.append(text)
                 return
         self.console_errors.append(f"console.error: {text} ({location})")
+
+    def _on_websocket(self, ws) -> None:
+        # every message from the server counts: a rerun that is quick enough can finish
+        # without its "running" state ever reaching the DOM, but not without messages
+        def count(_frame) -> None:
+            self.frames_received += 1
+
+        ws.on("framereceived", count)
 
     def url(self, path: str = "", query: str = "") -> str:
         url = f"{self.base_url}/{path.lstrip('/')}"
@@ -377,13 +387,15 @@ class AppDriver:
         """Run ``action`` and wait for the rerun it triggers to finish.
 
         The rerun is detected by the script-state observer (a finished-run counter
-        that moves past its value before the action). If the run was never observed
-        (e.g. the click did not trigger one), a change of any chart's fingerprint
-        is accepted instead. With ``expect_chart_change`` the call also waits until
-        some chart differs from before. Returns chart signatures (before, after).
+        that moves past its value before the action). A rerun quick enough that its
+        "running" state never reached the DOM is detected by a server message after the
+        action followed by an idle, quiet page; a change of any chart's fingerprint is
+        also accepted. With ``expect_chart_change`` the call also waits until some chart
+        differs from before. Returns chart signatures (before, after).
         """
         before = self.chart_signatures()
         _, finished_before = self.run_counts()
+        frames_before = self.frames_received
         action()
         deadline = time.monotonic() + timeout_ms / 1000
         after = before
@@ -392,14 +404,19 @@ class AppDriver:
             idle = self.page.locator(IDLE_SELECTOR).count() == 1
             after = self.chart_signatures()
             changed = after != before
-            rerun_done = finished > finished_before and idle
+            answered = self.frames_received > frames_before and self.page.evaluate(
+                _SETTLED_JS, [IDLE_SELECTOR, SETTLE_MS]
+            )
+            rerun_done = (finished > finished_before or answered) and idle
             if (rerun_done or (changed and idle)) and (changed or not expect_chart_change):
                 break
             time.sleep(0.05)
         else:
             pytest.fail(
                 f"no finished rerun{' with a chart change' if expect_chart_change else ''} "
-                f"within {timeout_ms} ms after the interaction",
+                f"within {timeout_ms} ms after the interaction (finished runs "
+                f"{finished_before} -> {self.run_counts()[1]}, server messages "
+                f"{frames_before} -> {self.frames_received}, idle {idle})",
                 pytrace=False,
             )
         self.wait_idle(timeout_ms)
