@@ -60,12 +60,14 @@ def show(builder: str, frame, *extra, key: str, source=SWEEP, **options) -> None
     workshop.chart(chart, key=f"sqrt_vs_d_{key}", data=frame, source=source)
 
 
-def lines(df, key: str, *, y_domain=None, log_y=False, reference=None, source=SWEEP):
+def lines(
+    df, key: str, *, y_domain=None, log_y=False, reference=None, label="above_left", source=SWEEP
+):
     show(
         "sweep_lines", df, key=key, source=source, current_d=d_k, x_title=axis_d,
         title=t(f"sqrt_vs_d.{key}_title"), y_title=t(f"sqrt_vs_d.{key}_y"),
         description=t(f"sqrt_vs_d.{key}_alt", n=n_keys), log_y=log_y, y_domain=y_domain,
-        reference=reference,
+        reference=reference, reference_label=label,
     )  # fmt: skip
 
 
@@ -101,7 +103,8 @@ if workshop.shown(2, step):
             lines(entropy, "entropy", y_domain=(0, 1), reference=page.uniform_reference())
         with right:
             maxw = page.lines(sweep, "max_weight_mean")
-            lines(maxw, "max", y_domain=(0, 1), reference=page.references(n_keys, rho, limit=False))
+            chance = page.references(n_keys, rho, limit=False)
+            lines(maxw, "max", y_domain=(0, 1), reference=chance, label="below_right")
         caption = "softmax_caption_rho0" if rho == 0 else "softmax_caption_rho"
         st.caption(t(f"sqrt_vs_d.{caption}"))
 
@@ -124,12 +127,16 @@ if workshop.shown(4, step):
         left, right = st.columns(2)
         with left:
             chance = page.references(n_keys, rho, limit=False)
-            lines(page.argmax_line(sweep), "argmax", y_domain=(0, 1), reference=chance)
+            argmax = page.argmax_line(sweep)
+            lines(argmax, "argmax", y_domain=(0, 1), reference=chance, label="below_right")
         with right:
             weight = page.lines(sweep, "relevant_weight_mean")
             limit = page.references(n_keys, rho, limit=True)
             lines(
+                # 1/n_keys is a floor; the 1/d_k limit is one only for α ≤ 1 (with α > 1
+                # the weight falls through it toward 1/n_keys, and α < 1 rises to 1)
                 weight, "weight", y_domain=(0, 1), reference=limit,
+                label="below_right" if alpha <= 1 else "above_right",
                 source=[SWEEP, scaling.linear_scaling_weight_limit],
             )  # fmt: skip
         limit_text = f"{scaling.linear_scaling_weight_limit(n_keys, rho):.3g}"

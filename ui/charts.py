@@ -279,6 +279,14 @@ def alpha_color(alpha: float) -> str:
     )
 
 
+#: Text-mark placement of a reference line's label, by name (see :func:`sweep_lines`).
+_REFERENCE_LABELS = {
+    "above_left": {"align": "left", "baseline": "bottom", "x": 4, "dy": -2},
+    "above_right": {"align": "right", "baseline": "bottom", "x": "width", "dx": -4, "dy": -2},
+    "below_right": {"align": "right", "baseline": "top", "x": "width", "dx": -4, "dy": 3},
+}
+
+
 @_lean
 def sweep_lines(
     df: pd.DataFrame,
@@ -293,6 +301,7 @@ def sweep_lines(
     reference: pd.DataFrame | None = None,
     legend_columns: int = 4,
     height: int = 300,
+    reference_label: str = "above_left",
 ) -> alt.LayerChart:
     """A statistic against d_k (log₂ axis), one line per series, with an error band.
 
@@ -313,7 +322,20 @@ def sweep_lines(
         Legend entries per row (2 fits a half-width chart).
     height : int
         Pixels for the whole chart, titles and legend included (Streamlit fits the view).
+    reference_label : {"above_left", "above_right", "below_right"}
+        Where a reference line's label goes: above it at the left or right edge, or
+        below it at the right edge (for a floor no line goes under, such as 1/n_keys for
+        weights).
+
+    Raises
+    ------
+    ValueError
+        If ``reference_label`` is not one of the placements.
     """
+    if reference_label not in _REFERENCE_LABELS:
+        raise ValueError(
+            f"reference_label must be one of {sorted(_REFERENCE_LABELS)}, got {reference_label!r}"
+        )
     _check_rows(df)
     order, colors = _legend_colors(df, "series")
     color = alt.Color(
@@ -353,7 +375,7 @@ def sweep_lines(
         )
         layers.append(
             alt.Chart(reference)
-            .mark_text(align="left", x=4, dy=-6, color=COLORS["theory"])
+            .mark_text(color=COLORS["theory"], **_REFERENCE_LABELS[reference_label])
             .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
     marker = d_marker(current_d)

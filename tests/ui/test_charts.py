@@ -170,6 +170,34 @@ def test_sweep_lines():
     ]
     assert layers[1]["encoding"]["y"]["scale"]["domain"] == [0, 1]
     assert charts.alpha_color(0.75) == charts.COLORS["custom"]
+    assert (layers[3]["mark"]["align"], layers[3]["mark"]["baseline"]) == ("left", "bottom")
+
+
+@pytest.mark.parametrize(
+    ("placement", "align", "baseline", "x"),
+    [
+        ("above_left", "left", "bottom", 4),
+        ("above_right", "right", "bottom", "width"),
+        ("below_right", "right", "top", "width"),
+    ],
+)
+def test_sweep_lines_reference_label_placement(placement, align, baseline, x):
+    df = pd.DataFrame(
+        {"d": [1.0, 2.0], "series": "s", "color": "#000000", "value": 0.5, "lo": 0.4, "hi": 0.6}
+    )
+    ref = pd.DataFrame({"y": [0.1], "label": ["1/n_keys = 0.1"]})
+    kwargs = dict(current_d=1, title="T", x_title="d", y_title="y", description="a", reference=ref)
+    text = _layers(charts.sweep_lines(df, reference_label=placement, **kwargs).to_dict())[3]
+    assert text["mark"]["type"] == "text"
+    assert (text["mark"]["align"], text["mark"]["baseline"], text["mark"]["x"]) == (
+        align,
+        baseline,
+        x,
+    )
+    # below the rule means a positive offset (down), above a negative one
+    assert (text["mark"]["dy"] > 0) == (baseline == "top")
+    with pytest.raises(ValueError, match="reference_label must be one of"):
+        charts.sweep_lines(df, reference_label="middle", **kwargs)
 
 
 def test_builders_use_channel_objects(monkeypatch):
