@@ -54,22 +54,19 @@ step = workshop.steps([t(f"variance.step_{i}") for i in range(1, 5)])
 raw, scaled, moments = cache.score_histograms(d_k, n_samples, dist, sigma_q, sigma_k, seed)
 var_theory = dot_product_variance(d_k, sigma_q, sigma_k)
 std_theory = math.sqrt(var_theory)
+c = sigma_q * sigma_k  # the spread of one product q_i·k_i, and of q·k/√d_k
 
-# --- 1. the sum of d_k products: moments and derivation ---------------------------------
+# --- 1. predict the spread, then the sum's measured moments and the derivation ----------
+# (the metrics state the answer, so they come after the question, as do the histograms)
+revealed = True
 if workshop.shown(1, step):
     drawn = cache.samples_for(dist, d_k, n_samples)
     if drawn < n_samples:
         st.info(
             t("variance.uniform_capped", drawn=f"{drawn:,}", requested=f"{n_samples:,}", d_k=d_k)
         )
-    variance_metrics(moments, var_theory, dot_product_excess_kurtosis(d_k, dist))
-    variance_derivation(d_k, sigma_q, sigma_k)
-
-# --- 2. histograms, unscaled beside scaled (predict the spread first) -------------------
-if workshop.shown(2, step):
-    c = sigma_q * sigma_k
     options = [f"{c:g}", f"{math.sqrt(d_k) * c:.3g}", f"{d_k * c:g}", f"{d_k * d_k * c:g}"]
-    if workshop.predict(
+    revealed = workshop.predict(
         "variance_std",
         t("variance.predict_q", d_k=d_k, sigma_q=f"{sigma_q:g}", sigma_k=f"{sigma_k:g}"),
         options,
@@ -79,7 +76,16 @@ if workshop.shown(2, step):
         ),
         about=(d_k, sigma_q, sigma_k),
         unanswerable=t("variance.predict_one") if d_k == 1 else None,  # every option is c
-    ):
+    )
+    if revealed:
+        variance_metrics(moments, var_theory, dot_product_excess_kurtosis(d_k, dist))
+        variance_derivation(d_k, sigma_q, sigma_k)
+
+# --- 2. histograms, unscaled beside scaled ----------------------------------------------
+if workshop.shown(2, step):
+    if not revealed:
+        st.caption(t("variance.hist_after_guess"))
+    else:
         laws = (t("variance.law_exact"), t("variance.law_gauss"))
         left, right = st.columns(2)
         with left:

@@ -18,13 +18,17 @@ def test_presenter_mode_reveals_one_step_at_a_time():
     assert not at.exception
     assert at.toggle(key="present").value is True
     assert at.number_input(key="step").value == 1
-    assert not at.get("vega_lite_chart")  # step 1: moments and derivation only
-    assert len(at.metric) == 4
+    assert not at.get("vega_lite_chart")  # step 1: the question, then moments
+    assert at.button(key="variance_std_reveal").disabled  # no guess yet
+    assert not at.metric  # the measured moments would give the answer away
     # controls moved to the sidebar
     assert at.sidebar.number_input(key="d_k").value == 64
     at.button(key="step_next").click().run()
     assert at.number_input(key="step").value == 2
-    assert at.button(key="variance_std_reveal").disabled  # no guess yet
+    assert not at.get("vega_lite_chart") and not at.metric  # still waiting for the guess
+    assert "answer or skip the question above" in " ".join(c.value for c in at.caption)
+    at.button(key="variance_std_skip").click().run()
+    assert len(at.metric) == 4 and len(at.get("vega_lite_chart")) == 2
     at.button(key="step_next").click().run()
     at.button(key="step_next").click().run()
     assert at.number_input(key="step").value == 4
@@ -73,6 +77,7 @@ def test_present_param_forms():
 def test_prediction_is_recorded_and_compared():
     at = run_page(VARIANCE, reveal=False, d_k="256")
     assert len(at.get("vega_lite_chart")) == 3  # histograms wait for the guess
+    assert not at.metric  # and so do the measured moments
     at.radio(key="variance_std_guess").set_value(2).run()  # guess d_k·σ² = 256
     at.button(key="variance_std_reveal").click().run()
     assert len(at.get("vega_lite_chart")) == 5
