@@ -187,6 +187,27 @@ def test_max_weight_question_without_an_aligned_key_names_uniform():
     assert q["answer"] == 2 and "1/n_keys = 0.1" in q["options"][2]
 
 
+@pytest.mark.parametrize(
+    ("n_keys", "rho", "start", "asked"),
+    [
+        (512, 0.5, 0.025, True),  # limit 0.0032: an 8× fall, small in absolute terms
+        (512, 0.0, 0.037, True),  # limit 1/512
+        (10, 0.5, 0.27, True),  # limit 0.155
+        (2, 0.9, 0.65, False),  # limit 0.711: within 25 %
+        (3, 0.9, 0.50, False),  # limit 0.551
+    ],
+)
+def test_max_weight_question_is_asked_unless_stays_and_falls_coincide(n_keys, rho, start, asked):
+    from core.scaling import linear_scaling_weight_limit
+
+    limit = linear_scaling_weight_limit(n_keys, rho)
+    q = page.max_weight_question(_max_frame(start, limit), n_keys=n_keys, rho=rho)
+    assert (q["unanswerable"] is None) == asked
+    assert asked == (abs(start / limit - 1) >= page.MAX_WEIGHT_TIE)
+    if not asked:
+        assert f"{limit:.3f}" in q["unanswerable"] and "25 %" in q["unanswerable"]
+
+
 def _relevant_frame(a: float, b: float, se: float = 0.001) -> pd.DataFrame:
     stats = {"relevant_weight_mean": 0.155, "relevant_weight_se": se}
     return _frame(
@@ -223,6 +244,19 @@ def test_myth_numbers_from_a_real_sweep():
     assert float(nums["m_one"]) == pytest.approx(0.1, abs=0.005)
     assert float(nums["h_half"]) < 0.9 and float(nums["m_half"]) > 0.25  # 1/√d_k: not
     assert nums["h_half"] in page.myth_reality(df, 10, 0.0)
+    assert "flattening attention toward uniform" in page.myth_reality(df, 10, 0.0)
+
+
+def test_myth_with_an_aligned_key_reads_the_numbers_it_shows():
+    from core.scaling import linear_scaling_weight_limit
+
+    df = _sweep(rho=0.5)
+    nums = page.myth_numbers(df, 10)
+    # 1/√d_k locks onto the aligned key; 1/d_k gives softmax(ρ, 0, …, 0) at every width
+    assert float(nums["m_half"]) > 0.99 and float(nums["h_half"]) < 0.02
+    assert float(nums["m_one"]) == pytest.approx(linear_scaling_weight_limit(10, 0.5), abs=0.01)
+    text = page.myth_reality(df, 10, 0.5)
+    assert nums["m_one"] in text and "softmax(ρ, 0, …, 0)" in text and "locks onto it" in text
 
 
 def test_value_at_needs_exactly_one_row():
