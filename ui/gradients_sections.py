@@ -108,12 +108,22 @@ def gap_explorer(n_keys: int) -> None:
                                  widget="select_slider", help=t("gradients.gap2_help"))  # fmt: skip
     gap2 = None if choice == "none" else float(choice)
     pt = cache.gap_point(g, n_keys, gap2)
+    # the laws are leading-order in ε: printed with ≈ only where the top key holds at
+    # least half the weight, as in the chart (elsewhere they are off by up to 35×)
+    law = pt["p_top"] >= 0.5
+    fro_law = (
+        rf" \approx \sqrt{{(\textstyle\sum\varepsilon)^2 + 3\sum\varepsilon^2}} = {tex(pt['fro_law'])}"
+        if law
+        else ""
+    )
+    off_law = rf" \approx \max\varepsilon = {tex(pt['offdiag_law'])}" if law else ""
     st.latex(
         rf"\begin{{aligned}} g = {g:g}:&\quad p_k = {pt['p_top']:.6g},\quad \|J\|_F = {tex(pt['fro'])}"
-        rf" \approx \sqrt{{(\textstyle\sum\varepsilon)^2 + 3\sum\varepsilon^2}} = {tex(pt['fro_law'])}"
-        rf"\\ &\quad \max_{{i\ne j}}|J_{{ij}}| = {tex(pt['offdiag'])} \approx \max\varepsilon"
-        rf" = {tex(pt['offdiag_law'])} \end{{aligned}}"
+        rf"{fro_law}\\ &\quad \max_{{i\ne j}}|J_{{ij}}| = {tex(pt['offdiag'])}{off_law}"
+        r" \end{aligned}"
     )
+    if not law:
+        st.caption(t("gradients.gap_law_na", p=f"{pt['p_top']:.3g}"))
     q_labels = (t("gradients.gap_q_fro"), t("gradients.gap_q_off"))
     k_labels = (t("gradients.gap_k_exact"), t("gradients.gap_k_law"))
     names = dict(zip(("fro", "offdiag", "exact", "law"), q_labels + k_labels, strict=True))

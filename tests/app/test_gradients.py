@@ -115,6 +115,17 @@ def test_gap_controls_change_the_gap_explorer():
     assert any(r"g = 12:" in x.value for x in at.latex)
 
 
+def test_gap_explorer_prints_the_laws_only_where_they_hold():
+    # n_keys = 10, g = 6: p_k = e^6/(e^6 + 9) = 0.978 ≥ ½ — the laws are printed with ≈
+    gap = next(x.value for x in run_page(PAGE).latex if "g = 6:" in x.value)
+    assert r"\approx" in gap and "0.978178" in gap
+    # n_keys = 512, g = 6: p_k = 0.441 — exact values only, and a note saying why
+    at = run_page(PAGE, n_keys="512")
+    gap = next(x.value for x in at.latex if "g = 6:" in x.value)
+    assert r"\approx" not in gap and "0.441181" in gap
+    assert any("p_k = 0.441" in c.value for c in at.caption)
+
+
 def test_query_params_set_the_controls():
     at = run_page(PAGE, d_k="256", n_keys="20", alpha="1.0", gap="10.5", gap2="2")
     assert not at.exception and not warnings(at)
