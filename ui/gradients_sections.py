@@ -233,6 +233,21 @@ def myth(d_k: int, n_keys: int, seed: int) -> None:
 
 
 # --- 5. the gradient that reaches q ---------------------------------------------------------
+def qgrad_caption(d_k: int, alpha: float, ratio: float) -> str:
+    """What the two query-gradient histograms show, from ``ratio`` = median unscaled /
+    median with d_k^−α. "Most rows pass almost nothing" only where the unscaled median has
+    collapsed (ratio < 0.1); with α > ½ a ratio above 1 comes from the factor d_k^(½−α)
+    the over-scaled side carries, not from healthy unscaled rows."""
+    if alpha > 0.5 and ratio > 1:
+        factor = f"{d_k ** (0.5 - alpha):.3g}"
+        return t(
+            "gradients.qgrad_caption_over", alpha=f"{alpha:g}", ratio=f"{ratio:.3g}", factor=factor
+        )
+    if ratio < 0.1:
+        return t("gradients.qgrad_caption")
+    return t("gradients.qgrad_caption_early", d_k=d_k, fold=f"{max(ratio, 1 / ratio):.3g}")
+
+
 def query_gradient(
     d_k: int, n_keys: int, alpha: float, seed: int, labels: dict, colors: dict
 ) -> None:
@@ -270,10 +285,7 @@ def query_gradient(
             )  # fmt: skip
             st.caption(t("gradients.qgrad_stats", median=f"{q['median']:.3g}", mean=f"{q['mean']:.3g}",
                          q10=f"{q['q10']:.2g}", q90=f"{q['q90']:.2g}"))  # fmt: skip
-    # "most rows pass almost nothing" only where the unscaled median has collapsed
-    collapsed = ratio < 0.1
-    st.caption(t("gradients.qgrad_caption" if collapsed else "gradients.qgrad_caption_early",
-                 d_k=d_k, ratio=f"{ratio:.3g}"))  # fmt: skip
+    st.caption(f"{qgrad_caption(d_k, alpha, ratio)} {t('gradients.qgrad_sampler')}")
     if qstats["unscaled"]["clipped"] > 0:
         st.caption(t("gradients.qgrad_clipped", lo=f"{geo['lo']:.0f}",
                      share=f"{qstats['unscaled']['clipped']:.1f}"))  # fmt: skip

@@ -393,3 +393,16 @@ def test_query_gradient_caption_follows_the_medians(d_k, collapsed):
     captions = " ".join(c.value for c in at.caption)
     assert ("most are saturated and pass almost nothing" in captions) == collapsed
     assert ("have not collapsed yet" in captions) == (not collapsed)
+    assert "Exact sampler" in captions
+
+
+def test_query_gradient_caption_with_alpha_above_half_names_the_extra_factor():
+    # α = 1 at d_k = 1024, n_keys = 512: the median with 1/d_k is ~30× below the unscaled one
+    # because every row carries d_k^(½−α) = 1/32, not because unscaled rows are healthy
+    at = run_page(PAGE, d_k="1024", n_keys="512", alpha="1.0")
+    captions = " ".join(c.value for c in at.caption)
+    assert "d_k^(½−α) = 0.0312" in captions and "*smaller*" in captions
+    assert "have not collapsed yet" not in captions
+    explain = " ".join(m.value for m in at.markdown if "Measured on" in m.value)
+    ratio = float(explain.split("a ratio of ")[1].rstrip("."))
+    assert ratio > 10
