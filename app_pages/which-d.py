@@ -147,5 +147,6 @@ if workshop.shown(5, step):
             t("which_d.m_qk_delta", h=f"{now.loc[ln, 'entropy']:.3f}"),
             **OFF,
         )
-    st.caption(t("which_d.qk_caption", heads=cache.WHICH_D_QK_HEADS))
+    heads = min(n_heads, cache.WHICH_D_QK_HEADS)  # as many as the sweep computes
+    st.caption(t("which_d.qk_caption", heads=heads, d_model=d_model, d_k=d_k))
 st.caption(t("which_d.source"))

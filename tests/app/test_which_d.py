@@ -204,6 +204,14 @@ def test_x_scale_moves_the_marker_and_the_metrics():
     assert values[1] == pytest.approx(1, rel=0.1)  # ≈ 1 with it
 
 
+@pytest.mark.parametrize(("n_heads", "heads"), [("8", 4), ("2", 2)])
+def test_qk_caption_counts_the_heads_it_uses(n_heads, heads):
+    at = open_page(n_heads=n_heads)
+    d_k = 512 // int(n_heads)
+    caption = next(c.value for c in at.caption if "(s x) W" in c.value)
+    assert caption.startswith(f"{heads} heads with d_model = 512 and d_k = {d_k} ")
+
+
 @pytest.mark.parametrize(
     ("params", "name"),
     [
