@@ -7,7 +7,13 @@ import streamlit as st
 
 from core.attention import attention_logits
 from core.experiments import naive_overflow_sweep
-from core.softmax import overflow_threshold, row_overflows, softmax, softmax_entropy
+from core.softmax import (
+    gaussian_overflow_chance,
+    overflow_threshold,
+    row_overflows,
+    softmax,
+    softmax_entropy,
+)
 from ui import cache, charts, controls, workshop
 from ui import saturation_frames as frames
 from ui import saturation_sections as sections
@@ -125,6 +131,7 @@ if workshop.shown(5, step):
         st.latex(rf"\text{{float16}}:\ e^{{x}} = \infty \iff x \ge {thr16:.4f}")
         st.latex(rf"\text{{float32}}:\ e^{{x}} = \infty \iff x \ge {thr32:.4f}")
         st.latex(r"z_j - \max_i z_i \le 0 \;\Rightarrow\; e^{z_j - \max_i z_i} \le e^0 = 1")
-        st.markdown(t("saturation.ovf_text", half=half_text, n=n_keys))
+        p_scaled = frames.fmt_chance(gaussian_overflow_chance(n_keys))
+        st.markdown(t("saturation.ovf_text", half=half_text, n=n_keys, p_scaled=p_scaled))
     st.caption(t("saturation.ovf_caption", rows=f"{cache.overflow_rows(n_keys):,}"))
 st.caption(t("saturation.source"))

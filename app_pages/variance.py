@@ -116,7 +116,7 @@ if workshop.shown(2, step):
                 key="variance_hist_scaled",
                 data=scaled,
             )
-        st.caption(t("variance.hist_caption"))
+        st.caption(t("variance.hist_caption", uniform_max=variance_core.UNIFORM_EXACT_MAX_D))
 
 # --- 3. Var(q·k) against d_k ---------------------------------------------------------------
 if workshop.shown(3, step):

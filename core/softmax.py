@@ -16,10 +16,11 @@ import math
 
 import numpy as np
 
-from core.validation import check_finite, check_float_dtype
+from core.validation import check_finite, check_float_dtype, check_positive, check_positive_int
 
 __all__ = [
     "entropy",
+    "gaussian_overflow_chance",
     "jacobian_norm",
     "naive_softmax",
     "overflow_threshold",
@@ -108,6 +109,39 @@ def overflow_threshold(dtype=np.float16) -> float:
     info = np.finfo(check_float_dtype("dtype", dtype))
     # finfo.max + ½ ulp = 2**maxexp * (1 − 2**-(nmant + 2)).
     return info.maxexp * math.log(2.0) + math.log1p(-(2.0 ** -(info.nmant + 2)))
+
+
+def gaussian_overflow_chance(n_keys: int, dtype=np.float16, std: float = 1.0) -> float:
+    """Chance that a row of ``n_keys`` independent N(0, std²) logits overflows a naive
+    softmax in ``dtype``: some logit reaches :func:`overflow_threshold`.
+
+    1 − (1 − Q(t/std))^n_keys with Q the standard normal upper tail, Q(x) = ½ erfc(x/√2),
+    computed as −expm1(n · log1p(−Q)) so that tiny chances keep their digits. With unit
+    variance (logits scaled by 1/√d_k, d_k large) and float16: 7.0·10⁻²⁸ for 10 keys.
+
+    Parameters
+    ----------
+    n_keys : int
+        Keys per row, ≥ 1.
+    dtype : numpy floating dtype
+    std : float
+        Standard deviation of a logit, > 0.
+
+    Returns
+    -------
+    float
+        Probability in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``n_keys`` is not a positive integer, ``std`` not a positive finite number, or
+        ``dtype`` not a floating dtype.
+    """
+    n = check_positive_int("n_keys", n_keys)
+    sd = check_positive("std", std)
+    tail = 0.5 * math.erfc(overflow_threshold(dtype) / sd / math.sqrt(2.0))
+    return -math.expm1(n * math.log1p(-tail))
 
 
 def underflow_threshold(dtype=np.float16) -> float:

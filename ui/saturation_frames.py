@@ -146,6 +146,17 @@ def fmt_weight(x: float) -> str:
     return f"1 − {gap:.1e}" if 0 < gap < 5e-5 else f"{x:.4f}"
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def fmt_chance(p: float) -> str:
+    """A small probability as 7.0·10⁻²⁸ (0 as 0; 10⁻³ and above as a plain number)."""
+    if p == 0 or p >= 1e-3:
+        return f"{p:.3g}"
+    mantissa, exponent = f"{p:.1e}".split("e")
+    return f"{mantissa}·10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def rowmax_table(summary: dict[bool, dict[str, float]]) -> pd.DataFrame:
     """The row-max summary as a small table: one column per scaling, one row per statistic."""
     rows = ("mean", "median", "q10", "q90", "high_share", "tensor_max_median", "tensor_high_share")

@@ -288,7 +288,7 @@ def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
         "options": options,
         "answer": int(np.argmin([abs(end - level) for level in levels])),
         "explain": t(
-            "sqrt_vs_d_workshop.max_explain",
+            "sqrt_vs_d_workshop.max_explain_rho0" if rho == 0 else "sqrt_vs_d_workshop.max_explain",
             start=f"{start:.3f}",
             end=f"{end:.3f}",
             half=f"{half:.3f}",

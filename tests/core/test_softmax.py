@@ -11,6 +11,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from core.softmax import (
     entropy,
+    gaussian_overflow_chance,
     jacobian_norm,
     naive_softmax,
     overflow_threshold,
@@ -316,3 +317,43 @@ def test_jacobian_norm_rejects_bad_input():
         jacobian_norm([0.5, 0.5], ord=1)
     with pytest.raises(ValueError, match="p must be non-negative"):
         softmax_jacobian([1.5, -0.5])
+
+
+def test_gaussian_overflow_chance_one_key_is_the_normal_tail():
+    t16 = overflow_threshold(np.float16)
+    assert gaussian_overflow_chance(1) == pytest.approx(
+        0.5 * math.erfc(t16 / math.sqrt(2)), rel=1e-12
+    )
+    # tiny chances: 1 − (1 − Q)^n = n·Q to far below float64's epsilon
+    assert gaussian_overflow_chance(512) == pytest.approx(
+        512 * gaussian_overflow_chance(1), rel=1e-9
+    )
+    assert 6.9e-28 < gaussian_overflow_chance(10) < 7.1e-28
+    assert gaussian_overflow_chance(10, np.float32) == 0.0  # Q(88.7) underflows float64
+
+
+def test_gaussian_overflow_chance_against_simulation():
+    # std 5: Q(11.09/5) = 0.0133 per logit; 10 keys -> 0.125 per row
+    rng = np.random.default_rng(7)
+    n_rows, n_keys, std = 200_000, 10, 5.0
+    logits = rng.standard_normal((n_rows, n_keys)) * std
+    # some exp is inf (row_overflows also counts a row whose finite terms sum past 65504)
+    rate = (logits >= overflow_threshold(np.float16)).any(axis=1).mean()
+    p = gaussian_overflow_chance(n_keys, std=std)
+    se = math.sqrt(p * (1 - p) / n_rows)
+    assert abs(rate - p) < 4 * se, (rate, p, se)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_keys": 0}, "n_keys"),
+        ({"n_keys": 2.5}, "n_keys"),
+        ({"n_keys": 3, "std": 0.0}, "std"),
+        ({"n_keys": 3, "std": float("nan")}, "std"),
+        ({"n_keys": 3, "dtype": np.int32}, "dtype"),
+    ],
+)
+def test_gaussian_overflow_chance_rejects_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        gaussian_overflow_chance(**kwargs)
