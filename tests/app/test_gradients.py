@@ -270,7 +270,7 @@ def test_dead_share_question_answer_follows_the_measurement(d_k, answer):
 
     assert bin_index(share / 100, DEAD_BINS) == answer
     text = _text(at)
-    labels = ["less than 1 %", "1 – 10 %", "10 – 50 %", "more than 50 %"]
+    labels = ["less than 1 %", "1 – 10 %", "10 – 50 %", "50 % or more"]
     assert f"**{labels[guess]}**" in text and f"**{labels[answer]}**" in text
     assert f"**{share:.1f} %**" in text  # the explanation quotes the measured share
     assert _charts(at) == 6

@@ -72,7 +72,7 @@ def test_gradients_presenter_mode_steps_and_predicts(app):
     expect(_charts(app)).to_have_count(3)  # the sweeps wait for a guess
     guess = app.widget("gradients_dead_share_guess")
     app.interact(
-        lambda: guess.get_by_text("more than 50 %", exact=True).click(), expect_chart_change=False
+        lambda: guess.get_by_text("50 % or more", exact=True).click(), expect_chart_change=False
     )
     app.interact(app.button("gradients_dead_share_reveal").click, expect_chart_change=False)
     expect(_charts(app)).to_have_count(6)
