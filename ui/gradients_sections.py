@@ -240,9 +240,15 @@ def myth(d_k: int, n_keys: int, seed: int) -> None:
 # --- 5. the gradient that reaches q ---------------------------------------------------------
 def qgrad_caption(d_k: int, alpha: float, ratio: float) -> str:
     """What the two query-gradient histograms show, from ``ratio`` = median unscaled /
-    median with d_k^−α. "Most rows pass almost nothing" only where the unscaled median has
-    collapsed (ratio < 0.1); with α > ½ a ratio above 1 comes from the factor d_k^(½−α)
-    the over-scaled side carries, not from healthy unscaled rows."""
+    median with d_k^−α.
+
+    "Most rows pass almost nothing" only where the unscaled median has collapsed (ratio <
+    0.1). With α > ½ a ratio above 1 comes from the factor d_k^(½−α) the over-scaled side
+    carries, not from healthy unscaled rows; with 0 < α < ½ both sides saturate, the
+    scaled one later. With α = 0 or d_k = 1 the two sides are the same rows.
+    """
+    if alpha == 0 or d_k == 1:
+        return t("gradients.qgrad_caption_same")
     if alpha > 0.5 and ratio > 1:
         factor = f"{d_k ** (0.5 - alpha):.3g}"
         return t(
@@ -250,7 +256,10 @@ def qgrad_caption(d_k: int, alpha: float, ratio: float) -> str:
         )
     if ratio < 0.1:
         return t("gradients.qgrad_caption")
-    return t("gradients.qgrad_caption_early", d_k=d_k, fold=f"{max(ratio, 1 / ratio):.3g}")
+    fold = f"{max(ratio, 1 / ratio):.3g}"
+    if alpha < 0.5:
+        return t("gradients.qgrad_caption_partial", alpha=f"{alpha:g}", fold=fold)
+    return t("gradients.qgrad_caption_early", d_k=d_k, fold=fold)
 
 
 def query_gradient(
@@ -268,9 +277,11 @@ def query_gradient(
                 med_s=f"{med_s:.3g}", label=labels["scaled"], ratio=f"{ratio:.3g}")  # fmt: skip
     question = t("gradients_workshop.qgrad_q", d_k=d_k, n_keys=n_keys, label=labels["scaled"])
     answer = bin_index(ratio, QGRAD_BINS)
+    same = alpha == 0 or d_k == 1  # d_k^−α = 1: both sides are the same rows
     if not workshop.predict(
         "gradients_qgrad_median", question, options, answer=answer, explain=explain,
         about=(d_k, n_keys, alpha, seed),
+        unanswerable=t("gradients_workshop.qgrad_same") if same else None,
     ):  # fmt: skip
         return
     for col, (which, label) in zip(st.columns(2), labels.items(), strict=True):

@@ -406,3 +406,28 @@ def test_query_gradient_caption_with_alpha_above_half_names_the_extra_factor():
     explain = " ".join(m.value for m in at.markdown if "Measured on" in m.value)
     ratio = float(explain.split("a ratio of ")[1].rstrip("."))
     assert ratio > 10
+
+
+@pytest.mark.parametrize(
+    ("d_k", "alpha", "ratio", "expected"),
+    [
+        (64, 0.0, 1.0, "are the same rows"),
+        (1, 0.5, 1.0, "are the same rows"),
+        (4096, 1.5, 13.8, "*smaller*"),
+        (16, 1.5, 337.0, "*smaller*"),
+        (1024, 0.5, 0.01, "most are saturated"),
+        (4096, 0.25, 0.5, "divided by less than √d_k"),
+        (64, 0.5, 1.07, "have not collapsed yet"),
+    ],
+)
+def test_query_gradient_caption_branches(d_k, alpha, ratio, expected):
+    from ui.gradients_sections import qgrad_caption
+
+    assert expected in qgrad_caption(d_k, alpha, ratio)
+
+
+@pytest.mark.parametrize("params", [{"alpha": "0"}, {"d_k": "1"}])
+def test_query_gradient_question_is_not_asked_when_both_sides_are_the_same(params):
+    at = run_page(PAGE, reveal=False, **params)
+    assert "gradients_qgrad_median_guess" not in [r.key for r in at.radio]
+    assert any("both sides are the same rows" in i.value for i in at.info)
