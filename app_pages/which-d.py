@@ -122,6 +122,11 @@ with workshop.controls_box():
 if workshop.shown(5, step):
     sweep = cache.which_d_qk_sweep(d_model, n_heads, seed)
     st.latex(which_d.qk_latex(x_scale, d_k))
+    # at d_k = 1 LayerNorm maps every q and k to 0: no normalised line (a log axis has no 0)
+    shown_ln = (False, True) if d_k >= 2 else (False,)
+    if d_k == 1:
+        st.info(t("which_d.qk_one_dim"), icon=":material/info:")
+        sweep = sweep[~sweep.layernorm]
     left, right = st.columns([3, 2])  # room for the metrics' labels
     lines, series = which_d.qk_lines(sweep)
     with left:
@@ -140,7 +145,7 @@ if workshop.shown(5, step):
             source=[which_d_core.input_scale_sweep, heads_core.layer_norm],
         )
     now = sweep[sweep.scale == x_scale].set_index("layernorm")
-    for ln in (False, True):
+    for ln in shown_ln:
         right.metric(
             t("which_d.m_qk", series=series[ln], s=f"{x_scale:g}"),
             f"{now.loc[ln, 'std']:.4g}",
@@ -148,5 +153,6 @@ if workshop.shown(5, step):
             **OFF,
         )
     heads = min(n_heads, cache.WHICH_D_QK_HEADS)  # as many as the sweep computes
-    st.caption(t("which_d.qk_caption", heads=heads, d_model=d_model, d_k=d_k))
+    ln_std = f"{which_d_core.layernorm_logit_std(d_k):.4g}" if d_k >= 2 else "0"
+    st.caption(t("which_d.qk_caption", heads=heads, d_model=d_model, d_k=d_k, ln_std=ln_std))
 st.caption(t("which_d.source"))

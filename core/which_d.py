@@ -46,6 +46,7 @@ __all__ = [
     "head_statistics",
     "init_stds",
     "input_scale_sweep",
+    "layernorm_logit_std",
     "projected_cross_attention_logits",
     "projected_multi_head_logits",
     "projected_qk",
@@ -416,6 +417,35 @@ def quarter_scaling_gap(q, k) -> float:
     split = attention_weights(q_arr * quarter, k_arr * quarter, alpha=0.0)
     whole = attention_weights(q_arr, k_arr, alpha=0.5)
     return float(np.max(np.abs(split - whole)))
+
+
+def layernorm_logit_std(d_k: int) -> float:
+    """Standard deviation of LN(q)·LN(k)/√d_k for independent, isotropic q and k.
+
+    LayerNorm without gain (eps → 0) maps a vector of d_k numbers to one with mean 0 and
+    squared norm d_k: a point of the sphere of radius √d_k in the (d_k − 1)-dimensional
+    subspace orthogonal to (1, …, 1). For isotropic q, LN(q) is uniform on it, so
+    E[LN(q) LN(q)ᵀ] = d_k/(d_k − 1) · (I − 11ᵀ/d_k), and for independent q and k
+    E[(LN(q)·LN(k))²] = d_k²/(d_k − 1). Hence std = √(d_k/(d_k − 1)): √2 at d_k = 2
+    (every logit is ±√2), 1.0079 at d_k = 64, → 1 as d_k grows.
+
+    Parameters
+    ----------
+    d_k : int
+        Head width, ≥ 2.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``d_k`` is not an integer ≥ 2 (over one dimension LayerNorm maps every vector
+        to 0, and every logit is 0).
+    """
+    d_k = check_int("d_k", d_k, 2)
+    return math.sqrt(d_k / (d_k - 1))
 
 
 def input_scale_sweep(

@@ -837,9 +837,10 @@ def which_d_qk_sweep(d_model: int, n_heads: int, seed: int) -> pd.DataFrame:
     Returns
     -------
     DataFrame: ``scale``, ``layernorm`` (bool), ``std``, ``entropy``, ``theory_std``
-    (s² without LayerNorm, 1 with it).
+    (s² without LayerNorm; √(d_k/(d_k − 1)) with it, 0 at d_k = 1 where LayerNorm maps
+    every vector to 0).
     """
-    from core.which_d import input_scale_sweep
+    from core.which_d import input_scale_sweep, layernorm_logit_std
 
     d_k = d_model // n_heads
     rng = rng_for(seed, STREAM_WHICH_D_QK)
@@ -848,6 +849,7 @@ def which_d_qk_sweep(d_model: int, n_heads: int, seed: int) -> pd.DataFrame:
     sw = input_scale_sweep(
         x, min(n_heads, WHICH_D_QK_HEADS), d_k, scales, rng=rng, divisor=math.sqrt(d_k)
     )
+    ln_std = layernorm_logit_std(d_k) if d_k >= 2 else 0.0
     return pd.concat(
         [
             pd.DataFrame(
@@ -856,7 +858,7 @@ def which_d_qk_sweep(d_model: int, n_heads: int, seed: int) -> pd.DataFrame:
                     "layernorm": ln,
                     "std": sw[f"std_{tag}"],
                     "entropy": sw[f"entropy_{tag}"],
-                    "theory_std": np.ones_like(scales) if ln else scales**2,
+                    "theory_std": np.full_like(scales, ln_std) if ln else scales**2,
                 }
             )
             for ln, tag in ((False, "raw"), (True, "ln"))

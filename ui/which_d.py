@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.which_d import INITS, divisor_value, divisors, init_stds
+from core.which_d import INITS, divisor_value, divisors, init_stds, layernorm_logit_std
 from ui import charts, controls, workshop
 from ui.i18n import t
 
@@ -398,11 +398,17 @@ def where_latex(d_k: int) -> str:
 
 
 def qk_latex(scale: float, d_k: int) -> str:
-    """Logit std s² without normalisation; ≈ 1 and bounded by √d_k with QK LayerNorm."""
+    """Logit std s² without normalisation; with QK LayerNorm √(d_k/(d_k − 1)) whatever s
+    (:func:`core.which_d.layernorm_logit_std`; 0 at d_k = 1), bounded by √d_k."""
+    ln = (
+        rf"\approx \sqrt{{\tfrac{{d_k}}{{d_k - 1}}}} = {layernorm_logit_std(d_k):.4g}"
+        if d_k >= 2
+        else "= 0"
+    )
     return (
         rf"\mathrm{{std}}\Big(\tfrac{{(s q)\cdot(s k)}}{{\sqrt{{d_k}}}}\Big) = s^2"
         rf" = {scale:g}^2 = {scale**2:g},\qquad"
         rf"\mathrm{{std}}\Big(\tfrac{{\mathrm{{LN}}(s q)\cdot\mathrm{{LN}}(s k)}}{{\sqrt{{d_k}}}}\Big)"
-        rf" \approx 1,\quad \Big|\tfrac{{\mathrm{{LN}}(q)\cdot\mathrm{{LN}}(k)}}{{\sqrt{{d_k}}}}\Big|"
+        rf" {ln},\quad \Big|\tfrac{{\mathrm{{LN}}(q)\cdot\mathrm{{LN}}(k)}}{{\sqrt{{d_k}}}}\Big|"
         rf" \le \sqrt{{d_k}} = {math.sqrt(d_k):.4g}"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import re
 
 import pandas as pd
@@ -410,3 +411,22 @@ def test_every_chart_offers_its_data():
         "mean_entropy",
         "theory_std",
     ]
+
+
+def test_qk_layernorm_theory_is_exact_for_the_head_width():
+    # d_k = 2 (256 heads of 2): every normalised logit is ±√2 — std √2, not 1
+    at = open_page(d_model="512", n_heads="256")
+    values = [float(m.value) for m in at.metric if "with QK LayerNorm" in m.label]
+    # (a little below: eps = 1e-5 shrinks the rows whose two entries nearly tie)
+    assert values == [pytest.approx(math.sqrt(2), rel=1e-2)]
+    assert any(r"\sqrt{\tfrac{d_k}{d_k - 1}} = 1.414" in x.value for x in at.latex)
+    assert chart_data(at)[QK]["raw"]  # the chart is drawn
+
+
+def test_qk_layernorm_at_one_dimension_draws_no_zero_line():
+    at = open_page(d_model="64", n_heads="64")  # d_k = 1: LayerNorm maps everything to 0
+    assert any("maps every q and k to 0" in i.value for i in at.info)
+    assert not [m for m in at.metric if "with QK LayerNorm" in m.label]
+    data = pd.concat(frames(chart_data(at)[QK]))
+    values = data[[c for c in ("value", "theory") if c in data]].to_numpy()
+    assert not at.exception and (values[~pd.isna(values)] > 0).all()  # nothing at 0 on a log axis

@@ -29,6 +29,7 @@ from core.which_d import (
     head_statistics,
     init_stds,
     input_scale_sweep,
+    layernorm_logit_std,
     projected_cross_attention_logits,
     projected_multi_head_logits,
     projected_qk,
@@ -326,3 +327,34 @@ def test_head_statistics(rng):
     assert_allclose(stats["max_weight"], p.max(-1).mean(-1), rtol=1e-12)
     with pytest.raises(ValueError, match="logits"):
         head_statistics(np.zeros((3, 4)))
+
+
+def test_layernorm_logit_std_exact_at_two_dimensions():
+    # LN of two numbers is ±(1, −1): every logit is ±2/√2, so the std is exactly √2
+    assert layernorm_logit_std(2) == math.sqrt(2)
+    rng = np.random.default_rng(3)
+    q, k = (
+        layer_norm(rng.standard_normal((1000, 2)), eps=1e-300),
+        layer_norm(rng.standard_normal((1000, 2)), eps=1e-300),
+    )
+    logits = (q * k).sum(axis=1) / math.sqrt(2)
+    assert_allclose(np.abs(logits), math.sqrt(2), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d_k", [3, 8, 64])
+def test_layernorm_logit_std_against_simulation(d_k):
+    rng = np.random.default_rng(d_k)
+    n = 200_000
+    q = layer_norm(rng.standard_normal((n, d_k)), eps=1e-300)
+    k = layer_norm(rng.standard_normal((n, d_k)), eps=1e-300)
+    logits = (q * k).sum(axis=1) / math.sqrt(d_k)
+    var = layernorm_logit_std(d_k) ** 2
+    # s.e. of a sample variance: sqrt((m4 − var²)/n), m4 from the sample
+    se = math.sqrt((np.mean(logits**4) - np.mean(logits**2) ** 2) / n)
+    assert abs(np.mean(logits**2) - var) < 4 * se, (np.mean(logits**2), var, se)
+
+
+@pytest.mark.parametrize("bad", [1, 0, 2.5, "8"])
+def test_layernorm_logit_std_rejects_d_k_below_two(bad):
+    with pytest.raises(ValueError, match="d_k"):
+        layernorm_logit_std(bad)
