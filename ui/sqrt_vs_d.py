@@ -177,7 +177,9 @@ def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
     """The table of statistics at the user's d_k, with its caption."""
     stats = at_d(d_k, n_keys, alpha, rho, seed)
     st.subheader(t("sqrt_vs_d.summary_title", d_k=d_k, n=n_keys, rho=f"{rho:g}"))
-    st.dataframe(summary_table(stats, d_k, n_keys, rho), hide_index=True, width="stretch")
+    # a static table: its text follows the page's type size (larger in presenter mode)
+    table = summary_table(stats, d_k, n_keys, rho)
+    st.table(table.set_index(table.columns[0]))
     st.caption(
         t(
             "sqrt_vs_d.summary_caption",

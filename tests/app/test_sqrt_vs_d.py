@@ -46,7 +46,7 @@ def test_runs_in_both_languages_with_every_chart(lang, rho, n_charts):
     for chart in charts:
         assert chart["spec"]["description"]
         assert bool(CJK.search(chart["spec"]["description"])) == (lang == "zh")
-    assert len(at.dataframe) == 1
+    assert len(at.table) == 1
     assert len(at.latex) == 1
     # model note, + at ρ = 0 "raise ρ" for the mean logit and for the relevant-key question
     assert len(at.info) == (3 if rho == "0.0" else 1)
@@ -55,8 +55,8 @@ def test_runs_in_both_languages_with_every_chart(lang, rho, n_charts):
 def test_reference_figures_reach_the_table():
     """REFERENCE §1: n = 10, ρ = 0.5, 1/d ≈ 0.155; 1/√d ≈ 0.99 at d = 256."""
     at = open_page(rho="0.5", d_k="256", alpha="1.0")
-    table = at.dataframe[0].value
-    weights = dict(zip(table.iloc[:, 0], table.iloc[:, -1].astype(float), strict=True))
+    table = at.table[0].value
+    weights = dict(zip(table.index, table.iloc[:, -1].astype(float), strict=True))
     assert weights["1/d_k (α = 1)"] == pytest.approx(0.155, abs=0.003)
     assert weights["1/√d_k (α = ½)"] == pytest.approx(0.99, abs=0.01)
     assert len(table) == 3  # α = 1 is a preset: no fourth row
