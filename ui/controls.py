@@ -49,6 +49,12 @@ def notice_area() -> None:
     _NOTICES.area = st.container()
 
 
+def in_full_run() -> bool:
+    """Whether this script thread is in a complete run of the app (between
+    :func:`notice_area` and :func:`finish_run`), not a fragment's own rerun."""
+    return getattr(_NOTICES, "area", None) is not None
+
+
 def warn(text: str) -> None:
     """A warning about the link: at the top of the page, or in place outside a full run
     (a fragment rerun, or a page run without the app)."""

@@ -95,7 +95,7 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
 
 
 # --- 2. the gap explorer: a fragment, so its two controls rerun only this panel -----------
-@st.fragment
+@workshop.fragment
 def gap_explorer(n_keys: int) -> None:
     st.subheader(t("gradients.gap_header"))
     st.markdown(t("gradients.gap_lead"))

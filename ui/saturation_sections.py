@@ -24,7 +24,7 @@ from ui import saturation_frames as frames
 from ui.i18n import t
 
 
-@st.fragment
+@workshop.fragment
 def playground() -> None:
     """Two scores, softmax before and after dividing by c; reruns on its own."""
     st.subheader(t("saturation.play_header"))
@@ -89,7 +89,7 @@ def playground() -> None:
         st.markdown(t("saturation.play_text"))
 
 
-@st.fragment
+@workshop.fragment
 def classic_experiment() -> None:
     """The toy experiment Q, K ~ N(0, 1) of shape (batch, seq_len, d_k); reruns on its own."""
     st.subheader(t("saturation.classic_header"))

@@ -322,9 +322,12 @@ def myth(claim: str, reality: str) -> None:
 
 
 # --- sharing -----------------------------------------------------------------------------
-def share_link(params: Sequence[str]) -> str:
-    """A link to this view with the value of every control (``params``) written out."""
-    base = st.context.url or ""
+#: Session-state entries: whether the share panel is open, and the values in its link.
+_SHARE_OPEN, _SHARE_VALUES = "share_open", "_share_values"
+
+
+def _link_values(params: Sequence[str]) -> dict[str, object]:
+    """The URL values of the controls in ``params`` that exist in this session."""
     values = {}
     for key in sorted(params):
         if key in st.session_state:
@@ -334,7 +337,26 @@ def share_link(params: Sequence[str]) -> str:
             elif isinstance(value, float) and math.isfinite(value):
                 value = f"{value:g}"
             values[key] = value
+    return values
+
+
+def share_link(params: Sequence[str]) -> str:
+    """A link to this view with the value of every control (``params``) written out."""
+    base = st.context.url or ""
+    values = _link_values(params)
     return f"{base}?{urlencode(values)}" if values else base
+
+
+def refresh_share_link() -> None:
+    """Call at the end of a fragment: if the share panel is open and a control of the
+    fragment has changed what its link should say, rerun the whole app to rebuild it (a
+    fragment cannot write to the sidebar). With the panel closed nothing happens: opening
+    it reruns the app."""
+    if controls.in_full_run():  # the panel is built later in this run
+        return
+    shown = st.session_state.get(_SHARE_VALUES)
+    if st.session_state.get(_SHARE_OPEN) and shown is not None and _link_values(shown) != shown:
+        st.rerun(scope="app")
 
 
 def _new_seed() -> None:
@@ -348,10 +370,26 @@ def _restore(keys: Sequence[str]) -> None:
             st.session_state[key] = defaults[key]
 
 
+def fragment(body: Callable) -> Callable:
+    """``st.fragment`` for a panel with its own controls: it reruns on its own, and keeps an
+    open share panel's link current (:func:`refresh_share_link`)."""
+
+    @functools.wraps(body)
+    def run(*args, **kwargs):
+        body(*args, **kwargs)
+        refresh_share_link()
+
+    return st.fragment(run)
+
+
 def share_panel(params: Sequence[str]) -> None:
     """Sidebar: the link to this view, a new random seed, and restoring the defaults."""
-    with st.sidebar.expander(t("workshop.share_title"), icon=":material/share:"):
+    # opening the panel reruns the app, so its link is never older than the controls
+    with st.sidebar.expander(
+        t("workshop.share_title"), icon=":material/share:", key=_SHARE_OPEN, on_change="rerun"
+    ):
         st.caption(t("workshop.share_help"))
+        st.session_state[_SHARE_VALUES] = _link_values(params)
         st.code(share_link(params), language=None, wrap_lines=True)
         # one per row: side by side the sidebar cuts their labels
         st.button(

@@ -195,3 +195,16 @@ def test_the_last_step_links_to_the_next_page_and_a_new_page_starts_at_step_1():
     assert at.number_input(key="step").value == 2
     at = run_page("app_pages/which-d.py", reveal=False, present="1", step="5")
     assert not at.get("page_link")  # the story's last page
+
+
+def test_an_open_share_panel_follows_a_control_inside_a_fragment():
+    # AppTest reruns the whole script (the fragment-only path is covered in the browser,
+    # tests/e2e/test_gradients.py); here: an open panel causes no rerun loop
+    at = run_page("app_pages/gradients.py", reveal=False)
+    assert dict(parse_qsl(_share_link(at).split("?", 1)[1]))["gap"] == "6"
+    at.session_state["share_open"] = True  # the panel is open
+    at.run()
+    at.slider(key="gap").set_value(8.0).run()  # the gap explorer is a fragment
+    assert not at.exception
+    assert dict(parse_qsl(_share_link(at).split("?", 1)[1]))["gap"] == "8"
+

@@ -118,3 +118,19 @@ def test_gradients_csv_download_matches_the_chart(app):
     assert got["value"].to_numpy() == pytest.approx(want["value"].to_numpy(), abs=1e-12)
     assert got.loc[got.d == 1024, "value"].iloc[0] > 0.5  # most unscaled rows dead
     app.assert_healthy()
+
+
+def test_open_share_panel_follows_the_gap_explorer(app):
+    """The gap explorer reruns alone (a fragment); an open share panel must not keep the
+    link of the last full run."""
+    app.open("gradients")
+    panel = app.widget("share_open")
+    app.interact(lambda: panel.locator("summary").click(), expect_chart_change=False)
+    code = panel.locator("code")
+    expect(code).to_contain_text("gap=6")
+    thumb = app.widget("gap").locator("input[type='range']")
+    thumb.focus()
+    app.interact(lambda: thumb.press("ArrowRight"))  # 6 → 6.5
+    app.page.wait_for_function("() => location.search.includes('gap=6.5')", timeout=10_000)
+    expect(code).to_contain_text("gap=6.5", timeout=10_000)
+    app.assert_healthy()
