@@ -110,7 +110,14 @@ def _bound(
     ourselves; a bad one is removed from the URL and the page reruns once, showing the
     warning and starting the widget from its default.
     """
-    st.session_state.setdefault(DEFAULTS, {})[key] = default if reset_to is None else reset_to
+    defaults = st.session_state.setdefault(DEFAULTS, {})
+    own = default if reset_to is None else reset_to
+    if key in defaults and defaults[key] != own:
+        # the same key on another page with another default (α: ½, but 0.75 on
+        # sqrt-vs-d): start from this page's default instead of carrying the other
+        # page's value (which Streamlit did only after an interaction there)
+        st.session_state.pop(key, None)
+    defaults[key] = own
     entry = st.session_state.setdefault(_RESETS, {}).get(key)
     if entry is not None and entry["state"] == "pending":
         st.session_state[key] = default

@@ -42,3 +42,15 @@ def test_presenter_step_restarts_on_another_page(app):
     search = app.page.evaluate("() => location.search")
     assert "step=" not in search and "present=1" in search, search
     app.assert_healthy()
+
+
+def test_a_key_with_another_default_starts_from_the_new_pages_default(app):
+    # α is ½ on gradients and 0.75 on sqrt-vs-d ("your α" beside the presets): after an
+    # interaction on gradients, sqrt-vs-d must still open at its own default
+    app.open("gradients")
+    app.reveal_predictions("gradients_dead_share")
+    _go(app, "sqrt-vs-d")
+    expect(app.widget("alpha").locator("input[type='range']")).to_have_value("0.75")
+    _go(app, "gradients")
+    expect(app.widget("alpha").locator("input[type='range']")).to_have_value("0.5")
+    app.assert_healthy()
