@@ -408,3 +408,12 @@ def test_myth_card_agrees_with_the_claim_where_a_typical_row_is_saturated():
     at = run_page("app_pages/saturation.py")  # the printout's d_k = 64: it does not
     card = next(m.value for m in at.markdown if "What the numbers show" in m.value)
     assert "the claim holds" not in card and "not what a typical row looks like" in card
+
+
+def test_myth_card_when_not_even_the_tensor_max_is_near_one():
+    # shape (4, 2, 1): two keys and d_k = 1 — the largest entry of a tensor is ≥ 0.99 rarely
+    at = run_page("app_pages/saturation.py", classic_seq="2", classic_d_k="1")
+    card = next(m.value for m in at.markdown if "What the numbers show" in m.value)
+    assert "not even the largest entry" in card and "reliably ≈ 1" not in card
+    share = int(card.split("at least 0.99 in ")[1].split("%")[0])
+    assert share < 50

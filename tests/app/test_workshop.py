@@ -207,4 +207,3 @@ def test_an_open_share_panel_follows_a_control_inside_a_fragment():
     at.slider(key="gap").set_value(8.0).run()  # the gap explorer is a fragment
     assert not at.exception
     assert dict(parse_qsl(_share_link(at).split("?", 1)[1]))["gap"] == "8"
-
