@@ -128,12 +128,15 @@ def running_sums(
 
     Returns
     -------
-    paths : DataFrame with i, path, sum.
+    paths : DataFrame with i, path, sum; i = 0 (sum 0) starts every path.
     envelope : DataFrame with i, k (1 or 2 standard deviations), lo, hi = ±k √i σ_qσ_k.
     """
     i, sums = var_core.running_sums(
         d_k, N_PATHS, rng=rng_for(seed, STREAM_PATHS), dist=dist, sigma_q=sigma_q, sigma_k=sigma_k
     )
+    # every path starts at the origin (the empty sum), so even d_k = 1 draws a segment
+    i = np.concatenate([[0], i])
+    sums = np.hstack([np.zeros((N_PATHS, 1)), sums])
     paths = pd.DataFrame(
         {
             "i": np.tile(i, N_PATHS),
@@ -141,7 +144,7 @@ def running_sums(
             "sum": sums.ravel(),
         }
     )
-    grid = np.unique(np.concatenate([[0], i]))
+    grid = i
     sd = np.sqrt(grid) * sigma_q * sigma_k
     envelope = pd.concat(
         [pd.DataFrame({"i": grid, "k": k, "lo": -k * sd, "hi": k * sd}) for k in (1, 2)],

@@ -213,7 +213,7 @@ def running_sums(
     """
     _check_rows(paths)
     _check_rows(envelope)
-    x = alt.X("i:Q", title=x_title)
+    x = alt.X("i:Q", title=x_title, axis=alt.Axis(tickMinStep=1))  # dimensions are whole
     lines = (
         alt.Chart(paths)
         .mark_line(strokeWidth=1, opacity=0.7, color=COLORS["sqrt"])

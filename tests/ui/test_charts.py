@@ -218,3 +218,15 @@ def test_builders_use_channel_objects(monkeypatch):
     test_running_sums_and_terms()
     test_sweep_lines()
     assert not calls, calls
+
+
+@pytest.mark.parametrize("d_k", [1, 2, 64])
+def test_running_sum_paths_start_at_the_origin(d_k):
+    from ui import cache
+
+    paths, envelope = cache.running_sums(d_k, "normal", 1.0, 1.0, 0)
+    starts = paths[paths.i == 0]
+    assert len(starts) == cache.N_PATHS and (starts["sum"] == 0).all()
+    # with d_k = 1 each path is still a segment: from the empty sum to q_1 k_1
+    assert paths.groupby("path").size().min() >= 2
+    assert paths.i.max() == d_k and set(envelope.i) == set(paths.i)
