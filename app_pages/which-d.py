@@ -50,7 +50,7 @@ with workshop.controls_box():
         )
 heads, extras = cache.which_d_heads(d_model, n_heads, seed)
 shown = extras["heads_shown"]
-if workshop.shown(1, step) and which_d.predict_head_std(heads, d_model, n_heads, shown):
+if workshop.shown(1, step) and which_d.predict_head_std(heads, d_model, n_heads, shown, w_init):
     var = score_variance(d_k, d_model, d_model, *init_stds(w_init, d_model, d_model))
     st.latex(which_d.multi_head_latex(d_model, n_heads, var))
     fmt = {"d_model": d_model, "n_heads": n_heads, "d_k": d_k, "n": N}

@@ -259,11 +259,14 @@ def closest_option(values: list[float], measured: float) -> int:
     return min(range(len(values)), key=lambda i: abs(math.log(values[i] / measured)))
 
 
-def predict_head_std(frame: pd.DataFrame, d_model: int, n_heads: int, shown: int) -> bool:
+def predict_head_std(
+    frame: pd.DataFrame, d_model: int, n_heads: int, shown: int, w_init: str = "fan_in"
+) -> bool:
     """Ask for the per-head logit std under ÷√d_model (fan-in) before the section-1 charts.
 
     The answer is the option nearest to the measurement in ``frame``
-    (:func:`ui.cache.which_d_heads`). With one head d_k = d_model: nothing to ask.
+    (:func:`ui.cache.which_d_heads`). With one head d_k = d_model: nothing to ask. With
+    another ``w_init`` the answer says the charts below use it.
     """
     d_k = d_model // n_heads
     if n_heads == 1:
@@ -285,6 +288,11 @@ def predict_head_std(frame: pd.DataFrame, d_model: int, n_heads: int, shown: int
             d_k=d_k,
             n_heads=n_heads,
             r=f"{math.sqrt(n_heads):.3g}",
+        )
+        + (
+            ""
+            if w_init == "fan_in"
+            else " " + t("which_d_workshop.predict_other_init", init=t(f"which_d.init_{w_init}"))
         ),
         about=(d_model, n_heads, round(measured, 6)),
     )

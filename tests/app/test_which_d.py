@@ -430,3 +430,12 @@ def test_qk_layernorm_at_one_dimension_draws_no_zero_line():
     data = pd.concat(frames(chart_data(at)[QK]))
     values = data[[c for c in ("value", "theory") if c in data]].to_numpy()
     assert not at.exception and (values[~pd.isna(values)] > 0).all()  # nothing at 0 on a log axis
+
+
+def test_prediction_answer_names_another_initialisation():
+    at = open_page(w_init="zero_q")
+    text = " ".join(m.value for m in at.markdown if "per head, against" in m.value)
+    assert "the charts below use the initialisation you chose, W_q = 0" in text
+    at = open_page()
+    text = " ".join(m.value for m in at.markdown if "per head, against" in m.value)
+    assert "initialisation you chose" not in text
