@@ -17,6 +17,7 @@ forms of colour blindness.
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 #: Okabe–Ito colours, by role.
@@ -643,6 +644,10 @@ def gap_explorer(
     ]
     # one line layer: exact curves wide and translucent, laws thin and dashed, so both
     # stay visible where they coincide
+    # (width and opacity as literal values, not scales of "kind": a second and third
+    # legend-less scale on the field of the dash legend makes Vega-Lite warn)
+    exact = (df["kind"] == kind_order[0]).to_numpy()
+    df = df.assign(width=np.where(exact, 4.0, 1.5), alpha=np.where(exact, 0.45, 1.0))
     lines = (
         alt.Chart(df)
         .mark_line()
@@ -651,12 +656,8 @@ def gap_explorer(
             y=y,
             color=color,
             strokeDash=dash,
-            strokeWidth=alt.StrokeWidth(
-                "kind:N", scale=alt.Scale(domain=list(kind_order), range=[4, 1.5]), legend=None
-            ),
-            opacity=alt.Opacity(
-                "kind:N", scale=alt.Scale(domain=list(kind_order), range=[0.45, 1]), legend=None
-            ),
+            strokeWidth=alt.StrokeWidth(field="width", type="quantitative", scale=None),
+            opacity=alt.Opacity(field="alpha", type="quantitative", scale=None),
             tooltip=tooltip,
         )
     )
