@@ -144,3 +144,11 @@ def test_no_prediction_at_d_k_1_where_every_option_is_the_same():
     assert len(at.get("vega_lite_chart")) == 5  # the histograms are shown at once
     at.number_input(key="d_k").set_value(2).run()
     assert "variance_std_guess" in [r.key for r in at.radio]
+
+
+def test_derivation_writes_large_numbers_in_full():
+    at = run_page("app_pages/variance.py", d_k="4096", sigma_q="4", sigma_k="4")
+    derivation = " ".join(x.value for x in at.latex)
+    assert "4{,}096 \\cdot 256 = 1{,}048{,}576" in derivation and "e+" not in derivation
+    kurt = next(m for m in at.metric if "kurtosis" in m.label.lower())
+    assert "theory 0.001465 " in kurt.delta  # 6/4096, not rounded to 4 decimals
