@@ -45,6 +45,8 @@ step = workshop.steps([t(f"sqrt_vs_d_workshop.step_{i}") for i in range(1, 7)])
 d_lo, d_hi = sorted((int(d_min), int(d_max)))
 if int(d_min) > int(d_max):
     st.caption(t("sqrt_vs_d.range_swapped", lo=d_lo, hi=d_hi))
+if d_lo == d_hi:
+    st.info(t("sqrt_vs_d.range_single", d=d_lo), icon=":material/info:")
 if not d_lo <= d_k <= d_hi:
     st.caption(t("sqrt_vs_d.outside_range", d_k=d_k, lo=d_lo, hi=d_hi))
 
@@ -69,6 +71,12 @@ def lines(
         description=t(f"sqrt_vs_d.{key}_alt", n=n_keys), log_y=log_y, y_domain=y_domain,
         reference=reference, reference_label=label,
     )  # fmt: skip
+
+
+def floor_label(reference) -> str:
+    """Below a floor no line goes under — unless the floor hugs the x-axis (many keys:
+    1/512), where a label below it would sit on the tick labels."""
+    return "below_right" if float(reference["y"].iloc[0]) >= 0.08 else "above_right"
 
 
 # --- 1: at your d_k, and the logit scale ------------------------------------------------------
@@ -104,7 +112,7 @@ if workshop.shown(2, step):
         with right:
             maxw = page.lines(sweep, "max_weight_mean")
             chance = page.references(n_keys, rho, limit=False)
-            lines(maxw, "max", y_domain=(0, 1), reference=chance, label="below_right")
+            lines(maxw, "max", y_domain=(0, 1), reference=chance, label=floor_label(chance))
         caption = "softmax_caption_rho0" if rho == 0 else "softmax_caption_rho"
         st.caption(t(f"sqrt_vs_d.{caption}"))
 
@@ -128,7 +136,7 @@ if workshop.shown(4, step):
         with left:
             chance = page.references(n_keys, rho, limit=False)
             argmax = page.argmax_line(sweep)
-            lines(argmax, "argmax", y_domain=(0, 1), reference=chance, label="below_right")
+            lines(argmax, "argmax", y_domain=(0, 1), reference=chance, label=floor_label(chance))
         with right:
             weight = page.lines(sweep, "relevant_weight_mean")
             limit = page.references(n_keys, rho, limit=True)
@@ -136,7 +144,7 @@ if workshop.shown(4, step):
                 # 1/n_keys is a floor; the 1/d_k limit is one only for α ≤ 1 (with α > 1
                 # the weight falls through it toward 1/n_keys, and α < 1 rises to 1)
                 weight, "weight", y_domain=(0, 1), reference=limit,
-                label="below_right" if alpha <= 1 else "above_right",
+                label=floor_label(limit) if alpha <= 1 else "above_right",
                 source=[SWEEP, scaling.linear_scaling_weight_limit],
             )  # fmt: skip
         limit_text = f"{scaling.linear_scaling_weight_limit(n_keys, rho):.3g}"

@@ -324,3 +324,9 @@ def test_show_code_expanders_hold_core_source():
     csv = {b.proto.id.rsplit("-", 1)[-1] for b in at.get("download_button")}
     names = ("std", "mean", "entropy", "max", "heatmap", "argmax", "weight", "grad")
     assert csv == {f"sqrt_vs_d_{n}_csv" for n in names}
+
+
+def test_a_one_value_range_says_why_the_charts_are_a_column():
+    at = open_page(d_min="64", d_max="64")
+    assert any("are both 64" in i.value for i in at.info)
+    assert not any("are both" in i.value for i in open_page().info)
