@@ -274,14 +274,16 @@ def halving_input(
     min_value: int,
     max_value: int,
     help: str | None = None,
-    spec: Sequence[float] = (2, 1, 1),
 ) -> int:
-    """An integer input with ÷2 and ×2 buttons (powers of two easy), bound to ``?key=``."""
-    col_input, col_half, col_double = st.columns(list(spec), vertical_alignment="bottom")
-    with col_input:
-        value = int_input(
-            key, label, min_value=min_value, max_value=max_value, default=default, help=help
-        )
+    """An integer input with ÷2 and ×2 buttons (powers of two easy), bound to ``?key=``.
+
+    The buttons sit in a row under the input: beside it they leave the input and its
+    label too little room in a control column on a 1024-px screen.
+    """
+    value = int_input(
+        key, label, min_value=min_value, max_value=max_value, default=default, help=help
+    )
+    col_half, col_double = st.columns(2, gap="small")
     for col, text, suffix, factor, disabled in (
         (col_half, "÷2", "half", 0.5, value <= min_value),
         (col_double, "×2", "double", 2.0, value >= max_value),
