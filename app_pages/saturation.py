@@ -11,6 +11,7 @@ from core.softmax import (
     gaussian_overflow_chance,
     overflow_threshold,
     row_overflows,
+    scaled_overflow_chance,
     softmax,
     softmax_entropy,
 )
@@ -131,7 +132,10 @@ if workshop.shown(5, step):
         st.latex(rf"\text{{float16}}:\ e^{{x}} = \infty \iff x \ge {thr16:.4f}")
         st.latex(rf"\text{{float32}}:\ e^{{x}} = \infty \iff x \ge {thr32:.4f}")
         st.latex(r"z_j - \max_i z_i \le 0 \;\Rightarrow\; e^{z_j - \max_i z_i} \le e^0 = 1")
-        p_scaled = frames.fmt_chance(gaussian_overflow_chance(n_keys))
-        st.markdown(t("saturation.ovf_text", half=half_text, n=n_keys, p_scaled=p_scaled))
+        chances = {
+            "p_scaled": frames.fmt_chance(scaled_overflow_chance(d_k, n_keys)),
+            "p_gauss": frames.fmt_chance(gaussian_overflow_chance(n_keys)),
+        }
+        st.markdown(t("saturation.ovf_text", half=half_text, n=n_keys, d_k=d_k, **chances))
     st.caption(t("saturation.ovf_caption", rows=f"{cache.overflow_rows(n_keys):,}"))
 st.caption(t("saturation.source"))

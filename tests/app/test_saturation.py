@@ -417,3 +417,12 @@ def test_myth_card_when_not_even_the_tensor_max_is_near_one():
     assert "not even the largest entry" in card and "reliably ≈ 1" not in card
     share = int(card.split("at least 0.99 in ")[1].split("%")[0])
     assert share < 50
+
+
+def test_overflow_text_quotes_the_exact_chance_at_the_users_d_k():
+    at = run_page("app_pages/saturation.py")  # d_k = 64, n_keys = 10
+    text = next(m.value for m in at.markdown if "overflows with chance" in m.value)
+    assert "7.0·10⁻¹⁹ at your d_k = 64" in text and "would be 7.0·10⁻²⁸" in text
+    at = run_page("app_pages/saturation.py", d_k="4096", n_keys="512")
+    text = next(m.value for m in at.markdown if "overflows with chance" in m.value)
+    assert "at your d_k = 4096" in text and "would be 3.6·10⁻²⁶" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -17,6 +18,7 @@ from core.softmax import (
     overflow_threshold,
     row_overflows,
     row_underflows,
+    scaled_overflow_chance,
     softmax,
     softmax_entropy,
     softmax_jacobian,
@@ -357,3 +359,42 @@ def test_gaussian_overflow_chance_against_simulation():
 def test_gaussian_overflow_chance_rejects_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         gaussian_overflow_chance(**kwargs)
+
+
+@pytest.mark.parametrize(("d_k", "n_keys"), [(1, 10), (2, 3), (8, 10), (64, 512)])
+def test_scaled_overflow_chance_against_simulation(d_k, n_keys):
+    # a threshold low enough to be seen in 100,000 rows: q, K ~ N(0, I), logits K q/√d_k
+    rng = np.random.default_rng(d_k)
+    n_rows, threshold = 100_000, 3.5
+    q = rng.standard_normal((n_rows, d_k))
+    norms = np.linalg.norm(q, axis=1, keepdims=True)
+    # given q, each q·k_j/√d_k is N(0, ‖q‖²/d_k): drawn exactly, as the app does
+    logits = rng.standard_normal((n_rows, n_keys)) * norms / math.sqrt(d_k)
+    rate = (logits >= threshold).any(axis=1).mean()
+    p = scaled_overflow_chance(d_k, n_keys, threshold=threshold)
+    se = math.sqrt(p * (1 - p) / n_rows)
+    assert abs(rate - p) < 4 * se, (rate, p, se)
+
+
+def test_scaled_overflow_chance_falls_to_the_gaussian_limit():
+    chances = [scaled_overflow_chance(d, 10) for d in (1, 8, 64, 1024, 4096)]
+    assert all(a > b for a, b in itertools.pairwise(chances))
+    assert 6e-19 < chances[2] < 8e-19  # float16, d_k = 64: far above the Gaussian 7·10⁻²⁸
+    assert scaled_overflow_chance(10**6, 10) == pytest.approx(
+        gaussian_overflow_chance(10), rel=0.01
+    )
+    assert scaled_overflow_chance(64, 10, np.float32) < 1e-250  # 88.7 standard deviations
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"d_k": 0, "n_keys": 3}, "d_k"),
+        ({"d_k": 4, "n_keys": 0}, "n_keys"),
+        ({"d_k": 4, "n_keys": 3, "threshold": -1.0}, "threshold"),
+        ({"d_k": 4, "n_keys": 3, "dtype": np.int8}, "dtype"),
+    ],
+)
+def test_scaled_overflow_chance_rejects_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        scaled_overflow_chance(**kwargs)
