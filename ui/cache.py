@@ -468,6 +468,20 @@ def gap_point(g: float, n_keys: int, gap2: float | None) -> dict[str, float]:
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
+def query_grad_median(d_k: int, n_keys: int, alpha: float, seed: int) -> float:
+    """Median ‖∂L/∂q‖ at exponent ``alpha`` over the rows of :func:`query_grad_histogram`
+    (same seed stream: the same rows)."""
+    from core.gradients import query_grad_norms
+
+    rng = rng_for(seed, STREAM_QUERY_GRAD)
+    return float(
+        np.median(
+            query_grad_norms(d_k, n_keys, float(alpha), rng=rng, n_rows=gradient_rows(n_keys))
+        )
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
 def query_grad_histogram(
     d_k: int, n_keys: int, alpha: float, seed: int
 ) -> tuple[pd.DataFrame, dict[str, dict[str, float]], dict[str, float]]:

@@ -238,23 +238,25 @@ def myth(d_k: int, n_keys: int, seed: int) -> None:
 
 
 # --- 5. the gradient that reaches q ---------------------------------------------------------
-def qgrad_caption(d_k: int, alpha: float, ratio: float) -> str:
-    """What the two query-gradient histograms show, from ``ratio`` = median unscaled /
-    median with d_k^−α.
+def qgrad_caption(d_k: int, alpha: float, ratio: float, collapsed: bool) -> str:
+    """What the two query-gradient histograms show. ``ratio`` = median unscaled / median
+    with d_k^−α; ``collapsed``: the unscaled median is below a tenth of the median with
+    1/√d_k (the standard: with α ≠ ½ the other side has its own factor d_k^(½−α)).
 
-    "Most rows pass almost nothing" only where the unscaled median has collapsed (ratio <
-    0.1). With α > ½ a ratio above 1 comes from the factor d_k^(½−α) the over-scaled side
-    carries, not from healthy unscaled rows; with 0 < α < ½ both sides saturate, the
-    scaled one later. With α = 0 or d_k = 1 the two sides are the same rows.
+    With α = 0 or d_k = 1 the two sides are the same rows; with α > ½ and ratio > 1 the
+    over-scaled side is small by d_k^(½−α); with 0 < α < ½ both sides saturate, the scaled
+    one later.
     """
     if alpha == 0 or d_k == 1:
         return t("gradients.qgrad_caption_same")
     if alpha > 0.5 and ratio > 1:
         factor = f"{d_k ** (0.5 - alpha):.3g}"
-        return t(
+        tail = t("gradients.qgrad_over_saturated" if collapsed else "gradients.qgrad_over_not_yet")
+        over = t(
             "gradients.qgrad_caption_over", alpha=f"{alpha:g}", ratio=f"{ratio:.3g}", factor=factor
         )
-    if ratio < 0.1:
+        return f"{over} {tail}"
+    if collapsed:
         return t("gradients.qgrad_caption")
     fold = f"{max(ratio, 1 / ratio):.3g}"
     if alpha < 0.5:
@@ -301,7 +303,9 @@ def query_gradient(
             )  # fmt: skip
             st.caption(t("gradients.qgrad_stats", median=f"{q['median']:.3g}", mean=f"{q['mean']:.3g}",
                          q10=f"{q['q10']:.2g}", q90=f"{q['q90']:.2g}"))  # fmt: skip
-    st.caption(f"{qgrad_caption(d_k, alpha, ratio)} {t('gradients.qgrad_sampler')}")
+    med_half = med_s if alpha == 0.5 else cache.query_grad_median(d_k, n_keys, 0.5, seed)
+    collapsed = med_u < 0.1 * med_half
+    st.caption(f"{qgrad_caption(d_k, alpha, ratio, collapsed)} {t('gradients.qgrad_sampler')}")
     if qstats["unscaled"]["clipped"] > 0:
         st.caption(t("gradients.qgrad_clipped", lo=f"{geo['lo']:.0f}",
                      share=f"{qstats['unscaled']['clipped']:.1f}"))  # fmt: skip

@@ -397,33 +397,38 @@ def test_query_gradient_caption_follows_the_medians(d_k, collapsed):
 
 
 def test_query_gradient_caption_with_alpha_above_half_names_the_extra_factor():
-    # α = 1 at d_k = 1024, n_keys = 512: the median with 1/d_k is ~30× below the unscaled one
-    # because every row carries d_k^(½−α) = 1/32, not because unscaled rows are healthy
+    # α = 1, n_keys = 512: the median with 1/d_k is far below the unscaled one because every
+    # row carries d_k^(½−α); whether the unscaled rows have collapsed is judged against 1/√d_k
     at = run_page(PAGE, d_k="1024", n_keys="512", alpha="1.0")
     captions = " ".join(c.value for c in at.caption)
     assert "d_k^(½−α) = 0.0312" in captions and "*smaller*" in captions
-    assert "have not collapsed yet" not in captions
+    assert "have not collapsed yet" in captions  # unscaled 0.044 against 0.070 with 1/√d_k
     explain = " ".join(m.value for m in at.markdown if "Measured on" in m.value)
-    ratio = float(explain.split("a ratio of ")[1].rstrip("."))
-    assert ratio > 10
+    assert float(explain.split("a ratio of ")[1].rstrip(".")) > 10
+    at = run_page(PAGE, d_k="4096", n_keys="512", alpha="1.0")
+    captions = " ".join(c.value for c in at.caption)
+    # unscaled 1.5e-4: below the 1/d_k median (6.9e-4) too, and far below 0.070 with 1/√d_k
+    assert "most are saturated" in captions and "not collapsed" not in captions
 
 
 @pytest.mark.parametrize(
-    ("d_k", "alpha", "ratio", "expected"),
+    ("d_k", "alpha", "ratio", "collapsed", "expected", "absent"),
     [
-        (64, 0.0, 1.0, "are the same rows"),
-        (1, 0.5, 1.0, "are the same rows"),
-        (4096, 1.5, 13.8, "*smaller*"),
-        (16, 1.5, 337.0, "*smaller*"),
-        (1024, 0.5, 0.01, "most are saturated"),
-        (4096, 0.25, 0.5, "divided by less than √d_k"),
-        (64, 0.5, 1.07, "have not collapsed yet"),
+        (64, 0.0, 1.0, False, "are the same rows", "collapsed"),
+        (1, 0.5, 1.0, False, "are the same rows", "collapsed"),
+        (4096, 1.5, 13.8, True, "have collapsed", "not collapsed yet"),
+        (4, 1.0, 3.4, False, "have not collapsed yet", "have collapsed"),
+        (1024, 0.5, 0.01, True, "most are saturated", "not collapsed"),
+        (1024, 1.5, 0.35, True, "most are saturated", "not collapsed"),
+        (4096, 0.25, 0.5, False, "divided by less than √d_k", "collapsed"),
+        (64, 0.5, 1.07, False, "have not collapsed yet", "most are saturated"),
     ],
 )
-def test_query_gradient_caption_branches(d_k, alpha, ratio, expected):
+def test_query_gradient_caption_branches(d_k, alpha, ratio, collapsed, expected, absent):
     from ui.gradients_sections import qgrad_caption
 
-    assert expected in qgrad_caption(d_k, alpha, ratio)
+    text = qgrad_caption(d_k, alpha, ratio, collapsed)
+    assert expected in text and absent not in text
 
 
 @pytest.mark.parametrize("params", [{"alpha": "0"}, {"d_k": "1"}])
