@@ -122,6 +122,9 @@ with workshop.controls_box():
 if workshop.shown(5, step):
     sweep = cache.which_d_qk_sweep(d_model, n_heads, seed)
     st.latex(which_d.qk_latex(x_scale, d_k))
+    # LayerNorm over one dimension maps everything to 0: no normalised line, no theory
+    ln_std = f"{which_d_core.layernorm_logit_std(d_k):.4g}" if d_k >= 2 else ""
+    suffix = "" if d_k >= 2 else "_one_dim"
     # at d_k = 1 LayerNorm maps every q and k to 0: no normalised line (a log axis has no 0)
     shown_ln = (False, True) if d_k >= 2 else (False,)
     if d_k == 1:
@@ -137,7 +140,7 @@ if workshop.shown(5, step):
                 title=t("which_d.qk_title", r=f"{math.sqrt(d_k):.3g}"),
                 x_title=t("which_d.axis_scale"),
                 y_title=t("which_d.axis_std_log"),
-                description=t("which_d.qk_alt"),
+                description=t(f"which_d.qk_alt{suffix}", ln_std=ln_std),
                 theory_title=t("which_d.theory"),
             ),
             key="which_d_qk",
@@ -153,6 +156,8 @@ if workshop.shown(5, step):
             **OFF,
         )
     heads = min(n_heads, cache.WHICH_D_QK_HEADS)  # as many as the sweep computes
-    ln_std = f"{which_d_core.layernorm_logit_std(d_k):.4g}" if d_k >= 2 else "0"
-    st.caption(t("which_d.qk_caption", heads=heads, d_model=d_model, d_k=d_k, ln_std=ln_std))
+    st.caption(
+        t(f"which_d.qk_caption{suffix}", heads=heads, n_heads=n_heads, d_model=d_model, d_k=d_k,
+          ln_std=ln_std)
+    )  # fmt: skip
 st.caption(t("which_d.source"))

@@ -23,6 +23,8 @@ GAP2_OPTIONS = ("none", "1", "2", "4", "8")
 DEAD_BINS = (0.01, 0.10, 0.50)
 #: Edges of the answer bins of the ∂L/∂q question (median unscaled / median scaled).
 QGRAD_BINS = (1e-3, 0.5, 2.0)
+#: The gap explorer prints "≈ law" only when the law is within this relative error.
+LAW_TOLERANCE = 0.25
 
 
 def tex(x: float) -> str:
@@ -108,15 +110,19 @@ def gap_explorer(n_keys: int) -> None:
                                  widget="select_slider", help=t("gradients.gap2_help"))  # fmt: skip
     gap2 = None if choice == "none" else float(choice)
     pt = cache.gap_point(g, n_keys, gap2)
+
     # the laws are leading-order in ε: printed with ≈ only where the top key holds at
     # least half the weight, as in the chart (elsewhere they are off by up to 35×)
-    law = pt["p_top"] >= 0.5
+    def close(q: str) -> bool:  # and within 25 % of the exact value: "≈" must mean it
+        return pt["p_top"] >= 0.5 and pt[q] > 0 and abs(pt[f"{q}_law"] / pt[q] - 1) <= LAW_TOLERANCE
+
     fro_law = (
         rf" \approx \sqrt{{(\textstyle\sum\varepsilon)^2 + 3\sum\varepsilon^2}} = {tex(pt['fro_law'])}"
-        if law
+        if close("fro")
         else ""
     )
-    off_law = rf" \approx \max\varepsilon = {tex(pt['offdiag_law'])}" if law else ""
+    off_law = rf" \approx \max\varepsilon = {tex(pt['offdiag_law'])}" if close("offdiag") else ""
+    law = close("fro") and close("offdiag")
     st.latex(
         rf"\begin{{aligned}} g = {g:g}:&\quad p_k = {pt['p_top']:.6g},\quad \|J\|_F = {tex(pt['fro'])}"
         rf"{fro_law}\\ &\quad \max_{{i\ne j}}|J_{{ij}}| = {tex(pt['offdiag'])}{off_law}"
@@ -155,7 +161,8 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
                 share=f"{100 * dead['unscaled']:.1f}", label=labels["scaled"],
                 share_s=f"{100 * dead['scaled']:.1f}")  # fmt: skip
     question = t("gradients_workshop.dead_q", d_k=d_k, n_keys=n_keys)
-    answer = bin_index(dead["unscaled"], DEAD_BINS)
+    # graded on the share as printed (to 0.1 %): 49.96 % reads 50.0 %, so it is "50 % or more"
+    answer = bin_index(round(100 * dead["unscaled"], 1) / 100, DEAD_BINS)
     if not workshop.predict(
         "gradients_dead_share", question, options, answer=answer, explain=explain,
         about=(d_k, n_keys, seed),

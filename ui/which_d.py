@@ -292,7 +292,9 @@ def predict_head_std(
         + (
             ""
             if w_init == "fan_in"
-            else " " + t("which_d_workshop.predict_other_init", init=t(f"which_d.init_{w_init}"))
+            else " "
+            + t("which_d_workshop.predict_other_init", init=t(f"which_d.init_{w_init}"))
+            + (" " + t("which_d_workshop.predict_zero_q") if w_init == "zero_q" else "")
         ),
         about=(d_model, n_heads, round(measured, 6)),
     )

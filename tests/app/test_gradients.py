@@ -436,3 +436,11 @@ def test_query_gradient_question_is_not_asked_when_both_sides_are_the_same(param
     at = run_page(PAGE, reveal=False, **params)
     assert "gradients_qgrad_median_guess" not in [r.key for r in at.radio]
     assert any("both sides are the same rows" in i.value for i in at.info)
+
+
+def test_gap_explorer_drops_a_law_that_is_more_than_a_quarter_off():
+    # n_keys = 10, g = 3: p_k = 0.69 ≥ ½, yet ‖J‖_F = 0.257 against the law's 0.517
+    at = run_page(PAGE, gap="3")
+    gap = next(x.value for x in at.latex if "g = 3:" in x.value)
+    assert r"\approx" not in gap
+    assert any("more than 25 % off" in c.value for c in at.caption)

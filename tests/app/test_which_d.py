@@ -210,7 +210,9 @@ def test_qk_caption_counts_the_heads_it_uses(n_heads, heads):
     at = open_page(n_heads=n_heads)
     d_k = 512 // int(n_heads)
     caption = next(c.value for c in at.caption if "(s x) W" in c.value)
-    assert caption.startswith(f"{heads} heads with d_model = 512 and d_k = {d_k} ")
+    assert caption.startswith(
+        f"Heads used: {heads} of n_heads = {n_heads} (d_model = 512, d_k = {d_k};"
+    )
 
 
 @pytest.mark.parametrize(
@@ -426,6 +428,9 @@ def test_qk_layernorm_theory_is_exact_for_the_head_width():
 def test_qk_layernorm_at_one_dimension_draws_no_zero_line():
     at = open_page(d_model="64", n_heads="64")  # d_k = 1: LayerNorm maps everything to 0
     assert any("maps every q and k to 0" in i.value for i in at.info)
+    caption = next(c.value for c in at.caption if "(s x) W" in c.value)
+    assert "d_k − 1" not in caption and "d_k = 1;" in caption  # no theory that divides by 0
+    assert "no normalised line" in chart_data(at)[QK]["spec"]["description"]
     assert not [m for m in at.metric if "with QK LayerNorm" in m.label]
     data = pd.concat(frames(chart_data(at)[QK]))
     values = data[[c for c in ("value", "theory") if c in data]].to_numpy()
