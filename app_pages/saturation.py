@@ -11,7 +11,6 @@ from core.softmax import (
     gaussian_overflow_chance,
     overflow_threshold,
     row_overflows,
-    scaled_overflow_chance,
     softmax,
     softmax_entropy,
 )
@@ -133,7 +132,7 @@ if workshop.shown(5, step):
         st.latex(rf"\text{{float32}}:\ e^{{x}} = \infty \iff x \ge {thr32:.4f}")
         st.latex(r"z_j - \max_i z_i \le 0 \;\Rightarrow\; e^{z_j - \max_i z_i} \le e^0 = 1")
         chances = {
-            "p_scaled": frames.fmt_chance(scaled_overflow_chance(d_k, n_keys)),
+            "p_scaled": frames.fmt_chance(cache.scaled_overflow_chance(d_k, n_keys)),
             "p_gauss": frames.fmt_chance(gaussian_overflow_chance(n_keys)),
         }
         st.markdown(t("saturation.ovf_text", half=half_text, n=n_keys, d_k=d_k, **chances))

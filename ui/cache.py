@@ -467,6 +467,15 @@ def gap_point(g: float, n_keys: int, gap2: float | None) -> dict[str, float]:
     return {k: float(v[0]) for k, v in gap_curve([g], n_keys, gap2).items()}
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def scaled_overflow_chance(d_k: int, n_keys: int) -> float:
+    """:func:`core.softmax.scaled_overflow_chance` in float16 (a 40,000-step quadrature,
+    ≈ 4 ms: cached per d_k and n_keys)."""
+    from core.softmax import scaled_overflow_chance as chance
+
+    return chance(d_k, n_keys)
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def query_grad_median(d_k: int, n_keys: int, alpha: float, seed: int) -> float:
     """Median ‖∂L/∂q‖ at exponent ``alpha`` over the rows of :func:`query_grad_histogram`
