@@ -23,8 +23,6 @@ GAP2_OPTIONS = ("none", "1", "2", "4", "8")
 DEAD_BINS = (0.01, 0.10, 0.50)
 #: Edges of the answer bins of the ∂L/∂q question (median unscaled / median scaled).
 QGRAD_BINS = (1e-3, 0.5, 2.0)
-#: The gap explorer prints "≈ law" only when the law is within this relative error.
-LAW_TOLERANCE = 0.25
 
 
 def tex(x: float) -> str:
@@ -114,7 +112,11 @@ def gap_explorer(n_keys: int) -> None:
     # the laws are leading-order in ε: printed with ≈ only where the top key holds at
     # least half the weight, as in the chart (elsewhere they are off by up to 35×)
     def close(q: str) -> bool:  # and within 25 % of the exact value: "≈" must mean it
-        return pt["p_top"] >= 0.5 and pt[q] > 0 and abs(pt[f"{q}_law"] / pt[q] - 1) <= LAW_TOLERANCE
+        return (
+            pt["p_top"] >= 0.5
+            and pt[q] > 0
+            and abs(pt[f"{q}_law"] / pt[q] - 1) <= cache.GAP_LAW_TOLERANCE
+        )
 
     fro_law = (
         rf" \approx \sqrt{{(\textstyle\sum\varepsilon)^2 + 3\sum\varepsilon^2}} = {tex(pt['fro_law'])}"
@@ -245,10 +247,11 @@ def myth(d_k: int, n_keys: int, seed: int) -> None:
 
 
 # --- 5. the gradient that reaches q ---------------------------------------------------------
-def qgrad_caption(d_k: int, alpha: float, ratio: float, collapsed: bool) -> str:
+def qgrad_caption(d_k: int, alpha: float, ratio: float, rel: float) -> str:
     """What the two query-gradient histograms show. ``ratio`` = median unscaled / median
-    with d_k^−α; ``collapsed``: the unscaled median is below a tenth of the median with
-    1/√d_k (the standard: with α ≠ ½ the other side has its own factor d_k^(½−α)).
+    with d_k^−α; ``rel`` = median unscaled / median with 1/√d_k (the standard: with α ≠ ½
+    the other side has its own factor d_k^(½−α)). The unscaled rows have collapsed when
+    ``rel`` < 0.1.
 
     With α = 0 or d_k = 1 the two sides are the same rows; with α > ½ and ratio > 1 the
     over-scaled side is small by d_k^(½−α); with 0 < α < ½ both sides saturate, the scaled
@@ -256,9 +259,13 @@ def qgrad_caption(d_k: int, alpha: float, ratio: float, collapsed: bool) -> str:
     """
     if alpha == 0 or d_k == 1:
         return t("gradients.qgrad_caption_same")
+    collapsed = rel < 0.1
     if alpha > 0.5 and ratio > 1:
         factor = f"{d_k ** (0.5 - alpha):.3g}"
-        tail = t("gradients.qgrad_over_saturated" if collapsed else "gradients.qgrad_over_not_yet")
+        tail = t(
+            "gradients.qgrad_over_saturated" if collapsed else "gradients.qgrad_over_not_yet",
+            rel=f"{rel:.3g}",
+        )
         over = t(
             "gradients.qgrad_caption_over", alpha=f"{alpha:g}", ratio=f"{ratio:.3g}", factor=factor
         )
@@ -311,8 +318,8 @@ def query_gradient(
             st.caption(t("gradients.qgrad_stats", median=f"{q['median']:.3g}", mean=f"{q['mean']:.3g}",
                          q10=f"{q['q10']:.2g}", q90=f"{q['q90']:.2g}"))  # fmt: skip
     med_half = med_s if alpha == 0.5 else cache.query_grad_median(d_k, n_keys, 0.5, seed)
-    collapsed = med_u < 0.1 * med_half
-    st.caption(f"{qgrad_caption(d_k, alpha, ratio, collapsed)} {t('gradients.qgrad_sampler')}")
+    rel = med_u / med_half
+    st.caption(f"{qgrad_caption(d_k, alpha, ratio, rel)} {t('gradients.qgrad_sampler')}")
     if qstats["unscaled"]["clipped"] > 0:
         st.caption(t("gradients.qgrad_clipped", lo=f"{geo['lo']:.0f}",
                      share=f"{qstats['unscaled']['clipped']:.1f}"))  # fmt: skip

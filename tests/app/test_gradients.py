@@ -402,7 +402,7 @@ def test_query_gradient_caption_with_alpha_above_half_names_the_extra_factor():
     at = run_page(PAGE, d_k="1024", n_keys="512", alpha="1.0")
     captions = " ".join(c.value for c in at.caption)
     assert "d_k^(½−α) = 0.0312" in captions and "*smaller*" in captions
-    assert "have not collapsed yet" in captions  # unscaled 0.044 against 0.070 with 1/√d_k
+    assert "have not collapsed at this d_k: their median is 0.632×" in captions  # 0.044 / 0.070
     explain = " ".join(m.value for m in at.markdown if "Measured on" in m.value)
     assert float(explain.split("a ratio of ")[1].rstrip(".")) > 10
     at = run_page(PAGE, d_k="4096", n_keys="512", alpha="1.0")
@@ -412,22 +412,23 @@ def test_query_gradient_caption_with_alpha_above_half_names_the_extra_factor():
 
 
 @pytest.mark.parametrize(
-    ("d_k", "alpha", "ratio", "collapsed", "expected", "absent"),
+    ("d_k", "alpha", "ratio", "rel", "expected", "absent"),
     [
-        (64, 0.0, 1.0, False, "are the same rows", "collapsed"),
-        (1, 0.5, 1.0, False, "are the same rows", "collapsed"),
-        (4096, 1.5, 13.8, True, "have collapsed", "not collapsed yet"),
-        (4, 1.0, 3.4, False, "have not collapsed yet", "have collapsed"),
-        (1024, 0.5, 0.01, True, "most are saturated", "not collapsed"),
-        (1024, 1.5, 0.35, True, "most are saturated", "not collapsed"),
-        (4096, 0.25, 0.5, False, "divided by less than √d_k", "collapsed"),
-        (64, 0.5, 1.07, False, "have not collapsed yet", "most are saturated"),
+        (64, 0.0, 1.0, 1.0, "are the same rows", "collapsed"),
+        (1, 0.5, 1.0, 1.0, "are the same rows", "collapsed"),
+        (4096, 1.5, 13.8, 0.002, "have collapsed: their median is 0.002×", "not collapsed"),
+        (4, 1.0, 3.4, 2.1, "have not collapsed", "have collapsed"),
+        (64, 0.75, 102.0, 23.8, "their median is 23.8× the median", "have collapsed"),
+        (1024, 0.5, 0.01, 0.01, "most are saturated", "not collapsed"),
+        (1024, 1.5, 0.35, 0.0003, "most are saturated", "not collapsed"),
+        (4096, 0.25, 0.5, 0.5, "divided by less than √d_k", "collapsed"),
+        (64, 0.5, 1.07, 1.07, "have not collapsed yet", "most are saturated"),
     ],
 )
-def test_query_gradient_caption_branches(d_k, alpha, ratio, collapsed, expected, absent):
+def test_query_gradient_caption_branches(d_k, alpha, ratio, rel, expected, absent):
     from ui.gradients_sections import qgrad_caption
 
-    text = qgrad_caption(d_k, alpha, ratio, collapsed)
+    text = qgrad_caption(d_k, alpha, ratio, rel)
     assert expected in text and absent not in text
 
 

@@ -45,12 +45,18 @@ def test_jacobian_row_frame(n_keys):
 def test_gap_curves_frame(gap2):
     df = cache.gap_curves(10, gap2)
     n = len(cache.GAP_GRID)
-    assert set(df.quantity) == {"fro", "offdiag"} and set(df.kind) == {"exact", "law"}
+    assert set(df.quantity) == {"fro", "offdiag"} and set(df.kind) <= {"exact", "law"}
     assert (df[df.kind == "exact"].groupby("quantity").size() == n).all()
     assert (df.value > 0).all()
     assert len(df) <= 4 * n
-    law = df[(df.kind == "law") & (df.quantity == "fro")]
-    assert law.g.min() > 0  # not drawn at g = 0, where no key leads
+    # a law is drawn only within 25 % of the exact value: with a runner-up at g₂ = 2 it
+    # stays 29 % off however large g is, so it is not drawn at all
+    exact = df[df.kind == "exact"].set_index(["quantity", "g"]).value
+    law = df[df.kind == "law"].set_index(["quantity", "g"]).value
+    assert ((law / exact.loc[law.index] - 1).abs() <= cache.GAP_LAW_TOLERANCE).all()
+    assert law.empty == (gap2 is not None)
+    if gap2 is None:
+        assert law.loc["fro"].index.min() > 0  # not drawn at g = 0, where no key leads
     point = cache.gap_point(6.0, 10, gap2)
     exact = df[(df.kind == "exact") & (df.quantity == "fro") & (df.g == 6.0)].value.iloc[0]
     assert point["fro"] == pytest.approx(exact, rel=1e-12)
