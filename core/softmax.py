@@ -141,8 +141,7 @@ def gaussian_overflow_chance(n_keys: int, dtype=np.float16, std: float = 1.0) ->
     """
     n = check_positive_int("n_keys", n_keys)
     sd = check_positive("std", std)
-    tail = 0.5 * math.erfc(overflow_threshold(dtype) / sd / math.sqrt(2.0))
-    return -math.expm1(n * math.log1p(-tail))
+    return float(_any_of(n, 0.5 * math.erfc(overflow_threshold(dtype) / sd / math.sqrt(2.0))))
 
 
 def scaled_overflow_chance(
@@ -190,14 +189,19 @@ def scaled_overflow_chance(
         (d - 1) * np.log(x) - 0.5 * x**2 - (0.5 * d - 1) * math.log(2) - math.lgamma(0.5 * d)
     )
     tail = 0.5 * _ERFC(t * math.sqrt(d) / x / math.sqrt(2.0)).astype(float)
-    row = -np.expm1(n * np.log1p(-tail))
-    values = np.exp(log_density) * row
+    values = np.exp(log_density) * _any_of(n, tail)
     step = x[1] - x[0]
     # trapezoid from χ = 0, where the integrand is 0
     return float(min(1.0, step * (values.sum() - 0.5 * values[-1])))
 
 
 _ERFC = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _any_of(n: int, p):
+    """1 − (1 − p)^n, the chance that one of n independent events of chance p happens,
+    as −expm1(n·log1p(−p)) so that tiny chances keep their digits."""
+    return -np.expm1(n * np.log1p(-np.asarray(p, dtype=float)))
 
 
 def underflow_threshold(dtype=np.float16) -> float:
