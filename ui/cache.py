@@ -441,6 +441,16 @@ def jacobian_row(
 GAP_LAW_TOLERANCE = 0.25
 
 
+def gap_law_holds(p_top, law, exact):
+    """Where a gap-explorer law is shown (chart and formula alike): the top key holds at
+    least half the weight (Σε ≤ 1, where the laws are leading-order expansions) and the
+    law is within ``GAP_LAW_TOLERANCE`` of the exact value. Scalars or arrays."""
+    p_top, law, exact = np.asarray(p_top), np.asarray(law), np.asarray(exact)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = np.abs(law / exact - 1) <= GAP_LAW_TOLERANCE
+    return (p_top >= 0.5) & (exact > 0) & near
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def gap_curves(n_keys: int, gap2: float | None) -> pd.DataFrame:
     """‖J‖_F and the largest off-diagonal |J_ij| against the gap g, exact and law.
@@ -459,8 +469,7 @@ def gap_curves(n_keys: int, gap2: float | None) -> pd.DataFrame:
     for quantity in ("fro", "offdiag"):
         frames.append(pd.DataFrame({"g": cur["g"], "kind": "exact", "value": cur[quantity]}))
         law, exact = cur[f"{quantity}_law"], cur[quantity]
-        # as printed beside the chart: where the top key holds ≥ ½ and within 25 %
-        valid = (cur["p_top"] >= 0.5) & (np.abs(law / exact - 1) <= GAP_LAW_TOLERANCE)
+        valid = gap_law_holds(cur["p_top"], law, exact)
         frames.append(pd.DataFrame({"g": cur["g"][valid], "kind": "law", "value": law[valid]}))
         frames[-2]["quantity"] = frames[-1]["quantity"] = quantity
     return pd.concat(frames, ignore_index=True)

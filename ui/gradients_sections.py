@@ -109,14 +109,9 @@ def gap_explorer(n_keys: int) -> None:
     gap2 = None if choice == "none" else float(choice)
     pt = cache.gap_point(g, n_keys, gap2)
 
-    # the laws are leading-order in ε: printed with ≈ only where the top key holds at
-    # least half the weight, as in the chart (elsewhere they are off by up to 35×)
-    def close(q: str) -> bool:  # and within 25 % of the exact value: "≈" must mean it
-        return (
-            pt["p_top"] >= 0.5
-            and pt[q] > 0
-            and abs(pt[f"{q}_law"] / pt[q] - 1) <= cache.GAP_LAW_TOLERANCE
-        )
+    # "≈ law" only where the chart draws the law too (elsewhere it is off by up to 35×)
+    def close(q: str) -> bool:
+        return bool(cache.gap_law_holds(pt["p_top"], pt[f"{q}_law"], pt[q]))
 
     fro_law = (
         rf" \approx \sqrt{{(\textstyle\sum\varepsilon)^2 + 3\sum\varepsilon^2}} = {tex(pt['fro_law'])}"

@@ -340,10 +340,11 @@ def _link_values(params: Sequence[str]) -> dict[str, object]:
     return values
 
 
-def share_link(params: Sequence[str]) -> str:
-    """A link to this view with the value of every control (``params``) written out."""
+def share_link(params: Sequence[str], values: dict[str, object] | None = None) -> str:
+    """A link to this view with the value of every control (``params``) written out
+    (``values``: those values, if already collected by :func:`_link_values`)."""
     base = st.context.url or ""
-    values = _link_values(params)
+    values = _link_values(params) if values is None else values
     return f"{base}?{urlencode(values)}" if values else base
 
 
@@ -389,8 +390,8 @@ def share_panel(params: Sequence[str]) -> None:
         t("workshop.share_title"), icon=":material/share:", key=_SHARE_OPEN, on_change="rerun"
     ):
         st.caption(t("workshop.share_help"))
-        st.session_state[_SHARE_VALUES] = _link_values(params)
-        st.code(share_link(params), language=None, wrap_lines=True)
+        values = st.session_state[_SHARE_VALUES] = _link_values(params)
+        st.code(share_link(params, values), language=None, wrap_lines=True)
         # one per row: side by side the sidebar cuts their labels
         st.button(
             t("workshop.new_seed"),
