@@ -9,9 +9,9 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import streamlit as st
 
-from ui import controls, workshop
-from ui.i18n import LANGUAGES, t
-from ui.pages import APP_PARAMS, PAGES
+from ui.common import controls, workshop
+from ui.common.i18n import LANGUAGES, t
+from ui.common.pages import APP_PARAMS, PAGES
 
 st.set_page_config(
     page_title="Attention Scaling Lab",

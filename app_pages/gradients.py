@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from ui import charts, controls, workshop
-from ui import gradients_sections as sections
-from ui.i18n import t
+from ui.common import controls, workshop
+from ui.common.charts import COLORS, alpha_color
+from ui.common.i18n import t
+from ui.gradients import sections
 
 st.title(t("gradients.title"))
 st.markdown(t("gradients.lead"))
@@ -20,7 +21,7 @@ with workshop.controls_box():
 seed = st.session_state.get("seed", 0)
 step = workshop.steps([t(f"gradients_workshop.step_{i}") for i in range(1, 6)])
 labels = {"unscaled": controls.alpha_label(0.0), "scaled": controls.alpha_label(alpha)}
-colors = {"unscaled": charts.COLORS["unscaled"], "scaled": charts.alpha_color(alpha)}
+colors = {"unscaled": COLORS["unscaled"], "scaled": alpha_color(alpha)}
 
 # 1. the derivative of softmax and one sampled row, unscaled beside scaled
 if workshop.shown(1, step):

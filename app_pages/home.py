@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from ui.i18n import t
-from ui.pages import STORY, page
+from ui.common.i18n import t
+from ui.common.pages import STORY, page
 
 st.title(t("home.title"))
 st.markdown(t("home.lead"))

@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    from ui.pages import PAGES
+    from ui.common.pages import PAGES
 
     executable = find_chromium()
     if executable is None:

@@ -84,8 +84,8 @@ class Bench:
     amount of chart data the page sends.
     """
 
-    page: str  # url path (as in ui/pages.py), used by --pages
-    script: str  # page script relative to the repo root, if ui/pages.py does not list it
+    page: str  # url path (as in ui/common/pages.py), used by --pages
+    script: str  # page script relative to the repo root, if ui/common/pages.py does not list it
     n_charts: int  # charts the page is expected to show (cross-checked)
     key: str
     kind: str
@@ -95,7 +95,7 @@ class Bench:
 
 
 # Add a row per page (and per further control worth measuring). The script path comes
-# from the app's own page list (ui/pages.py) when it has the url path. A row whose
+# from the app's own page list (ui/common/pages.py) when it has the url path. A row whose
 # script does not exist yet, or whose control key is not on the page, is skipped.
 BENCHES: tuple[Bench, ...] = (
     Bench(
@@ -190,7 +190,7 @@ class BenchError(RuntimeError):
 def page_scripts() -> dict[str, str]:
     """url path -> script, from the app's page list (empty if it cannot be read)."""
     try:
-        from ui.pages import PAGES
+        from ui.common.pages import PAGES
     except Exception:  # the app's layout changed; fall back to the table's paths
         return {}
     return {spec.url_path: spec.script for spec in PAGES}

@@ -49,7 +49,7 @@ def main() -> int:
     from streamlit.testing.v1 import AppTest
 
     from tests.app.helpers import reveal_all
-    from ui.pages import PAGES
+    from ui.common.pages import PAGES
 
     for name in [n for n in logging.root.manager.loggerDict if n.startswith("streamlit")]:
         logging.getLogger(name).setLevel(logging.ERROR)  # each has its own level

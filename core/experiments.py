@@ -250,8 +250,11 @@ def sample_scores(
 # --------------------------------------------------------------------------- per-row kernel
 
 
-def _row_quantities(scores: np.ndarray, scales: np.ndarray) -> dict[str, np.ndarray]:
+def row_quantities(scores: np.ndarray, scales: np.ndarray) -> dict[str, np.ndarray]:
     """Per-row saturation quantities for several scale factors at once.
+
+    The kernel of :func:`saturation_sweep` (the pages show it as the code behind their
+    sweep charts); :func:`summarise` turns its rows into statistics.
 
     Parameters
     ----------
@@ -348,7 +351,7 @@ def _simulate_d(
         block = max(1, _BLOCK_ELEMENTS // (n_keys * scales.shape[0]))
         for start in range(0, size, block):
             sub = scores[start : start + block]
-            part = _row_quantities(sub, scales)
+            part = row_quantities(sub, scales)
             moments = _indep_moments(sub, rho)
             if moments is not None:
                 part["indep_mean"], part["indep_sq"] = moments
@@ -375,8 +378,30 @@ def _share_se(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return share, np.sqrt(share * (1.0 - share) / n)
 
 
-def _summarise(rows: dict[str, np.ndarray], scales: np.ndarray) -> dict[str, np.ndarray]:
-    """Statistics (shape (n_alpha,)) from per-row quantities of one d_k."""
+def summarise(rows: dict[str, np.ndarray], scales: np.ndarray) -> dict[str, np.ndarray]:
+    """Statistics of one d_k, per scale factor, from its per-row quantities.
+
+    The step of :func:`saturation_sweep` after :func:`row_quantities` (the pages show
+    both as the code behind their sweep charts).
+
+    Parameters
+    ----------
+    rows : dict of ndarray
+        :func:`row_quantities` of every row of one d_k, concatenated along the rows
+        (plus ``indep_mean`` and ``indep_sq`` when the keys' moments were collected).
+    scales : ndarray, shape (n_alpha,)
+        The positive factors c = d_k**-alpha the rows were computed with.
+
+    Returns
+    -------
+    dict of ndarray, each of shape (n_alpha,)
+        Means with standard errors (``max_weight_mean``/``_se``, ``entropy_mean``/``_se``,
+        ``jacobian_fro_mean``/``_se``, ``relevant_weight_mean``/``_se``, …), quantiles of
+        ‖J‖_F (``jacobian_fro_median``, ``_q10``, ``_q90``), ``dead_fraction`` (share of
+        rows with ‖J‖_F < ``DEAD_THRESHOLD``) with its s.e., and the same statistics of
+        ‖∂p/∂s‖_F = c ‖J‖_F (``grad_fro_*``), exact since c > 0 is fixed per alpha.
+        Entropy in nats; logits and margins in logit units (raw score units × c).
+    """
     out: dict[str, np.ndarray] = {}
     n_alpha = scales.shape[0]
     jac = rows["jacobian_fro"]
@@ -443,7 +468,7 @@ def _run(
     for d in d_values:
         scales = np.array([float(d) ** -a for a in alphas])
         rows = _simulate_d(d, n_keys, scales, rng, sizes, rho, z_chunks, z_seed)
-        results.append(rows if per_row else _summarise(rows, scales))
+        results.append(rows if per_row else summarise(rows, scales))
     return results
 
 

@@ -41,7 +41,7 @@ def reveal_all(at: AppTest) -> AppTest:
 
 
 def _url_path(script: str) -> str | None:
-    from ui.pages import PAGES
+    from ui.common.pages import PAGES
 
     return next((p.url_path for p in PAGES if p.script == script), None)
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.app.helpers import run_page
-from ui.pages import PAGES
+from ui.common.pages import PAGES
 
 #: Controls left alone: language/presenter/step change the layout, not the computation,
 #: and prediction radios are answers, not controls.

@@ -227,7 +227,7 @@ def test_bad_step_warns_and_opens_step_one():
 
 
 def test_answer_bins():
-    from ui.gradients_sections import DEAD_BINS, QGRAD_BINS, bin_index
+    from ui.gradients.sections import DEAD_BINS, QGRAD_BINS, bin_index
 
     assert [bin_index(x, DEAD_BINS) for x in (0.0, 0.009, 0.01, 0.16, 0.5, 1.0)] == [
         0,
@@ -266,7 +266,7 @@ def test_dead_share_question_answer_follows_the_measurement(d_k, answer):
     assert options is not None
     share = _table_share(at)  # the table the sweeps reveal: the same measurement
     assert share == pytest.approx({0: 0.3, 2: 16.1, 3: 68.4}[answer], abs=1.5)
-    from ui.gradients_sections import DEAD_BINS, bin_index
+    from ui.gradients.sections import DEAD_BINS, bin_index
 
     assert bin_index(share / 100, DEAD_BINS) == answer
     text = _text(at)
@@ -295,7 +295,7 @@ def test_query_gradient_question_answer_follows_the_measurement(d_k, answer):
     # the medians in the captions under the histograms (unscaled, then 1/√d_k)
     medians = [float(c.value.split()[1]) for c in at.caption if c.value.startswith("Median ")]
     assert len(medians) == 2
-    from ui.gradients_sections import QGRAD_BINS, bin_index
+    from ui.gradients.sections import QGRAD_BINS, bin_index
 
     assert bin_index(medians[0] / medians[1], QGRAD_BINS) == answer
     labels = [
@@ -364,8 +364,8 @@ def test_code_expanders_hold_the_core_functions():
         "jacobian_from_logits",
         "gap_curve",
         "saturation_sweep",
-        "_row_quantities",
-        "_summarise",
+        "row_quantities",
+        "summarise",
         "query_grad_norms",
     ):
         assert any(s.startswith(f"def {fn}(") for s in sources), fn
@@ -426,7 +426,7 @@ def test_query_gradient_caption_with_alpha_above_half_names_the_extra_factor():
     ],
 )
 def test_query_gradient_caption_branches(d_k, alpha, ratio, rel, expected, absent):
-    from ui.gradients_sections import qgrad_caption
+    from ui.gradients.sections import qgrad_caption
 
     text = qgrad_caption(d_k, alpha, ratio, rel)
     assert expected in text and absent not in text

@@ -1,6 +1,6 @@
 """Hostile and malformed links: every page falls back with a warning, echoes nothing.
 
-Each page's own query parameters come from ui.pages, so new pages are covered too.
+Each page's own query parameters come from ui.common.pages, so new pages are covered too.
 """
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from tests.app.helpers import run_page, warnings
-from ui.controls import SEED_MAX, parse_int
-from ui.pages import APP_PARAMS, PAGES
+from ui.common.controls import SEED_MAX, parse_int
+from ui.common.pages import APP_PARAMS, PAGES
 
 HOSTILE_VALUES = [
     "abc",

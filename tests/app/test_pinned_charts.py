@@ -73,7 +73,7 @@ def test_charts_match_the_pinned_ones(page, lang):
 
 
 def test_golden_covers_every_page():
-    from ui.pages import PAGES as SPECS
+    from ui.common.pages import PAGES as SPECS
 
     assert {p.url_path or "home" for p in SPECS} == set(PAGES)
     golden = json.loads(GOLDEN.read_text())

@@ -60,7 +60,7 @@ def test_page_runs_with_every_chart(lang):
 
 @pytest.mark.parametrize(("lang", "nav"), [("en", "2 · Saturation"), ("zh", "2 · 饱和")])
 def test_navigation_title(lang, nav):
-    from ui.i18n import catalog
+    from ui.common.i18n import catalog
 
     assert catalog(lang)["saturation.nav"] == nav
 
@@ -222,7 +222,7 @@ def test_query_params_set_the_controls():
 
 
 def test_page_params_are_registered():
-    from ui.pages import page
+    from ui.common.pages import page
 
     spec = page("saturation")
     assert spec is not None
@@ -388,7 +388,7 @@ def test_charts_have_csv_downloads_and_their_code():
         "classic_rowmax",
         "rowmax_summary",
         "saturation_sweep",
-        "_row_quantities",
+        "row_quantities",
         "naive_overflow_sweep",
     ):
         assert any(s.startswith(f"def {fn}(") for s in sources), fn

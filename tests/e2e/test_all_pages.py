@@ -1,7 +1,7 @@
 """Every page in a real browser: loads clean, draws every chart, responds to its main
 control, switches language, reproduces a deep link, and presents step by step.
 
-Pages come from ui.pages.PAGES, so a new page is covered once it is registered; its main
+Pages come from ui.common.pages.PAGES, so a new page is covered once it is registered; its main
 control is listed in MAIN_CONTROL (key, kind, deep-link value).
 """
 
@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from ui.pages import PAGES
+from ui.common.pages import PAGES
 
 pytestmark = pytest.mark.e2e
 

@@ -100,7 +100,7 @@ def test_gradients_step_deep_link(app):
 
 
 def test_gradients_csv_download_matches_the_chart(app):
-    from ui import cache
+    from ui.gradients import data
 
     app.open("gradients", "seed=3")
     app.reveal_predictions("gradients_dead_share")
@@ -111,7 +111,7 @@ def test_gradients_csv_download_matches_the_chart(app):
     assert download.value.suggested_filename == "gradients_dead.csv"
     with open(download.value.path(), encoding="utf-8") as f:
         got = pd.read_csv(io.StringIO(f.read()))
-    want = cache.gradient_sweep_frames(10, 0.5, 3)["dead"]
+    want = data.gradient_sweep_frames(10, 0.5, 3)["dead"]
     assert list(got.columns) == ["alpha", "d", "value", "lo", "hi", "series", "color"]
     assert len(got) == len(want) == 3 * 13  # α = 0, ½, 1 over d_k = 1 … 4096
     assert got["d"].tolist() == want["d"].tolist()

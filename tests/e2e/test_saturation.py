@@ -82,7 +82,7 @@ def test_saturation_presenter_steps_and_a_prediction(app):
 
 
 def test_saturation_csv_download_matches_the_chart(app):
-    from ui import cache
+    from ui.saturation import data
 
     app.open("saturation", "n_keys=12&seed=3")
     app.reveal_predictions("saturation_median")
@@ -94,7 +94,7 @@ def test_saturation_csv_download_matches_the_chart(app):
     with open(download.value.path(), encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     # the frame the chart draws: α = 0 and ½ × float16/float32 × every d_k of the sweep
-    expected = cache.overflow_sweep(12, (0.0, 0.5), 3)
+    expected = data.overflow_sweep(12, (0.0, 0.5), 3)
     assert len(rows) == len(expected)
     assert set(rows[0]) == {"d", "series", "color", "dtype", "rate", "lo", "hi"}
     got = sorted((r["dtype"], int(r["d"]), float(r["rate"])) for r in rows)

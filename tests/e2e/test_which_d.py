@@ -60,7 +60,7 @@ def test_which_d_presenter_steps(app):
 
 
 def test_which_d_csv_download_matches_the_chart(app):
-    from ui import cache
+    from ui.which_d import data
 
     app.open("which-d")
     app.reveal_predictions("which_d_std")
@@ -71,7 +71,7 @@ def test_which_d_csv_download_matches_the_chart(app):
     assert download.value.suggested_filename == "which_d_mh_std.csv"
     got = pd.read_csv(download.value.path())
     # what the chart draws: the fan-in heads of d_model = 512, 8 heads, seed 0
-    frame, _ = cache.which_d_heads(512, 8, 0)
+    frame, _ = data.which_d_heads(512, 8, 0)
     want = frame[frame["init"] == "fan_in"]
     assert len(got) == len(want) == 24  # 3 divisors × 8 heads
     assert got["head"].tolist() == want["head"].tolist()

@@ -1,35 +1,49 @@
-"""Controls and chart frames of the "Which d?" page.
+"""Controls and sections of the "Which d?" page.
 
 ``n_heads`` is a select box whose options are the divisors of d_model: a URL value
 that does not divide d_model warns and falls back (like every bound control, through
-:mod:`ui.controls`), and when d_model changes under a chosen n_heads that no longer
-divides it, the nearest divisor is taken and the page says so.
+:mod:`ui.common.controls`), and when d_model changes under a chosen n_heads that no
+longer divides it, the nearest divisor is taken and the page says so.
+
+The page script reads the controls and decides which sections are shown (presenter
+steps); the experiments come from the cached calls of :mod:`ui.which_d.data`.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.which_d import INITS, divisor_value, divisors, init_stds, layernorm_logit_std
-from ui import charts, controls, workshop
-from ui.i18n import t
+from core import heads as heads_core
+from core import which_d as which_d_core
+from core.which_d import (
+    DIVISORS_CROSS,
+    DIVISORS_SELF,
+    INITS,
+    divisor_value,
+    divisors,
+    init_stds,
+    score_variance,
+)
+from ui.common import controls, workshop
+from ui.common.i18n import t
+from ui.which_d import charts, data, formulas
+from ui.which_d.data import closest_option, divisor_frames, fan_in_means, std_options
+
+#: Tokens per sequence in every experiment of the page.
+N = data.WHICH_D_TOKENS
+OFF = {"delta_color": "off", "delta_arrow": "off"}
+#: The core function behind every chart's statistics.
+STATS = [which_d_core.head_statistics]
+
 
 D_MODEL_MIN, D_MODEL_MAX, D_MODEL_DEFAULT = 64, 4096, 512
+
+
 #: Per-head width most models use; the default n_heads gives the d_k closest to it.
 TYPICAL_D_K = 64
-
-#: Colour of each divisor, by meaning: blue the right one (√d_k), the others distinct.
-DIVISOR_COLORS = {
-    "d_k": charts.COLORS["sqrt"],
-    "d_model": charts.COLORS["sky"],
-    "d_q": charts.COLORS["sky"],
-    "d_kv": charts.COLORS["custom"],
-    "none": charts.COLORS["unscaled"],
-}
 
 
 def d_model_input() -> int:
@@ -122,62 +136,6 @@ def divisor_labels(prefix: str, names, *, d_k: int, d_q: int, d_kv: int) -> dict
     }
 
 
-def divisor_frames(
-    frame: pd.DataFrame, init: str, selected: str, labels: dict[str, str]
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Bars (mean over heads, theory, highlight) and per-head points for one init.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`ui.cache.which_d_heads` or :func:`ui.cache.which_d_cross`.
-    init : str
-        The initialisation shown.
-    selected : str
-        The divisor to highlight.
-    labels : dict
-        Divisor name -> axis label, in display order.
-
-    Returns
-    -------
-    bars : DataFrame with ``label``, ``color``, ``selected``, ``std``, ``entropy``,
-        ``max_weight``, ``theory_std``.
-    points : DataFrame, one row per head and divisor: ``label``, ``head``, ``std``,
-        ``entropy``, and the bar and tick the head belongs to: ``mean_std``,
-        ``mean_entropy`` (mean over heads) and ``theory_std``. The charts' CSV download.
-    """
-    sub = frame[frame["init"].to_numpy() == init]
-    names = sub["divisor"].to_numpy()
-    columns = ("std", "entropy", "max_weight", "theory_std")
-    values = {c: sub[c].to_numpy() for c in columns}
-    masks = [names == name for name in labels]
-    means = {c: np.array([values[c][m].mean() for m in masks]) for c in columns}
-    bars = pd.DataFrame(
-        {
-            "divisor": list(labels),
-            "label": list(labels.values()),
-            "color": [DIVISOR_COLORS[name] for name in labels],
-            "selected": [name == selected for name in labels],
-            **means,
-        }
-    )
-    bar = np.zeros(len(names), dtype=int)  # the bar of each point
-    for i, mask in enumerate(masks):
-        bar[mask] = i
-    points = pd.DataFrame(
-        {
-            "label": [labels[name] for name in names],
-            "head": sub["head"].to_numpy(),
-            "std": values["std"],
-            "entropy": values["entropy"],
-            "mean_std": means["std"][bar],
-            "mean_entropy": means["entropy"][bar],
-            "theory_std": means["theory_std"][bar],
-        }
-    )
-    return bars, points
-
-
 def divisor_charts(
     frame: pd.DataFrame,
     init: str,
@@ -194,8 +152,7 @@ def divisor_charts(
     to the core functions shown under each chart. Each chart offers the per-head frame
     of :func:`divisor_frames` as CSV. Returns the bars indexed by divisor.
     """
-    from ui.cache import WHICH_D_TOKENS as n
-
+    n = N
     bars, points = divisor_frames(frame, init, selected, labels)
     uniform = pd.DataFrame({"y": [math.log(n)], "label": [t("which_d.ref_uniform", n=n)]})
     for col, value in zip(st.columns(2), ("std", "entropy"), strict=True):
@@ -221,51 +178,13 @@ def divisor_charts(
     return bars.set_index("divisor")
 
 
-# --- workshop: the prediction and the misconception card ------------------------------
-
-
-def fan_in_means(frame: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """Mean over heads of ``std`` and ``entropy`` per divisor, fan-in projections only:
-    ``{divisor: {"std": …, "entropy": …}}``."""
-    fan_in = frame["init"].to_numpy() == "fan_in"
-    names = frame["divisor"].to_numpy()[fan_in]
-    stats = {c: frame[c].to_numpy()[fan_in] for c in ("std", "entropy")}
-    return {
-        name: {c: float(v[names == name].mean()) for c, v in stats.items()}
-        for name in dict.fromkeys(names)
-    }
-
-
-def std_options(n_heads: int) -> tuple[list[float], list[str]]:
-    """Candidate per-head logit stds under ÷√d_model, ascending: 1/n, 1/√n, 1, √n.
-
-    Distinct for every n_heads ≥ 2 (neighbours differ by at least √2).
-    """
-    r = math.sqrt(n_heads)
-    values = [1 / n_heads, 1 / r, 1.0, r]
-    labels = [
-        f"{values[0]:.3g} (1/{n_heads})",
-        f"{values[1]:.3g} (1/√{n_heads})",
-        "1",
-        f"{values[3]:.3g} (√{n_heads})",
-    ]
-    return values, labels
-
-
-def closest_option(values: list[float], measured: float) -> int:
-    """Index of the positive value closest to ``measured`` on a log scale."""
-    if not measured > 0:
-        return 0
-    return min(range(len(values)), key=lambda i: abs(math.log(values[i] / measured)))
-
-
 def predict_head_std(
     frame: pd.DataFrame, d_model: int, n_heads: int, shown: int, w_init: str = "fan_in"
 ) -> bool:
     """Ask for the per-head logit std under ÷√d_model (fan-in) before the section-1 charts.
 
     The answer is the option nearest to the measurement in ``frame``
-    (:func:`ui.cache.which_d_heads`). With one head d_k = d_model: nothing to ask. With
+    (:func:`ui.which_d.data.which_d_heads`). With one head d_k = d_model: nothing to ask. With
     another ``w_init`` the answer says the charts below use it.
     """
     d_k = d_model // n_heads
@@ -302,8 +221,7 @@ def predict_head_std(
 
 def myth_card(frame: pd.DataFrame, d_model: int, n_heads: int) -> None:
     """“The d in √d is d_model”, against the live fan-in numbers of ÷√d_k and ÷√d_model."""
-    from ui.cache import WHICH_D_TOKENS as n
-
+    n = N
     d_k = d_model // n_heads
     means = fan_in_means(frame)
     live = {
@@ -323,9 +241,8 @@ def myth_card(frame: pd.DataFrame, d_model: int, n_heads: int) -> None:
 
 def init_cards(frame: pd.DataFrame, d_model: int, current: str) -> None:
     """One card per initialisation: Var(q_i), and the logit std and entropy under ÷√d_k
-    (measured and theory) from :func:`ui.cache.which_d_heads`; ◀ marks ``current``."""
-    from ui.cache import WHICH_D_TOKENS as n
-
+    (measured and theory) from :func:`ui.which_d.data.which_d_heads`; ◀ marks ``current``."""
+    n = N
     off = {"delta_color": "off", "delta_arrow": "off"}
     uniform = t("which_d.m_uniform", n=n, h=f"{math.log(n):.3f}")
     for col, init in zip(st.columns(len(INITS)), INITS, strict=True):
@@ -339,86 +256,128 @@ def init_cards(frame: pd.DataFrame, d_model: int, current: str) -> None:
             st.metric(t("which_d.m_init_entropy"), f"{row['entropy'].mean():.3f}", uniform, **off)
 
 
-def qk_lines(sweep: pd.DataFrame) -> tuple[pd.DataFrame, dict[bool, str]]:
-    """The QK-LayerNorm sweep as :func:`ui.charts.scale_lines` data, and the series labels."""
-    series = {False: t("which_d.series_raw"), True: t("which_d.series_ln")}
-    colors = {False: charts.COLORS["unscaled"], True: charts.COLORS["sqrt"]}
-    lines = pd.DataFrame(
-        {
-            "scale": sweep["scale"],
-            "series": sweep["layernorm"].map(series),
-            "color": sweep["layernorm"].map(colors),
-            "value": sweep["std"],
-            "theory": sweep["theory_std"],
-        }
-    )
-    return lines, series
+# --- 1. multi-head self-attention --------------------------------------------------------
+def multi_head_intro() -> None:
+    st.header(t("which_d.mh_header"))
 
 
-# --- LaTeX with the live numbers --------------------------------------------------------
-
-
-def tex_number(value: float, digits: int = 4) -> str:
-    """A number for LaTeX: plain in [1e-3, 1e5), otherwise m \\times 10^{e}."""
-    if value == 0 or 1e-3 <= abs(value) < 1e5:
-        return f"{value:.{digits}g}"
-    exponent = math.floor(math.log10(abs(value)))
-    mantissa = value / 10**exponent
-    return rf"{mantissa:.{digits}g}\times 10^{{{exponent}}}"
-
-
-def multi_head_latex(d_model: int, n_heads: int, var: float) -> str:
-    """d_k = d_model / n_heads, Var(q·k), and the logit std under √d_k and √d_model."""
+def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int) -> None:
+    """Predict the per-head logit std, then the formulas, the bar charts, the metrics and
+    the misconception card."""
+    heads, extras = data.which_d_heads(d_model, n_heads, seed)
+    shown = extras["heads_shown"]
+    if not predict_head_std(heads, d_model, n_heads, shown, w_init):
+        return
     d_k = d_model // n_heads
-    right, wrong = math.sqrt(var / d_k), math.sqrt(var / d_model)
-    return (
-        r"\begin{gathered}"
-        rf"d_k = \frac{{d_\text{{model}}}}{{n_\text{{heads}}}} = \frac{{{d_model}}}{{{n_heads}}}"
-        rf" = {d_k},\qquad \mathrm{{Var}}(q\cdot k) = d_k\,(d_\text{{model}}\,\sigma_w^2"
-        rf"\sigma_x^2)^2 = {tex_number(var)},\\"
-        rf"\mathrm{{std}}\Big(\tfrac{{q\cdot k}}{{\sqrt{{d_k}}}}\Big) = {tex_number(right)},\quad"
-        rf"\mathrm{{std}}\Big(\tfrac{{q\cdot k}}{{\sqrt{{d_\text{{model}}}}}}\Big) = {tex_number(wrong)}"
-        rf" = \frac{{{tex_number(right)}}}{{\sqrt{{{n_heads}}}}}"
-        r"\end{gathered}"
+    var = score_variance(d_k, d_model, d_model, *init_stds(w_init, d_model, d_model))
+    st.latex(formulas.multi_head_latex(d_model, n_heads, var))
+    fmt = {"d_model": d_model, "n_heads": n_heads, "d_k": d_k, "n": N}
+    labels = divisor_labels("div", DIVISORS_SELF, d_k=d_k, d_q=d_model, d_kv=d_model)
+    mh_src = [which_d_core.projected_multi_head_logits, heads_core.multi_head_logits, *STATS]
+    mh = divisor_charts(
+        heads, w_init, divisor, labels, "mh", fmt, {"std": mh_src, "entropy": STATS}
+    )
+    multi_head_metrics(mh, divisor, labels[divisor], n_heads)
+    st.caption(t("which_d.mh_caption", n=N, shown=shown, n_heads=n_heads))
+    myth_card(heads, d_model, n_heads)
+
+
+# --- 2. cross-attention ------------------------------------------------------------------
+def cross_intro() -> None:
+    st.header(t("which_d.cross_header"))
+    st.markdown(t("which_d.cross_lead"))
+
+
+def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
+    """Cross-attention: the formulas and the bar charts under √d_k, √d_q and √d_kv."""
+    frame = data.which_d_cross(d_q, d_kv, d_proj, seed)
+    var_x = score_variance(d_proj, d_q, d_kv, *init_stds(w_init, d_q, d_kv))
+    st.latex(formulas.cross_latex(d_proj, d_q, d_kv, var_x))
+    labels_x = divisor_labels("cdiv", DIVISORS_CROSS, d_k=d_proj, d_q=d_q, d_kv=d_kv)
+    fmt_x = {"d_q": d_q, "d_kv": d_kv, "d_k": d_proj, "n": N}
+    x_src = [which_d_core.projected_cross_attention_logits, heads_core.cross_attention_logits]
+    divisor_charts(
+        frame, w_init, "d_k", labels_x, "cross", fmt_x, {"std": x_src + STATS, "entropy": STATS}
+    )
+    st.caption(t("which_d.cross_caption", n=N, heads=data.WHICH_D_CROSS_HEADS))
+
+
+# --- 3. initialisation -------------------------------------------------------------------
+def initialisation(d_model: int, n_heads: int, w_init: str, seed: int) -> None:
+    """One card per initialisation."""
+    heads, _ = data.which_d_heads(d_model, n_heads, seed)
+    st.header(t("which_d.init_header"))
+    st.markdown(t("which_d.init_lead", d_model=d_model, d_k=d_model // n_heads))
+    init_cards(heads, d_model, w_init)
+    st.caption(t("which_d.init_caption", d_model=d_model))
+
+
+# --- 4. where the scale goes -------------------------------------------------------------
+def where_scale(d_model: int, n_heads: int, seed: int) -> None:
+    """d_k^-¼ on q and k is 1/√d_k on q·k: the measured gap, and the temperature view."""
+    _, extras = data.which_d_heads(d_model, n_heads, seed)
+    d_k = d_model // n_heads
+    st.header(t("which_d.where_header"))
+    st.latex(formulas.where_latex(d_k))
+    c1, c2 = st.columns([2, 3])  # the metric's delta names both forms: room for it
+    gap = f"{extras['quarter_gap']:.1e}"
+    c1.metric(t("which_d.m_gap"), gap, t("which_d.m_gap_delta", d_k=d_k), **OFF)
+    c2.markdown(
+        t(
+            "which_d.where_text",
+            q4=f"{d_k**-0.25:.4g}",
+            t_right=f"{math.sqrt(d_k):.4g}",
+            t_wrong=f"{math.sqrt(d_model):.4g}",
+        )
     )
 
 
-def cross_latex(d_k: int, d_q: int, d_kv: int, var: float) -> str:
-    """Var(q·k) of cross-attention and the logit std under the three divisors."""
-    stds = r",\quad ".join(
-        rf"\mathrm{{std}}\Big(\tfrac{{q\cdot k}}{{\sqrt{{{n}}}}}\Big) = {tex_number(math.sqrt(var / n), 3)}"
-        for n in (d_k, d_q, d_kv)
-    )
-    return (
-        r"\begin{gathered}"
-        rf"\mathrm{{Var}}(q\cdot k) = d_k\,(d_q\,\sigma_{{w_q}}^2\sigma_x^2)\,"
-        rf"(d_{{kv}}\,\sigma_{{w_k}}^2\sigma_x^2) = {tex_number(var)},\\ {stds}"
-        r"\end{gathered}"
-    )
+# --- 5. QK normalisation -----------------------------------------------------------------
+def qk_intro() -> None:
+    st.header(t("which_d.qk_header"))
+    st.markdown(t("which_d.qk_lead"))
 
 
-def where_latex(d_k: int) -> str:
-    """q d_k^-¼ · k d_k^-¼ = q·k / √d_k, and division by c as softmax temperature c."""
-    return (
-        rf"\left(q\,d_k^{{-1/4}}\right)\cdot\left(k\,d_k^{{-1/4}}\right)"
-        rf" = \frac{{q\cdot k}}{{\sqrt{{{d_k}}}}} = \frac{{q\cdot k}}{{{math.sqrt(d_k):.4g}}},"
-        r"\qquad \mathrm{softmax}\!\left(\frac{s}{c}\right)_i = \frac{e^{s_i/c}}{\sum_j e^{s_j/c}}"
-        r" = \mathrm{softmax}_{T=c}(s)_i"
-    )
-
-
-def qk_latex(scale: float, d_k: int) -> str:
-    """Logit std s² without normalisation; with QK LayerNorm √(d_k/(d_k − 1)) whatever s
-    (:func:`core.which_d.layernorm_logit_std`; 0 at d_k = 1), bounded by √d_k."""
-    ln = (
-        rf"\approx \sqrt{{\tfrac{{d_k}}{{d_k - 1}}}} = {layernorm_logit_std(d_k):.4g}"
-        if d_k >= 2
-        else "= 0"
-    )
-    return (
-        rf"\mathrm{{std}}\Big(\tfrac{{(s q)\cdot(s k)}}{{\sqrt{{d_k}}}}\Big) = s^2"
-        rf" = {scale:g}^2 = {scale**2:g},\qquad"
-        rf"\mathrm{{std}}\Big(\tfrac{{\mathrm{{LN}}(s q)\cdot\mathrm{{LN}}(s k)}}{{\sqrt{{d_k}}}}\Big)"
-        rf" {ln},\quad \Big|\tfrac{{\mathrm{{LN}}(q)\cdot\mathrm{{LN}}(k)}}{{\sqrt{{d_k}}}}\Big|"
-        rf" \le \sqrt{{d_k}} = {math.sqrt(d_k):.4g}"
-    )
+def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
+    """Logit std against the input scale, with and without QK LayerNorm, and metrics."""
+    d_k = d_model // n_heads
+    sweep = data.which_d_qk_sweep(d_model, n_heads, seed)
+    st.latex(formulas.qk_latex(x_scale, d_k))
+    # LayerNorm over one dimension maps everything to 0: no normalised line, no theory
+    ln_std = f"{which_d_core.layernorm_logit_std(d_k):.4g}" if d_k >= 2 else ""
+    suffix = "" if d_k >= 2 else "_one_dim"
+    # at d_k = 1 LayerNorm maps every q and k to 0: no normalised line (a log axis has no 0)
+    shown_ln = (False, True) if d_k >= 2 else (False,)
+    if d_k == 1:
+        st.info(t("which_d.qk_one_dim"), icon=":material/info:")
+        sweep = sweep[~sweep.layernorm]
+    left, right = st.columns([3, 2])  # room for the metrics' labels
+    lines, series = data.qk_lines(sweep)
+    with left:
+        workshop.chart(
+            charts.scale_lines(
+                lines,
+                current=x_scale,
+                title=t("which_d.qk_title", r=f"{math.sqrt(d_k):.3g}"),
+                x_title=t("which_d.axis_scale"),
+                y_title=t("which_d.axis_std_log"),
+                description=t(f"which_d.qk_alt{suffix}", ln_std=ln_std),
+                theory_title=t("which_d.theory"),
+            ),
+            key="which_d_qk",
+            data=lines.drop(columns="color"),
+            source=[which_d_core.input_scale_sweep, heads_core.layer_norm],
+        )
+    now = sweep[sweep.scale == x_scale].set_index("layernorm")
+    for ln in shown_ln:
+        right.metric(
+            t("which_d.m_qk", series=series[ln], s=f"{x_scale:g}"),
+            f"{now.loc[ln, 'std']:.4g}",
+            t("which_d.m_qk_delta", h=f"{now.loc[ln, 'entropy']:.3f}"),
+            **OFF,
+        )
+    heads = min(n_heads, data.WHICH_D_QK_HEADS)  # as many as the sweep computes
+    st.caption(
+        t(f"which_d.qk_caption{suffix}", heads=heads, n_heads=n_heads, d_model=d_model, d_k=d_k,
+          ln_std=ln_std)
+    )  # fmt: skip

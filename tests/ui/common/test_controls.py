@@ -2,7 +2,7 @@
 
 import pytest
 
-from ui.controls import parse_choice, parse_float, parse_int
+from ui.common.controls import parse_choice, parse_float, parse_int
 
 
 @pytest.mark.parametrize(

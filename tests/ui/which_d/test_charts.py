@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ui import cache, charts, which_d
+from ui.which_d import charts, data, formulas, sections
 
 
 def _layers(spec):
@@ -127,7 +127,7 @@ def test_divisor_bars_rejects_too_many_rows():
 
 
 def test_scale_lines():
-    scales = np.array([float(s) for s in cache.WHICH_D_X_SCALES])
+    scales = np.array([float(s) for s in data.WHICH_D_X_SCALES])
     df = pd.concat(
         [
             pd.DataFrame(
@@ -159,32 +159,32 @@ def test_scale_lines():
 
 
 def test_heads_helpers():
-    assert which_d.default_heads(512) == 8  # d_k = 64
-    assert which_d.default_heads(4096) == 64
-    assert which_d.default_heads(64) == 1
-    assert which_d.default_heads(97) == 1  # d_k = 97 is closer to 64 than 1
-    assert which_d.default_heads(1000) == 20  # d_k = 50
-    assert which_d.nearest_divisor(513, 8) == 9
-    assert which_d.nearest_divisor(512, 8) == 8
-    assert which_d.nearest_divisor(97, 50) == 97
+    assert sections.default_heads(512) == 8  # d_k = 64
+    assert sections.default_heads(4096) == 64
+    assert sections.default_heads(64) == 1
+    assert sections.default_heads(97) == 1  # d_k = 97 is closer to 64 than 1
+    assert sections.default_heads(1000) == 20  # d_k = 50
+    assert sections.nearest_divisor(513, 8) == 9
+    assert sections.nearest_divisor(512, 8) == 8
+    assert sections.nearest_divisor(97, 50) == 97
 
 
 def test_tex_number():
-    assert which_d.tex_number(64) == "64"
-    assert which_d.tex_number(0) == "0"
-    assert which_d.tex_number(0.353553) == "0.3536"
-    assert which_d.tex_number(5e7) == r"5\times 10^{7}"
-    assert which_d.tex_number(3.355e7) == r"3.355\times 10^{7}"
-    assert which_d.tex_number(2.5e-5) == r"2.5\times 10^{-5}"
+    assert formulas.tex_number(64) == "64"
+    assert formulas.tex_number(0) == "0"
+    assert formulas.tex_number(0.353553) == "0.3536"
+    assert formulas.tex_number(5e7) == r"5\times 10^{7}"
+    assert formulas.tex_number(3.355e7) == r"3.355\times 10^{7}"
+    assert formulas.tex_number(2.5e-5) == r"2.5\times 10^{-5}"
 
 
 def test_divisor_frames_pick_one_init_and_mark_the_selection():
-    frame, _ = cache.which_d_heads.__wrapped__(128, 4, 0)
+    frame, _ = data.which_d_heads.__wrapped__(128, 4, 0)
     labels = {"d_k": "a", "d_model": "b", "none": "c"}
-    bars, points = which_d.divisor_frames(frame, "fan_in", "d_model", labels)
+    bars, points = data.divisor_frames(frame, "fan_in", "d_model", labels)
     assert list(bars.label) == ["a", "b", "c"]
     assert list(bars.selected) == [False, True, False]
-    assert list(bars.color) == [which_d.DIVISOR_COLORS[d] for d in labels]
+    assert list(bars.color) == [data.DIVISOR_COLORS[d] for d in labels]
     assert len(points) == 3 * 4
     # the same scores divided by √32 and by √128: ratio √n_heads = 2 exactly
     std = bars.set_index("divisor")["std"]
@@ -194,9 +194,9 @@ def test_divisor_frames_pick_one_init_and_mark_the_selection():
 
 def test_divisor_points_carry_their_bar_and_tick():
     """The per-head frame (the charts' CSV) holds every value the chart draws."""
-    frame, _ = cache.which_d_heads.__wrapped__(128, 4, 0)
+    frame, _ = data.which_d_heads.__wrapped__(128, 4, 0)
     labels = {"d_k": "a", "d_model": "b", "none": "c"}
-    bars, points = which_d.divisor_frames(frame, "one", "d_k", labels)
+    bars, points = data.divisor_frames(frame, "one", "d_k", labels)
     assert list(points.columns) == [
         "label",
         "head",
@@ -216,17 +216,17 @@ def test_divisor_points_carry_their_bar_and_tick():
 
 @pytest.mark.parametrize("n_heads", [2, 3, 8, 64, 4096])
 def test_std_options_are_distinct_and_the_answer_is_the_nearest(n_heads):
-    values, labels = which_d.std_options(n_heads)
+    values, labels = data.std_options(n_heads)
     assert values == sorted(values) and len(set(labels)) == 4
     assert all(b / a >= math.sqrt(2) - 1e-12 for a, b in itertools.pairwise(values))
-    assert which_d.closest_option(values, n_heads**-0.5 * 1.15) == 1
-    assert which_d.closest_option(values, 0.97) == 2
-    assert which_d.closest_option(values, 0.0) == 0  # W_q = 0: no spread at all
+    assert data.closest_option(values, n_heads**-0.5 * 1.15) == 1
+    assert data.closest_option(values, 0.97) == 2
+    assert data.closest_option(values, 0.0) == 0  # W_q = 0: no spread at all
 
 
 def test_fan_in_means():
-    frame, _ = cache.which_d_heads(512, 8, 0)
-    means = which_d.fan_in_means(frame)
+    frame, _ = data.which_d_heads(512, 8, 0)
+    means = data.fan_in_means(frame)
     assert list(means) == ["d_k", "d_model", "none"]
     assert means["d_model"]["std"] == pytest.approx(means["d_k"]["std"] / math.sqrt(8))
     assert means["d_k"]["std"] == pytest.approx(1.0, rel=0.05)

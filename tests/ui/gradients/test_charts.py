@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ui import cache, charts
+from ui.common import charts as common_charts
+from ui.common import data as common_data
+from ui.gradients import charts, data
 
 
 def _layers(spec):
@@ -22,8 +24,8 @@ def _rows(spec) -> list[int]:
 
 @pytest.mark.parametrize("n_keys", [2, 10, 512])
 def test_jacobian_row_frame(n_keys):
-    cells, summary = cache.jacobian_row(256, n_keys, 0.5, 0)
-    shown = min(n_keys, cache.HEATMAP_MAX_KEYS)
+    cells, summary = data.jacobian_row(256, n_keys, 0.5, 0)
+    shown = min(n_keys, data.HEATMAP_MAX_KEYS)
     assert len(cells) == 2 * shown**2
     assert set(cells.which) == {"unscaled", "scaled"}
     assert cells.i.between(1, n_keys).all() and cells.j.between(1, n_keys).all()
@@ -36,15 +38,15 @@ def test_jacobian_row_frame(n_keys):
         assert 0 < s["p_top"] <= 1 and s["rest"] == pytest.approx(1 - s["p_top"], abs=1e-12)
         assert np.abs(block.value).max() <= s["max_abs"] + 1e-15
         assert s["max_abs"] <= s["rest"] * (1 + 1e-12)  # every |J_ij| ≤ 1 − p_k
-    if n_keys <= cache.HEATMAP_MAX_KEYS:  # the whole row is shown: rows of J sum to 0
+    if n_keys <= data.HEATMAP_MAX_KEYS:  # the whole row is shown: rows of J sum to 0
         sums = cells.groupby(["which", "i"]).value.sum()
         assert np.allclose(sums, 0.0, atol=1e-15)
 
 
 @pytest.mark.parametrize("gap2", [None, 2.0])
 def test_gap_curves_frame(gap2):
-    df = cache.gap_curves(10, gap2)
-    n = len(cache.GAP_GRID)
+    df = data.gap_curves(10, gap2)
+    n = len(data.GAP_GRID)
     assert set(df.quantity) == {"fro", "offdiag"} and set(df.kind) <= {"exact", "law"}
     assert (df[df.kind == "exact"].groupby("quantity").size() == n).all()
     assert (df.value > 0).all()
@@ -53,51 +55,41 @@ def test_gap_curves_frame(gap2):
     # stays 29 % off however large g is, so it is not drawn at all
     exact = df[df.kind == "exact"].set_index(["quantity", "g"]).value
     law = df[df.kind == "law"].set_index(["quantity", "g"]).value
-    assert ((law / exact.loc[law.index] - 1).abs() <= cache.GAP_LAW_TOLERANCE).all()
+    assert ((law / exact.loc[law.index] - 1).abs() <= data.GAP_LAW_TOLERANCE).all()
     assert law.empty == (gap2 is not None)
     if gap2 is None:
         assert law.loc["fro"].index.min() > 0  # not drawn at g = 0, where no key leads
-    point = cache.gap_point(6.0, 10, gap2)
+    point = data.gap_point(6.0, 10, gap2)
     exact = df[(df.kind == "exact") & (df.quantity == "fro") & (df.g == 6.0)].value.iloc[0]
     assert point["fro"] == pytest.approx(exact, rel=1e-12)
 
 
 def test_query_grad_histogram_frame():
-    bins, stats, geo = cache.query_grad_histogram(1024, 10, 0.5, 0)
+    bins, stats, geo = data.query_grad_histogram(1024, 10, 0.5, 0)
     for which in ("unscaled", "scaled"):
         b = bins[bins.which == which]
         assert b.share.sum() == pytest.approx(100.0)
-        assert (b.x1 - b.x0).round(12).eq(cache.HIST_BIN).all()
+        assert (b.x1 - b.x0).round(12).eq(data.HIST_BIN).all()
         assert b.x0.min() == geo["lo"] and b.x1.max() == geo["hi"]
         assert stats[which]["median_log10"] == pytest.approx(
             math.log10(stats[which]["median"]), abs=1e-9
         )
-    assert geo["lo"] == int(geo["lo"]) and geo["hi"] - geo["lo"] <= cache.HIST_SPAN + 1
-    assert geo["n_rows"] == cache.SWEEP_ROWS
+    assert geo["lo"] == int(geo["lo"]) and geo["hi"] - geo["lo"] <= data.HIST_SPAN + 1
+    assert geo["n_rows"] == common_data.SWEEP_ROWS
     assert stats["unscaled"]["median"] < 1e-2 * stats["scaled"]["median"]
     assert stats["unscaled"]["clipped"] > 0  # some unscaled rows lie below 24 decades down
 
 
-def test_gradient_rows_budget():
-    assert (
-        cache.gradient_rows(10)
-        == cache.SWEEP_ROWS
-        == cache.sat_sweep_rows(10)
-        == cache.sqrt_vs_d_rows(10)
-    )
-    assert cache.gradient_rows(512) * 512 <= cache.SWEEP_ROW_KEY_BUDGET
-
-
 def test_gradient_sweep_frames_recompute_only_the_chosen_alpha():
-    fixed = cache.gradient_sweep_frames(10, 0.5, 0)
-    custom = cache.gradient_sweep_frames(10, 0.75, 0)
-    n_d = len(cache.SWEEP_D)
+    fixed = data.gradient_sweep_frames(10, 0.5, 0)
+    custom = data.gradient_sweep_frames(10, 0.75, 0)
+    n_d = len(common_data.SWEEP_D)
     assert len(fixed["jac"]) == 3 * n_d and len(custom["jac"]) == 4 * n_d
     # the fixed exponents come from the same cached call
     pd.testing.assert_frame_equal(fixed["jac"], custom["jac"].iloc[: 3 * n_d])
     for name in ("jac", "grad"):
         df = custom[name]
-        assert (df[["value", "lo", "hi", "mean"]] >= cache.LOG_FLOOR).all().all()
+        assert (df[["value", "lo", "hi", "mean"]] >= data.LOG_FLOOR).all().all()
         assert (df.lo <= df.value).all() and (df.value <= df.hi).all()
     dead = custom["dead"]
     assert dead.value.between(0, 1).all() and (dead.lo <= dead.value).all()
@@ -108,7 +100,7 @@ def test_gradient_sweep_frames_recompute_only_the_chosen_alpha():
 
 
 def test_gradient_at_current_d_k():
-    table = cache.gradient_at(1000, 10, 0.5, 0)
+    table = data.gradient_at(1000, 10, 0.5, 0)
     assert list(table.columns) == ["unscaled", "scaled"]
     assert table.loc["dead_fraction", "unscaled"] > 0.5
     assert table.loc["dead_fraction", "scaled"] == 0.0
@@ -121,7 +113,7 @@ def test_gradient_at_current_d_k():
 
 
 def test_jacobian_heatmap_shares_a_symmetric_diverging_scale():
-    cells, _ = cache.jacobian_row(64, 10, 0.5, 0)
+    cells, _ = data.jacobian_row(64, 10, 0.5, 0)
     block = cells[cells.which == "scaled"].drop(columns="which")
     spec = charts.jacobian_heatmap(
         block,
@@ -144,7 +136,7 @@ def test_jacobian_heatmap_shares_a_symmetric_diverging_scale():
 
 
 def test_gap_explorer_chart():
-    df = cache.gap_curves(10, None).replace(
+    df = data.gap_curves(10, None).replace(
         {"fro": "F", "offdiag": "O", "exact": "exact", "law": "law"}
     )
     spec = charts.gap_explorer(
@@ -166,8 +158,8 @@ def test_gap_explorer_chart():
 
 
 def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():
-    df = cache.gradient_sweep_frames(10, 0.5, 0)["jac"]
-    df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(charts.alpha_color))
+    df = data.gradient_sweep_frames(10, 0.5, 0)["jac"]
+    df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(common_charts.alpha_color))
     chart = charts.median_mean_sweep(
         df,
         current_d=64,
@@ -193,15 +185,15 @@ def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():
 
 
 def test_log_histogram_chart():
-    bins, stats, geo = cache.query_grad_histogram(64, 10, 0.5, 0)
+    bins, stats, geo = data.query_grad_histogram(64, 10, 0.5, 0)
     b = bins[bins.which == "scaled"].drop(columns="which")
     s = stats["scaled"]
-    spec = charts.log_histogram(
+    spec = common_charts.log_histogram(
         b,
         median=s["median"],
         median_log10=s["median_log10"],
         x_domain=(geo["lo"], geo["hi"]),
-        color=charts.COLORS["sqrt"],
+        color=common_charts.COLORS["sqrt"],
         title="T",
         subtitle="S",
         x_title="log10",
@@ -233,8 +225,8 @@ def test_gradient_builders_reject_too_many_rows():
 
 
 def test_median_mean_sweep_legend_is_opaque_and_two_column():
-    df = cache.gradient_sweep_frames(10, 0.5, 0)["grad"]
-    df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(charts.alpha_color))
+    df = data.gradient_sweep_frames(10, 0.5, 0)["grad"]
+    df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(common_charts.alpha_color))
     kwargs = dict(
         current_d=64, title="T", subtitle="S", x_title="d", y_title="g", mean_label="mean",
         description="alt",

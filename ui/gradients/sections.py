@@ -2,7 +2,7 @@
 
 The page script reads the controls and decides which sections are shown (presenter
 steps); everything here reads its inputs from arguments and cached calls in
-:mod:`ui.cache`. The gap explorer is an ``st.fragment`` with its own URL-bound controls
+:mod:`ui.gradients.data`. The gap explorer is an ``st.fragment`` with its own URL-bound controls
 (``gap``, ``gap2``), so moving them reruns that panel only.
 """
 
@@ -13,10 +13,12 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core.experiments import _row_quantities, _summarise, sample_scores, saturation_sweep
+from core.experiments import row_quantities, sample_scores, saturation_sweep, summarise
 from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
-from ui import cache, charts, controls, workshop
-from ui.i18n import t
+from ui.common import controls, workshop
+from ui.common.charts import alpha_color, log_histogram, sweep_lines
+from ui.common.i18n import t
+from ui.gradients import charts, data
 
 GAP2_OPTIONS = ("none", "1", "2", "4", "8")
 #: Upper edges of the answer bins of the dead-row question (shares of rows).
@@ -53,7 +55,7 @@ def bin_index(value: float, edges: tuple[float, ...]) -> int:
 # --- 1. the formula and one sampled row ---------------------------------------------------
 def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> None:
     """The Jacobian, its bound at saturation, the live row, and its two heatmaps."""
-    cells, row = cache.jacobian_row(d_k, n_keys, alpha, seed)
+    cells, row = data.jacobian_row(d_k, n_keys, alpha, seed)
     st.subheader(t("gradients.formula_header"))
     st.latex(
         r"\frac{\partial p_i}{\partial z_j} = p_i(\delta_{ij} - p_j), \qquad J = \operatorname{diag}(p) - p\,p^{\top},"
@@ -90,8 +92,8 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
                 source=[sample_scores, jacobian_from_logits],
             )  # fmt: skip
     st.caption(t("gradients.heat_caption", d_k=d_k, n_keys=n_keys))
-    if n_keys > cache.HEATMAP_MAX_KEYS:
-        st.caption(t("gradients.heat_truncated", shown=cache.HEATMAP_MAX_KEYS, n_keys=n_keys))
+    if n_keys > data.HEATMAP_MAX_KEYS:
+        st.caption(t("gradients.heat_truncated", shown=data.HEATMAP_MAX_KEYS, n_keys=n_keys))
 
 
 # --- 2. the gap explorer: a fragment, so its two controls rerun only this panel -----------
@@ -107,11 +109,11 @@ def gap_explorer(n_keys: int) -> None:
         choice = controls.choice("gap2", t("gradients.gap2"), GAP2_OPTIONS, default="none",
                                  widget="select_slider", help=t("gradients.gap2_help"))  # fmt: skip
     gap2 = None if choice == "none" else float(choice)
-    pt = cache.gap_point(g, n_keys, gap2)
+    pt = data.gap_point(g, n_keys, gap2)
 
     # "≈ law" only where the chart draws the law too (elsewhere it is off by up to 35×)
     def close(q: str) -> bool:
-        return bool(cache.gap_law_holds(pt["p_top"], pt[f"{q}_law"], pt[q]))
+        return bool(data.gap_law_holds(pt["p_top"], pt[f"{q}_law"], pt[q]))
 
     fro_law = (
         rf" \approx \sqrt{{(\textstyle\sum\varepsilon)^2 + 3\sum\varepsilon^2}} = {tex(pt['fro_law'])}"
@@ -130,7 +132,7 @@ def gap_explorer(n_keys: int) -> None:
     q_labels = (t("gradients.gap_q_fro"), t("gradients.gap_q_off"))
     k_labels = (t("gradients.gap_k_exact"), t("gradients.gap_k_law"))
     names = dict(zip(("fro", "offdiag", "exact", "law"), q_labels + k_labels, strict=True))
-    curves = cache.gap_curves(n_keys, gap2).replace(names)
+    curves = data.gap_curves(n_keys, gap2).replace(names)
     workshop.chart(
         charts.gap_explorer(
             curves, current_g=g, quantity_order=q_labels, kind_order=k_labels,
@@ -149,9 +151,9 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     Returns whether the sweeps are shown (False while the question waits for a guess).
     """
     st.subheader(t("gradients.sweep_header"))
-    n_rows = cache.gradient_rows(n_keys)
+    n_rows = data.gradient_rows(n_keys)
     st.markdown(t("gradients.sweep_lead", n_rows=f"{n_rows:,}", n_keys=n_keys))
-    now = cache.gradient_at(d_k, n_keys, alpha, seed)
+    now = data.gradient_at(d_k, n_keys, alpha, seed)
     dead = now.loc["dead_fraction"]
     options = [t(f"gradients_workshop.dead_opt_{i}") for i in range(len(DEAD_BINS) + 1)]
     explain = t("gradients_workshop.dead_explain", n_rows=f"{n_rows:,}", d_k=d_k,
@@ -166,11 +168,11 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     ):  # fmt: skip
         return
     frames = {
-        name: df.assign(series=df.alpha.map(controls.alpha_label), color=df.alpha.map(charts.alpha_color))
-        for name, df in cache.gradient_sweep_frames(n_keys, alpha, seed).items()
+        name: df.assign(series=df.alpha.map(controls.alpha_label), color=df.alpha.map(alpha_color))
+        for name, df in data.gradient_sweep_frames(n_keys, alpha, seed).items()
     }  # fmt: skip
     # the closed form of ‖J‖_F per row; medians, means, dead share and the factor d_k^−α
-    source = {"jac": [saturation_sweep, _row_quantities], "grad": [saturation_sweep, _summarise]}
+    source = {"jac": [saturation_sweep, row_quantities], "grad": [saturation_sweep, summarise]}
     jac = frames["jac"].set_index(["alpha", "d"])["value"]
     descriptions = {
         "jac": t("gradients.jac_alt", n=n_keys, med_u=f"{jac[0.0, 1024]:.2g}", med_s=f"{jac[0.5, 1024]:.2g}"),
@@ -190,7 +192,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     left, right = st.columns(2)
     with left:
         workshop.chart(
-            charts.sweep_lines(
+            sweep_lines(
                 frames["dead"], current_d=d_k, title=t("gradients.dead_title"),
                 x_title=t("gradients.axis_d_k"), y_title=t("gradients.axis_dead"),
                 description=t("gradients.dead_alt"), y_domain=(0, 1), legend_columns=2, height=360,
@@ -210,7 +212,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
 # --- 4. the myth card: the mean is not what collapses -------------------------------------
 def myth_reality(d_k: int, n_keys: int, seed: int) -> str:
     """The live counter-example: unscaled against 1/√d_k at the current d_k and n_keys."""
-    at = cache.gradient_at(d_k, n_keys, 0.5, seed)
+    at = data.gradient_at(d_k, n_keys, 0.5, seed)
     u, s = at["unscaled"], at["scaled"]
     mean_u, mean_s = u["grad_fro_mean"], s["grad_fro_mean"]
     med_u, med_s = u["grad_fro_median"], s["grad_fro_median"]
@@ -228,7 +230,7 @@ def myth_reality(d_k: int, n_keys: int, seed: int) -> str:
         typical = t("gradients_workshop.myth_not_yet", **nums)
     else:
         typical = t("gradients_workshop.myth_none_dead", **nums)
-    mean = t("gradients_workshop.myth_mean", n_rows=f"{cache.gradient_rows(n_keys):,}", d_k=d_k,
+    mean = t("gradients_workshop.myth_mean", n_rows=f"{data.gradient_rows(n_keys):,}", d_k=d_k,
              n_keys=n_keys, mean_u=f"{mean_u:.3g}", mean_s=f"{mean_s:.3g}", verdict=verdict)  # fmt: skip
     logits = t("gradients_workshop.myth_logits", jmean_u=f"{u['jacobian_fro_mean']:.3g}",
                jmean_s=f"{s['jacobian_fro_mean']:.3g}")  # fmt: skip
@@ -278,9 +280,9 @@ def query_gradient(
 ) -> None:
     """The question on the median ‖∂L/∂q‖, then its two histograms."""
     st.subheader(t("gradients.qgrad_header"))
-    n_rows = cache.gradient_rows(n_keys)
+    n_rows = data.gradient_rows(n_keys)
     st.markdown(t("gradients.qgrad_lead", n_rows=f"{n_rows:,}"))
-    bins, qstats, geo = cache.query_grad_histogram(d_k, n_keys, alpha, seed)
+    bins, qstats, geo = data.query_grad_histogram(d_k, n_keys, alpha, seed)
     med_u, med_s = qstats["unscaled"]["median"], qstats["scaled"]["median"]
     ratio = med_u / med_s
     options = [t(f"gradients_workshop.qgrad_opt_{i}") for i in range(len(QGRAD_BINS) + 1)]
@@ -300,7 +302,7 @@ def query_gradient(
         frame = bins[bins.which == which].drop(columns="which")
         with col:
             workshop.chart(
-                charts.log_histogram(
+                log_histogram(
                     frame, median=q["median"], median_log10=q["median_log10"],
                     x_domain=(geo["lo"], geo["hi"]), color=colors[which], title=label,
                     subtitle=t("gradients.qgrad_subtitle", d_k=d_k, n_keys=n_keys),
@@ -312,7 +314,7 @@ def query_gradient(
             )  # fmt: skip
             st.caption(t("gradients.qgrad_stats", median=f"{q['median']:.3g}", mean=f"{q['mean']:.3g}",
                          q10=f"{q['q10']:.2g}", q90=f"{q['q90']:.2g}"))  # fmt: skip
-    med_half = med_s if alpha == 0.5 else cache.query_grad_median(d_k, n_keys, 0.5, seed)
+    med_half = med_s if alpha == 0.5 else data.query_grad_median(d_k, n_keys, 0.5, seed)
     rel = med_u / med_half
     st.caption(f"{qgrad_caption(d_k, alpha, ratio, rel)} {t('gradients.qgrad_sampler')}")
     if qstats["unscaled"]["clipped"] > 0:

@@ -24,8 +24,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ui import controls
-from ui.i18n import t
+from ui.common import controls
+from ui.common.i18n import t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
 #: Presenter mode: chart text sized for a projector (Vega-Lite's defaults are 10–13 px).
@@ -180,11 +180,11 @@ def shown(section: int, step: int | None) -> bool:
 def _prevalidated(chart_obj: alt.TopLevelMixin) -> alt.TopLevelMixin:
     """The chart, serialised without Altair's JSON-schema validation on this rerun.
 
-    Every builder in ui/charts.py is validated by tests/ui (``chart.to_dict()``), so
-    repeating the schema walk on every rerun only costs time: it was three quarters of
-    the time Altair took to hand a chart to Streamlit. ``st.altair_chart`` calls
-    ``to_dict()`` with no arguments; this instance's ``to_dict`` defaults to
-    ``validate=False``.
+    Every builder in ``ui/common/charts.py`` and ``ui/<page>/charts.py`` is validated
+    by tests/ui (``chart.to_dict()``), so repeating the schema walk on every rerun only
+    costs time: it was three quarters of the time Altair took to hand a chart to
+    Streamlit. ``st.altair_chart`` calls ``to_dict()`` with no arguments; this
+    instance's ``to_dict`` defaults to ``validate=False``.
     """
     if "to_dict" not in vars(chart_obj):  # a chart object reused from a cache is set once
         object.__setattr__(

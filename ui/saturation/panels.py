@@ -1,27 +1,22 @@
-"""Parts of the saturation page: two self-contained panels and the cached sweep charts.
+"""The saturation page's two self-contained panels.
 
-The panels are ``st.fragment``s with their own URL-bound controls, so moving one of
-them reruns that panel only: the two-score playground (``score_1``, ``score_2``,
+Both are ``st.fragment``s with their own URL-bound controls, so moving one of them
+reruns that panel only: the two-score playground (``score_1``, ``score_2``,
 ``divisor``) and the toy experiment Q, K ~ N(0, 1) (``classic_batch``, ``classic_seq``,
-``classic_d_k``). Every main chart goes through :func:`ui.workshop.chart` (CSV of its
-frame, source of the core functions behind it).
+``classic_d_k``).
 """
 
 from __future__ import annotations
 
-import math
-
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from core import classic as classic_core
-from core import experiments
 from core.attention import attention_logits
 from core.softmax import softmax
-from ui import cache, charts, controls, workshop
-from ui import saturation_frames as frames
-from ui.i18n import t
+from ui.common import controls, workshop
+from ui.common.i18n import t
+from ui.saturation import charts, data, frames
 
 
 @workshop.fragment
@@ -108,7 +103,7 @@ def classic_experiment() -> None:
             "classic_d_k", t("saturation.classic_d_k"), min_value=1, max_value=4096, default=64
         )
     seed = st.session_state.get("seed", 0)
-    hist, summary = cache.classic_rowmax(batch, seq, dk, seed)
+    hist, summary = data.classic_rowmax(batch, seq, dk, seed)
     u, s = summary[False], summary[True]
     bins = frames.weight_bins(seq)
     shape = {"b": batch, "n": seq, "d_k": dk}
@@ -164,7 +159,7 @@ def _classic_charts(
     summary: dict[bool, dict[str, float]],
 ) -> None:
     """The two heatmaps of one batch element and the row-max distribution with its table."""
-    heat = cache.classic_heatmap(seq, dk, seed)
+    heat = data.classic_heatmap(seq, dk, seed)
     for col, scaled in zip(st.columns(2), (False, True), strict=True):
         name = "scaled" if scaled else "unscaled"
         cells = heat[heat.scaled == scaled].drop(columns="scaled")
@@ -219,102 +214,3 @@ def _classic_charts(
         )
     with right:
         st.table(frames.rowmax_table(summary))
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def sweep_chart(
-    stat: str,
-    n_keys: int,
-    alpha: float,
-    seed: int,
-    d_k: int,
-    *,
-    labels: tuple[tuple[float, str], ...],
-    reference: tuple[tuple[float, str], ...],
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-) -> tuple[alt.LayerChart, pd.DataFrame]:
-    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha``: the chart and its frame.
-
-    Every input is an argument (translated strings included), so the cache key is the
-    whole input. Cached as an object because the shared ``charts.sweep_lines`` spends
-    tens of milliseconds building it; a rerun at seen values reuses it. The frame (the
-    chart's data, for the CSV download) is shared by every caller: do not modify it.
-
-    Parameters
-    ----------
-    stat : {"max_weight", "entropy"}
-    labels : ((alpha, legend label), ...)
-    reference : ((y, label), ...)
-        Horizontal reference lines (1/n_keys, ln n_keys).
-    """
-    n_rows = cache.sat_sweep_rows(n_keys)
-    fixed = cache.saturation_sweep(n_keys, controls.ALPHA_PRESETS, 0.0, seed, n_rows)
-    mine = None
-    if not frames.is_preset(alpha):
-        mine = cache.saturation_sweep(n_keys, (alpha,), 0.0, seed, n_rows)
-    top = 1.0 if stat == "max_weight" else 1.05 * math.log(n_keys)
-    data = frames.sweep_frame(fixed, mine, stat, dict(labels))
-    chart = charts.saturation_sweep_lines(
-        data,
-        current_d=d_k,
-        y_domain=(0.0, top),
-        reference=frames.reference_frame(list(reference)),
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        description=description,
-    )
-    # set in place (.configure_legend would copy and re-merge every layer): else the
-    # legend copies the bands' pale fill
-    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
-    return chart, data
-
-
-#: Core functions behind the sweep charts (shown under them).
-SWEEP_SOURCE = (experiments.saturation_sweep, experiments._row_quantities)
-
-
-def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
-    """Mean largest weight and mean entropy against d_k, for α = 0, ½, 1 and ``alpha``."""
-    ln_n = math.log(n_keys)
-    st.latex(
-        rf"\mathrm{{std}}(\text{{logit}}) = d_k^{{\,1/2-\alpha}} = {d_k}^{{\,{0.5 - alpha:.3g}}}"
-        rf" = {d_k ** (0.5 - alpha):.4g}, \qquad"
-        rf" \ln n_{{\mathrm{{keys}}}} = \ln {n_keys} = {ln_n:.4f}"
-    )
-    labels = frames.series_labels((*controls.ALPHA_PRESETS, alpha))
-    refs = {
-        "max_weight": (1 / n_keys, t("saturation.ref_uniform_max", n=n_keys)),
-        "entropy": (ln_n, t("saturation.ref_ln_n", n=n_keys)),
-    }
-    for i, (stat, ref) in enumerate(refs.items()):  # full width: four legend entries
-        chart, data = sweep_chart(
-            stat,
-            n_keys,
-            alpha,
-            seed,
-            d_k,
-            labels=labels,
-            reference=(ref,),
-            title=t(f"saturation.sweep_{stat}_title", n=n_keys),
-            x_title=t("saturation.axis_d_k"),
-            y_title=t(f"saturation.axis_{stat}"),
-            description=t(f"saturation.sweep_{stat}_alt", n=n_keys),
-        )
-        workshop.chart(
-            chart,
-            key=f"saturation_sweep_{stat}",
-            data=data,
-            source=SWEEP_SOURCE if i == 0 else None,
-        )
-    st.caption(
-        t(
-            "saturation.sweep_caption",
-            rows=f"{cache.sat_sweep_rows(n_keys):,}",
-            n=n_keys,
-            cap=cache.sweep_row_limits()["cap"],
-        )
-    )

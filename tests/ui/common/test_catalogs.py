@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from ui import i18n
+from ui.common import i18n
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SOURCES = [
     ROOT / "app.py",
     *sorted((ROOT / "app_pages").glob("*.py")),
-    *sorted((ROOT / "ui").glob("*.py")),
+    *sorted((ROOT / "ui").rglob("*.py")),
 ]
 
 
@@ -84,12 +84,12 @@ def test_every_catalog_key_is_used():
 
 def test_every_formatted_key_prefix_exists():
     """f-string keys such as t(f"home.step_{name}_title") resolve for every value used."""
-    from ui.pages import STORY
+    from ui.common.pages import STORY
 
     en = i18n.catalog("en")
     for name in STORY:
         assert f"home.step_{name}_title" in en and f"home.step_{name}_text" in en
-    from ui.pages import PAGES
+    from ui.common.pages import PAGES
 
     for spec in PAGES:
         assert f"{spec.name}.nav" in en

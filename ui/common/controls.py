@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.i18n import t
+from ui.common.i18n import t
 
 _INT_RE = re.compile(r"^[+-]?\d{1,12}$")
 _FLOAT_RE = re.compile(r"^[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,3})?$")
@@ -100,7 +100,7 @@ def _bound(
 ) -> Any:
     """Create a URL-bound widget; a bad URL value gives a warning and the default.
 
-    "Defaults" (:func:`ui.workshop.share_panel`) sets the widget to ``reset_to`` if
+    "Defaults" (:func:`ui.common.workshop.share_panel`) sets the widget to ``reset_to`` if
     given: the default of a control that depends on another one's value (n_heads on
     d_model) must be the one that goes with the other control's own default.
 

@@ -1,7 +1,8 @@
 """Chart-ready frames for the saturation page: cached results + translated labels.
 
-Pure pandas on the small frames of :mod:`ui.cache`; the only Streamlit dependency is
-the current language (through :func:`ui.i18n.t` and :func:`ui.controls.alpha_label`).
+Pure pandas on the small frames of :mod:`ui.saturation.data`; the only Streamlit dependency is
+the current language (through :func:`ui.common.i18n.t` and
+:func:`ui.common.controls.alpha_label`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from core.softmax import softmax
-from ui import charts
-from ui.controls import ALPHA_PRESETS, alpha_label
-from ui.i18n import t
+from ui.common.charts import COLORS, alpha_color
+from ui.common.controls import ALPHA_PRESETS, alpha_label
+from ui.common.i18n import t
 
 
 def is_preset(alpha: float, presets: tuple[float, ...] = ALPHA_PRESETS) -> bool:
@@ -23,7 +24,7 @@ def is_preset(alpha: float, presets: tuple[float, ...] = ALPHA_PRESETS) -> bool:
 
 
 def reference_frame(lines: list[tuple[float, str]]) -> pd.DataFrame:
-    """Horizontal reference lines (y, label) for :func:`ui.charts.sweep_lines`."""
+    """Horizontal reference lines (y, label) for :func:`ui.common.charts.sweep_lines`."""
     return pd.DataFrame(lines, columns=["y", "label"])
 
 
@@ -41,11 +42,11 @@ def two_scores(score_1: float, score_2: float, divisor: float) -> tuple[np.ndarr
 def two_score_frame(
     raw: np.ndarray, divided: np.ndarray, labels: tuple[str, str], key_labels: tuple[str, str]
 ) -> pd.DataFrame:
-    """Rows (key, version, color, weight) for :func:`ui.charts.two_score_bars`."""
+    """Rows (key, version, color, weight) for :func:`ui.saturation.charts.two_score_bars`."""
     rows = []
     for label, color, p in (
-        (labels[0], charts.COLORS["unscaled"], raw),
-        (labels[1], charts.COLORS["sqrt"], divided),
+        (labels[0], COLORS["unscaled"], raw),
+        (labels[1], COLORS["sqrt"], divided),
     ):
         rows += [
             {"key": key_labels[i], "version": label, "color": color, "weight": float(p[i])}
@@ -65,12 +66,12 @@ def sweep_frame(
     stat: str,
     labels: dict[float, str] | None = None,
 ) -> pd.DataFrame:
-    """Tidy (d, series, color, value, lo, hi = value ± 2 s.e.) for :func:`charts.sweep_lines`.
+    """Tidy (d, series, color, value, lo, hi = value ± 2 s.e.) for :func:`ui.common.charts.sweep_lines`.
 
     ``fixed`` holds α = 0, ½, 1; ``chosen`` the user's α (None when it is drawn already).
     ``stat`` is a :class:`core.experiments.SaturationStats` mean field with a ``_se``
     partner, e.g. ``"max_weight"`` or ``"entropy"``. ``labels`` maps each α to its
-    legend label (default: :func:`ui.controls.alpha_label` in the current language).
+    legend label (default: :func:`ui.common.controls.alpha_label` in the current language).
     """
     df = fixed if chosen is None else pd.concat([fixed, chosen], ignore_index=True)
     mean, se = df[f"{stat}_mean"], df[f"{stat}_se"]
@@ -79,7 +80,7 @@ def sweep_frame(
         {
             "d": df["d"],
             "series": df["alpha"].map(labels),
-            "color": df["alpha"].map(charts.alpha_color),
+            "color": df["alpha"].map(alpha_color),
             "value": mean,
             "lo": mean - 2 * se,
             "hi": mean + 2 * se,
@@ -88,14 +89,14 @@ def sweep_frame(
 
 
 def overflow_frame(fixed: pd.DataFrame, chosen: pd.DataFrame | None) -> pd.DataFrame:
-    """Tidy (d, series, color, dtype, rate, lo, hi) for :func:`charts.overflow_lines`."""
+    """Tidy (d, series, color, dtype, rate, lo, hi) for :func:`ui.saturation.charts.overflow_lines`."""
     df = fixed if chosen is None else pd.concat([fixed, chosen], ignore_index=True)
     labels = _labels(df["alpha"])
     return pd.DataFrame(
         {
             "d": df["d"],
             "series": df["alpha"].map(labels),
-            "color": df["alpha"].map(charts.alpha_color),
+            "color": df["alpha"].map(alpha_color),
             "dtype": df["dtype"],
             "rate": df["rate"],
             "lo": (df["rate"] - 2 * df["se"]).clip(lower=0.0),
@@ -121,9 +122,9 @@ def half_crossing(df: pd.DataFrame, alpha: float, dtype: str) -> float | None:
 def rowmax_frames(
     hist: pd.DataFrame, summary: dict[bool, dict[str, float]]
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Histogram and rule frames for :func:`charts.rowmax_histogram`."""
+    """Histogram and rule frames for :func:`ui.saturation.charts.rowmax_histogram`."""
     names = {False: t("saturation.series_unscaled"), True: t("saturation.series_scaled")}
-    colors = {False: charts.COLORS["unscaled"], True: charts.COLORS["sqrt"]}
+    colors = {False: COLORS["unscaled"], True: COLORS["sqrt"]}
     bars = hist.assign(series=hist["scaled"].map(names), color=hist["scaled"].map(colors))
     marks = pd.DataFrame(
         [
@@ -208,7 +209,7 @@ def weight_options(n_keys: int) -> list[str]:
 
 
 def sweep_at(df: pd.DataFrame, alpha: float, d: int, field: str) -> float:
-    """One cell of a :func:`ui.cache.saturation_sweep` frame: ``field`` at (alpha, d)."""
+    """One cell of a :func:`ui.common.data.saturation_sweep` frame: ``field`` at (alpha, d)."""
     sel = df[np.isclose(df["alpha"], alpha) & (df["d"] == d)]
     if len(sel) != 1:
         raise ValueError(f"no single sweep cell at alpha={alpha}, d={d}")

@@ -10,14 +10,14 @@ import pandas as pd
 import pytest
 
 from core.experiments import saturation_sweep
-from ui import charts
-from ui import sqrt_vs_d as page
+from ui.common import charts as common_charts
+from ui.sqrt_vs_d import charts, data, sections
 
 D = [int(d) for d in 2 ** np.arange(13)]
 
 
 def _sweep(alphas=(0.0, 0.5, 1.0), rho=0.5, n_keys=10):
-    """The frame ui.cache.saturation_sweep returns, built without the cache."""
+    """The frame ui.common.data.saturation_sweep returns, built without the data."""
     out = saturation_sweep(
         D, n_keys, list(alphas), rng=np.random.default_rng(0), n_rows=2_000, rho=rho
     )
@@ -29,7 +29,7 @@ def _layers(spec):
 
 
 def test_logit_scale_chart():
-    df = page.logit_frame(_sweep(), "std", 0.5)
+    df = data.logit_frame(_sweep(), "std", 0.5)
     assert len(df) == 39  # 3 α × 13 d_k
     spec = charts.logit_scale(
         df,
@@ -54,15 +54,15 @@ def test_logit_scale_chart():
         assert layer["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
         assert layer["encoding"]["y"]["scale"] == {"type": "log"}
     colour = points["encoding"]["color"]["scale"]
-    assert colour["range"] == [charts.alpha_color(a) for a in (0.0, 0.5, 1.0)]
+    assert colour["range"] == [common_charts.alpha_color(a) for a in (0.0, 0.5, 1.0)]
     assert marker["encoding"]["x"]["field"] == "d"
 
 
 def test_logit_frames_follow_theory():
     sweep = _sweep()
-    std = page.logit_frame(sweep, "std", 0.5)
+    std = data.logit_frame(sweep, "std", 0.5)
     np.testing.assert_allclose(std["theory"], std["d"] ** (0.5 - std["alpha"]))
-    mean = page.logit_frame(sweep, "mean", 0.5)
+    mean = data.logit_frame(sweep, "mean", 0.5)
     np.testing.assert_allclose(mean["theory"], 0.5 * mean["d"] ** (1 - mean["alpha"]))
     # error bars stay positive on the log axis
     assert (mean["lo"] > 0).all() and (mean["lo"] <= mean["value"]).all()
@@ -70,28 +70,28 @@ def test_logit_frames_follow_theory():
 
 def test_lines_frame_and_log_floor():
     sweep = _sweep()
-    ent = page.lines(sweep, "entropy_mean", divide_by=math.log(10))
+    ent = data.lines(sweep, "entropy_mean", divide_by=math.log(10))
     assert set(ent.columns) >= {"d", "series", "color", "value", "lo", "hi"}
     assert ent["value"].between(0, 1.0001).all()
-    grad = page.lines(sweep, "grad_fro_mean", log=True)
-    assert (grad["value"] > page.LOG_FLOOR).all()
+    grad = data.lines(sweep, "grad_fro_mean", log=True)
+    assert (grad["value"] > data.LOG_FLOOR).all()
     assert len(grad) < len(ent)  # α = 0 at ρ = 0.5 underflows at large d_k and is dropped
     assert (grad["lo"] >= grad["value"] / 10 - 1e-300).all()
-    argmax = page.argmax_line(sweep)
+    argmax = data.argmax_line(sweep)
     assert argmax["series"].nunique() == 1 and len(argmax) == 13
 
 
 def test_in_range():
     sweep = _sweep()
-    part = page.in_range(sweep, 16, 256)
+    part = data.in_range(sweep, 16, 256)
     assert sorted(part["d"].unique()) == [16, 32, 64, 128, 256]
 
 
 def test_references():
-    ref = page.references(10, 0.5, limit=True)
+    ref = data.references(10, 0.5, limit=True)
     assert ref["y"].tolist() == [pytest.approx(0.154828, abs=1e-6)]
-    assert page.references(10, 0.0, limit=True)["y"].tolist() == [0.1]
-    assert page.references(10, 0.5, limit=False)["y"].tolist() == [0.1]
+    assert data.references(10, 0.0, limit=True)["y"].tolist() == [0.1]
+    assert data.references(10, 0.5, limit=False)["y"].tolist() == [0.1]
 
 
 def test_alpha_heatmap():
@@ -100,7 +100,7 @@ def test_alpha_heatmap():
     df = pd.DataFrame(
         {"d": d.ravel(), "alpha": a.ravel(), "share": 0.5, "share_se": 0.01}
     )  # 13 × 31 cells
-    rules = page.heatmap_rules()
+    rules = data.heatmap_rules()
     assert rules["alpha"].tolist() == [0.5, 1.0]
     spec = charts.alpha_heatmap(
         df, rules, title="T", x_title="d", y_title="α", color_title="H", description="alt"
@@ -111,16 +111,16 @@ def test_alpha_heatmap():
     assert rect["encoding"]["color"]["scale"]["domain"] == [0, 1]
     assert rect["encoding"]["y"]["scale"]["domain"] == [pytest.approx(-0.025), pytest.approx(1.525)]
     assert lines["encoding"]["color"]["scale"]["range"] == [
-        charts.COLORS["sqrt"],
-        charts.COLORS["linear"],
+        common_charts.COLORS["sqrt"],
+        common_charts.COLORS["linear"],
     ]
     sizes = sorted(len(v) for v in spec["datasets"].values())
     assert sizes == [2, 403]
 
 
 def test_legend_columns_and_rows_limit():
-    df = page.lines(_sweep(), "max_weight_mean")
-    chart = page.chart(
+    df = data.lines(_sweep(), "max_weight_mean")
+    chart = charts.chart(
         "sweep_lines", df, current_d=64, title="T", x_title="d", y_title="p", description="a"
     )
     spec = chart.to_dict()
@@ -132,7 +132,7 @@ def test_legend_columns_and_rows_limit():
         if "color" in layer.get("encoding", {}) and "field" in layer["encoding"]["color"]
     ]
     assert legends and all(legend["columns"] == 2 for legend in legends)
-    big = pd.concat([page.logit_frame(_sweep(), "std", 0.5)] * 200, ignore_index=True)
+    big = pd.concat([data.logit_frame(_sweep(), "std", 0.5)] * 200, ignore_index=True)
     with pytest.raises(ValueError, match="at most 5000 rows"):
         charts.logit_scale(
             big,
@@ -148,7 +148,7 @@ def test_legend_columns_and_rows_limit():
 
 
 def test_logit_latex_substitutes_live_numbers():
-    text = page.logit_latex(64, 0.5, 0.5)
+    text = sections.logit_latex(64, 0.5, 0.5)
     assert r"d_k = 64,\ \alpha = 0.5,\ \rho = 0.5" in text
     assert "= 1," in text and "= 4," in text and text.endswith("= 4")
 
@@ -174,7 +174,7 @@ def _max_frame(start: float, end: float) -> pd.DataFrame:
     [(0.27, 0.102, 2), (0.27, 0.155, 2), (0.68, 0.72, 1), (0.27, 0.22, 1), (0.3, 0.9, 0)],
 )
 def test_max_weight_question_picks_the_nearest_level(start, end, answer):
-    q = page.max_weight_question(_max_frame(start, end), n_keys=10, rho=0.5)
+    q = sections.max_weight_question(_max_frame(start, end), n_keys=10, rho=0.5)
     assert q["answer"] == answer
     assert len(q["options"]) == 3 and f"{start:.2f}" in q["options"][1]
     assert f"{end:.3f}" in q["explain"] and "ρ = 0.5" in q["question"]
@@ -183,7 +183,7 @@ def test_max_weight_question_picks_the_nearest_level(start, end, answer):
 
 
 def test_max_weight_question_without_an_aligned_key_names_uniform():
-    q = page.max_weight_question(_max_frame(0.27, 0.102), n_keys=10, rho=0.0)
+    q = sections.max_weight_question(_max_frame(0.27, 0.102), n_keys=10, rho=0.0)
     assert q["answer"] == 2 and "1/n_keys = 0.1" in q["options"][2]
 
 
@@ -201,9 +201,9 @@ def test_max_weight_question_is_asked_unless_stays_and_falls_coincide(n_keys, rh
     from core.scaling import linear_scaling_weight_limit
 
     limit = linear_scaling_weight_limit(n_keys, rho)
-    q = page.max_weight_question(_max_frame(start, limit), n_keys=n_keys, rho=rho)
+    q = sections.max_weight_question(_max_frame(start, limit), n_keys=n_keys, rho=rho)
     assert (q["unanswerable"] is None) == asked
-    assert asked == (abs(start / limit - 1) >= page.MAX_WEIGHT_TIE)
+    assert asked == (abs(start / limit - 1) >= sections.MAX_WEIGHT_TIE)
     if not asked:
         assert f"{limit:.3f}" in q["unanswerable"] and "25 %" in q["unanswerable"]
 
@@ -232,33 +232,33 @@ def _relevant_frame(a: float, b: float, se: float = 0.001) -> pd.DataFrame:
     ],
 )
 def test_relevant_weight_question_reads_the_change(a, b, se, answer):
-    q = page.relevant_weight_question(_relevant_frame(a, b, se), n_keys=10, rho=0.5)
+    q = sections.relevant_weight_question(_relevant_frame(a, b, se), n_keys=10, rho=0.5)
     assert q["answer"] == answer
     assert f"{a:.3f}" in q["explain"] and f"{b:.3f}" in q["explain"]
 
 
 def test_myth_numbers_from_a_real_sweep():
     df = _sweep(rho=0.0)
-    nums = page.myth_numbers(df, 10)
+    nums = sections.myth_numbers(df, 10)
     assert float(nums["h_one"]) == pytest.approx(1.0, abs=0.005)  # 1/d_k: uniform
     assert float(nums["m_one"]) == pytest.approx(0.1, abs=0.005)
     assert float(nums["h_half"]) < 0.9 and float(nums["m_half"]) > 0.25  # 1/√d_k: not
-    assert nums["h_half"] in page.myth_reality(df, 10, 0.0)
-    assert "flattening attention toward uniform" in page.myth_reality(df, 10, 0.0)
+    assert nums["h_half"] in sections.myth_reality(df, 10, 0.0)
+    assert "flattening attention toward uniform" in sections.myth_reality(df, 10, 0.0)
 
 
 def test_myth_with_an_aligned_key_reads_the_numbers_it_shows():
     from core.scaling import linear_scaling_weight_limit
 
     df = _sweep(rho=0.5)
-    nums = page.myth_numbers(df, 10)
+    nums = sections.myth_numbers(df, 10)
     # 1/√d_k locks onto the aligned key; 1/d_k gives softmax(ρ, 0, …, 0) at every width
     assert float(nums["m_half"]) > 0.99 and float(nums["h_half"]) < 0.02
     assert float(nums["m_one"]) == pytest.approx(linear_scaling_weight_limit(10, 0.5), abs=0.01)
-    text = page.myth_reality(df, 10, 0.5)
+    text = sections.myth_reality(df, 10, 0.5)
     assert nums["m_one"] in text and "softmax(ρ, 0, …, 0)" in text and "locks onto it" in text
 
 
 def test_value_at_needs_exactly_one_row():
     with pytest.raises(ValueError, match=r"alpha=0\.25"):
-        page.value_at(_sweep(), 0.25, 64, "entropy_mean")
+        sections.value_at(_sweep(), 0.25, 64, "entropy_mean")

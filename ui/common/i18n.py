@@ -1,4 +1,4 @@
-"""User-facing strings: English and Chinese catalogs in ui/locales/*.toml.
+"""User-facing strings: English and Chinese catalogs in ui/common/locales/*.toml.
 
 Keys are dotted paths into the TOML tables (``"variance.title"``). Placeholders use
 ``str.format`` syntax (``{d_k}``). The current language is the sidebar's ``lang``

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ui import charts
-from ui import saturation_frames as frames
+from ui.common import charts as common_charts
+from ui.saturation import charts, frames
 
 
 def _layers(spec):
@@ -32,8 +32,8 @@ def test_two_score_bars():
     assert bars["encoding"]["y"]["scale"]["domain"] == [0, 1]
     assert bars["encoding"]["color"]["scale"]["domain"] == ["raw", "divided"]
     assert bars["encoding"]["color"]["scale"]["range"] == [
-        charts.COLORS["unscaled"],
-        charts.COLORS["sqrt"],
+        common_charts.COLORS["unscaled"],
+        common_charts.COLORS["sqrt"],
     ]
     rows = next(iter(spec["datasets"].values()))
     weights = {(r["version"], r["key"]): r["weight"] for r in rows}
@@ -126,7 +126,7 @@ def test_rowmax_histogram_and_frames():
     assert hist_layer["encoding"]["y2"] == {"datum": 0}
     assert rules["mark"]["type"] == "rule" and rules["encoding"]["strokeDash"]["field"] == "kind"
     colors = hist_layer["encoding"]["color"]["scale"]["range"]
-    assert colors == [charts.COLORS["unscaled"], charts.COLORS["sqrt"]]
+    assert colors == [common_charts.COLORS["unscaled"], common_charts.COLORS["sqrt"]]
     assert _dataset_sizes(spec) == [4, 100]
 
 
@@ -185,9 +185,9 @@ def test_sweep_frame():
     mine = pd.DataFrame({"d": d, "alpha": 0.75, "entropy_mean": 2.5, "entropy_se": 0.05})
     df = frames.sweep_frame(fixed, mine, "entropy")
     assert len(df) == 12 and df.series.nunique() == 4
-    assert df.loc[df.value == 2.5, "color"].unique().tolist() == [charts.COLORS["custom"]]
+    assert df.loc[df.value == 2.5, "color"].unique().tolist() == [common_charts.COLORS["custom"]]
     np.testing.assert_allclose(df.hi - df.lo, 4 * np.r_[[0.1] * 9, [0.05] * 3])
-    spec = charts.sweep_lines(
+    spec = common_charts.sweep_lines(
         df, current_d=2, title="T", x_title="d", y_title="H", description="a"
     ).to_dict()
     assert spec["description"] == "a"

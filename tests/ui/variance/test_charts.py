@@ -1,11 +1,13 @@
-"""Chart builders: valid Vega-Lite, intended encodings, bounded data."""
+"""Variance page: chart builders (valid Vega-Lite, intended encodings, bounded data) and
+the cached frames behind them."""
 
 import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
 
-from ui import charts
+from ui.common import charts as common_charts
+from ui.variance import charts, data
 
 
 def _hist_frame(n=60):
@@ -78,8 +80,8 @@ def test_variance_sweep_chart():
     # colours follow the meaning, not the alphabetical order of the labels
     assert layers[2]["encoding"]["color"]["scale"]["domain"] == ["raw", "scaled"]
     assert layers[2]["encoding"]["color"]["scale"]["range"] == [
-        charts.COLORS["unscaled"],
-        charts.COLORS["sqrt"],
+        common_charts.COLORS["unscaled"],
+        common_charts.COLORS["sqrt"],
     ]
 
 
@@ -106,7 +108,7 @@ def test_running_sums_and_terms():
 
 
 def test_builders_reject_too_many_rows():
-    big = _hist_frame(charts.MAX_ROWS + 1)
+    big = _hist_frame(common_charts.MAX_ROWS + 1)
     with pytest.raises(ValueError, match="at most 5000 rows"):
         charts.histogram_with_law(
             big, title="", x_title="", y_title="", law_labels=("a", "b"), description=""
@@ -120,84 +122,6 @@ def test_builders_do_not_configure():
     )
     assert isinstance(chart, alt.LayerChart)
     assert "config" not in chart.to_dict() or set(chart.to_dict()["config"]) <= {"view"}
-
-
-def test_sweep_lines():
-    d = 2.0 ** np.arange(13)
-    rows = []
-    for alpha, label in ((0.0, "none"), (0.5, "sqrt"), (1.0, "linear")):
-        rows.append(
-            pd.DataFrame(
-                {
-                    "d": d,
-                    "series": label,
-                    "color": charts.alpha_color(alpha),
-                    "value": 0.5,
-                    "lo": 0.4,
-                    "hi": 0.6,
-                }
-            )
-        )
-    df = pd.concat(rows, ignore_index=True)
-    ref = pd.DataFrame({"y": [np.log(10)], "label": ["ln n"]})
-    spec = charts.sweep_lines(
-        df,
-        current_d=64,
-        title="T",
-        x_title="d",
-        y_title="y",
-        description="a",
-        reference=ref,
-        y_domain=(0, 1),
-    ).to_dict()
-    layers = _layers(spec)
-    assert [
-        layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
-        for layer in layers
-    ] == [
-        "area",
-        "line",
-        "rule",
-        "text",
-        "rule",
-    ]
-    color = layers[1]["encoding"]["color"]["scale"]
-    assert color["domain"] == ["none", "sqrt", "linear"]
-    assert color["range"] == [
-        charts.COLORS["unscaled"],
-        charts.COLORS["sqrt"],
-        charts.COLORS["linear"],
-    ]
-    assert layers[1]["encoding"]["y"]["scale"]["domain"] == [0, 1]
-    assert charts.alpha_color(0.75) == charts.COLORS["custom"]
-    assert (layers[3]["mark"]["align"], layers[3]["mark"]["baseline"]) == ("left", "bottom")
-
-
-@pytest.mark.parametrize(
-    ("placement", "align", "baseline", "x"),
-    [
-        ("above_left", "left", "bottom", 4),
-        ("above_right", "right", "bottom", "width"),
-        ("below_right", "right", "top", "width"),
-    ],
-)
-def test_sweep_lines_reference_label_placement(placement, align, baseline, x):
-    df = pd.DataFrame(
-        {"d": [1.0, 2.0], "series": "s", "color": "#000000", "value": 0.5, "lo": 0.4, "hi": 0.6}
-    )
-    ref = pd.DataFrame({"y": [0.1], "label": ["1/n_keys = 0.1"]})
-    kwargs = dict(current_d=1, title="T", x_title="d", y_title="y", description="a", reference=ref)
-    text = _layers(charts.sweep_lines(df, reference_label=placement, **kwargs).to_dict())[3]
-    assert text["mark"]["type"] == "text"
-    assert (text["mark"]["align"], text["mark"]["baseline"], text["mark"]["x"]) == (
-        align,
-        baseline,
-        x,
-    )
-    # below the rule means a positive offset (down), above a negative one
-    assert (text["mark"]["dy"] > 0) == (baseline == "top")
-    with pytest.raises(ValueError, match="reference_label must be one of"):
-        charts.sweep_lines(df, reference_label="middle", **kwargs)
 
 
 def test_builders_use_channel_objects(monkeypatch):
@@ -216,17 +140,14 @@ def test_builders_use_channel_objects(monkeypatch):
     test_histogram_with_law()
     test_variance_sweep_chart()
     test_running_sums_and_terms()
-    test_sweep_lines()
     assert not calls, calls
 
 
 @pytest.mark.parametrize("d_k", [1, 2, 64])
 def test_running_sum_paths_start_at_the_origin(d_k):
-    from ui import cache
-
-    paths, envelope = cache.running_sums(d_k, "normal", 1.0, 1.0, 0)
+    paths, envelope = data.running_sums(d_k, "normal", 1.0, 1.0, 0)
     starts = paths[paths.i == 0]
-    assert len(starts) == cache.N_PATHS and (starts["sum"] == 0).all()
+    assert len(starts) == data.N_PATHS and (starts["sum"] == 0).all()
     # with d_k = 1 each path is still a segment: from the empty sum to q_1 k_1
     assert paths.groupby("path").size().min() >= 2
     assert paths.i.max() == d_k and set(envelope.i) == set(paths.i)

@@ -1,0 +1,348 @@
+"""Altair builders of the saturation page (conventions: :mod:`ui.common.charts`)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.common.charts import check_rows, d_marker, lean, legend_colors, sweep_lines
+
+
+@lean
+def two_score_bars(
+    df: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Grouped bars of two softmaxes of the same two scores (raw and divided), labelled.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (version, key): ``key`` (label, e.g. "key 1"), ``version``
+        (legend label, e.g. "softmax([10, 5])"), ``color`` (hex, one per version),
+        ``weight`` (0…1).
+    """
+    check_rows(df)
+    order, colors = legend_colors(df, "version")
+    x = alt.X("key:N", title=x_title, axis=alt.Axis(labelAngle=0))
+    offset = alt.XOffset("version:N", sort=order)
+    y = alt.Y("weight:Q", title=y_title, scale=alt.Scale(domain=[0, 1]))
+    bars = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=x,
+            xOffset=offset,
+            y=y,
+            color=alt.Color(
+                "version:N",
+                title=None,
+                sort=order,
+                scale=alt.Scale(domain=order, range=colors),
+                legend=alt.Legend(orient="bottom", columns=1, labelLimit=400, symbolOpacity=1),
+            ),
+            tooltip=[
+                alt.Tooltip("version:N"),
+                alt.Tooltip("key:N"),
+                alt.Tooltip("weight:Q", format=".7f"),
+            ],
+        )
+    )
+    labels = (
+        alt.Chart()
+        .mark_text(dy=-6, fontSize=12)
+        .encode(x=x, xOffset=offset, y=y, text=alt.Text("weight:Q", format=".4f"))
+    )
+    return alt.layer(
+        bars,
+        labels,
+        data=df.drop(columns="color"),
+        title=title,
+        description=description,
+        height=360,
+    )
+
+
+@lean
+def weight_bars(
+    df: pd.DataFrame,
+    *,
+    color: str,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.Chart:
+    """The attention weights of one query row over its keys, on a fixed 0–1 axis.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per key: ``key`` (1-based), ``score`` (q·k), ``logit``, ``weight``.
+    color : str
+        Bar colour (e.g. :func:`alpha_color` of the row's scaling).
+    """
+    check_rows(df)
+    return (
+        alt.Chart(df)
+        .mark_bar(color=color)
+        .encode(
+            x=alt.X("key:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+            y=alt.Y("weight:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
+            tooltip=[
+                alt.Tooltip("key:O", title=x_title),
+                alt.Tooltip("score:Q", title="q·k", format=".4g"),
+                alt.Tooltip("logit:Q", title="logit", format=".4g"),
+                alt.Tooltip("weight:Q", title=y_title, format=".4g"),
+            ],
+        )
+        .properties(title=title, description=description, height=260)
+    )
+
+
+@lean
+def attention_heatmap(
+    df: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    color_title: str,
+    max_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Heatmap of an attention matrix (queries × keys, 0–1 colour scale) with each row's max.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per cell: ``i`` (query, 1-based), ``j`` (key), ``score``, ``logit``,
+        ``weight``, ``is_max`` (True in the cell holding the row's largest weight),
+        ``row_max``. The text of each row's max is written in that cell (white on
+        dark cells, black on light ones).
+    """
+    check_rows(df)
+    n = int(df["j"].max())
+    font = 11 if n <= 12 else 9 if n <= 20 else 7
+    x = alt.X("j:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True))
+    y = alt.Y("i:O", title=y_title, axis=alt.Axis(labelOverlap=True))
+    cells = (
+        alt.Chart()
+        .mark_rect()
+        .encode(
+            x=x,
+            y=y,
+            color=alt.Color(
+                "weight:Q",
+                title=color_title,
+                scale=alt.Scale(scheme="blues", domain=[0, 1]),
+                legend=alt.Legend(orient="right", gradientLength=160),
+            ),
+            tooltip=[
+                alt.Tooltip("i:O", title=y_title),
+                alt.Tooltip("j:O", title=x_title),
+                alt.Tooltip("score:Q", title="q·k", format=".4g"),
+                alt.Tooltip("logit:Q", title="logit", format=".4g"),
+                alt.Tooltip("weight:Q", title=color_title, format=".4g"),
+                alt.Tooltip("row_max:Q", title=max_title, format=".4g"),
+            ],
+        )
+    )
+    text = (
+        alt.Chart()
+        .transform_filter(alt.datum.is_max)
+        .mark_text(fontSize=font)
+        .encode(
+            x=x,
+            y=y,
+            text=alt.Text("weight:Q", format=".2f"),
+            color=alt.Color(
+                "ink:N",
+                scale=alt.Scale(domain=["white", "black"], range=["white", "black"]),
+                legend=None,
+            ),
+        )
+    )
+    data = df.assign(ink=df["weight"].gt(0.5).map({True: "white", False: "black"}))
+    side = 120 + max(200, min(520, 22 * n))  # plot area + axes and title
+    return alt.layer(cells, text, data=data, title=title, description=description, height=side)
+
+
+@lean
+def rowmax_histogram(
+    hist: pd.DataFrame,
+    marks: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Overlaid histograms of the row max (unscaled, scaled) with rules at summary values.
+
+    The y-axis (share of rows) is on a square-root scale, so that a pile-up next to 1
+    does not flatten every other bar.
+
+    Parameters
+    ----------
+    hist : DataFrame
+        One row per (series, bin): ``series`` (legend label), ``color`` (hex),
+        ``x0``, ``x1`` (bin edges in [0, 1]), ``share`` (fraction of rows).
+    marks : DataFrame
+        Vertical rules: ``series``, ``color``, ``value`` (x), ``kind`` (legend label of
+        the dash style, e.g. "mean of rows", "largest entry of a tensor (median)").
+    """
+    check_rows(hist)
+    check_rows(marks)
+    order, colors = legend_colors(hist, "series")
+    color = alt.Color(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=colors),
+        legend=alt.Legend(orient="bottom", direction="vertical", symbolOpacity=1, labelLimit=400),
+    )
+    x_scale = alt.Scale(domain=[0, 1])
+    bars = (
+        alt.Chart(hist.drop(columns="color"))
+        .mark_bar(opacity=0.55, binSpacing=0)
+        .encode(
+            x=alt.X("x0:Q", title=x_title, scale=x_scale),
+            x2=alt.X2("x1"),
+            y=alt.Y(
+                "share:Q",
+                title=y_title,
+                axis=alt.Axis(format="%"),
+                scale=alt.Scale(type="sqrt"),
+                stack=None,
+            ),
+            y2=alt.Y2(datum=0),  # bars rise from 0 (x/x2 alone would make them ranged in x)
+            color=color,
+            tooltip=[
+                alt.Tooltip("series:N"),
+                alt.Tooltip("x0:Q", title="from", format=".2f"),
+                alt.Tooltip("x1:Q", title="to", format=".2f"),
+                alt.Tooltip("share:Q", title=y_title, format=".1%"),
+            ],
+        )
+    )
+    kinds = list(dict.fromkeys(marks["kind"]))
+    rules = (
+        alt.Chart(marks.drop(columns="color"))
+        .mark_rule(strokeWidth=2)
+        .encode(
+            x=alt.X("value:Q", scale=x_scale),
+            color=color,
+            strokeDash=alt.StrokeDash(
+                "kind:N",
+                title=None,
+                sort=kinds,
+                scale=alt.Scale(domain=kinds, range=[[1, 0], [6, 3], [2, 2]][: len(kinds)]),
+                legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400),
+            ),
+            tooltip=[
+                alt.Tooltip("series:N"),
+                alt.Tooltip("kind:N"),
+                alt.Tooltip("value:Q", format=".4f"),
+            ],
+        )
+    )
+    return alt.layer(bars, rules, title=title, description=description, height=420)
+
+
+@lean
+def overflow_lines(
+    df: pd.DataFrame,
+    *,
+    current_d: int,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Share of rows overflowing in a naive softmax against d_k (log₂ axis).
+
+    Colour = scaling, dash = dtype, band = ±2 s.e., rule = the current d_k.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (series, dtype, d): ``d``, ``series`` (scaling label), ``color``
+        (hex, one per series), ``dtype`` (legend label, e.g. "float16"), ``rate``
+        (0…1), ``lo``, ``hi``.
+    """
+    check_rows(df)
+    order, colors = legend_colors(df, "series")
+    dtypes = list(dict.fromkeys(df["dtype"]))
+    color = alt.Color(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=colors),
+        legend=alt.Legend(orient="bottom", columns=4, symbolOpacity=1, symbolType="stroke"),
+    )
+    x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
+    y_scale = alt.Scale(domain=[0, 1])
+    tooltip = [
+        alt.Tooltip("series:N"),
+        alt.Tooltip("dtype:N"),
+        alt.Tooltip("d:Q", title="d_k"),
+        alt.Tooltip("rate:Q", format=".2%"),
+    ]
+    band = (
+        alt.Chart()
+        .mark_area(opacity=0.15)
+        .encode(
+            x=x,
+            y=alt.Y("lo:Q", scale=y_scale, title=y_title),
+            y2=alt.Y2("hi"),
+            color=color,
+            detail=alt.Detail("dtype:N"),
+        )
+    )
+    line = (
+        alt.Chart()
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x,
+            y=alt.Y("rate:Q", scale=y_scale, title=y_title, axis=alt.Axis(format="%")),
+            color=color,
+            strokeDash=alt.StrokeDash(
+                "dtype:N",
+                title=None,
+                sort=dtypes,
+                scale=alt.Scale(domain=dtypes, range=[[1, 0], [6, 3]][: len(dtypes)]),
+                legend=alt.Legend(orient="bottom", symbolStrokeColor="black"),
+            ),
+            tooltip=tooltip,
+        )
+    )
+    points = (
+        alt.Chart()
+        .mark_point(filled=True, size=18)
+        .encode(x=x, y=alt.Y("rate:Q", scale=y_scale), color=color, tooltip=tooltip)
+    )
+    marker = d_marker(current_d)
+    # band, line and points take the layer's data; the marker keeps its own
+    return alt.layer(
+        band,
+        line,
+        points,
+        marker,
+        data=df.drop(columns="color"),
+        title=title,
+        description=description,
+        height=400,
+    )
+
+
+@lean
+def saturation_sweep_lines(df: pd.DataFrame, **kwargs) -> alt.LayerChart:
+    """:func:`sweep_lines` made taller: its legend sits below the plot, inside the height."""
+    chart = sweep_lines(df, **kwargs)
+    chart.height = 380  # set in place: .properties() would copy and re-merge every layer
+    return chart

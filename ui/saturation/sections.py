@@ -1,0 +1,227 @@
+"""Sections of the saturation page, each drawn by one function.
+
+The page script reads the controls and decides which sections are shown (presenter
+steps); the two panels with controls of their own are in :mod:`ui.saturation.panels`.
+Every main chart goes through :func:`ui.common.workshop.chart` (CSV of its frame,
+source of the core functions behind it).
+"""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import experiments
+from core.attention import attention_logits
+from core.experiments import naive_overflow_sweep
+from core.softmax import (
+    gaussian_overflow_chance,
+    overflow_threshold,
+    row_overflows,
+    softmax,
+    softmax_entropy,
+)
+from ui.common import controls, workshop
+from ui.common.charts import alpha_color
+from ui.common.data import saturation_sweep, sweep_row_limits
+from ui.common.i18n import t
+from ui.saturation import charts, data, frames
+
+
+# --- 2. one query row: unscaled beside scaled, same q and K ------------------------------
+def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
+    """One query's weights over its keys, unscaled beside scaled."""
+    st.subheader(t("saturation.row_header"))
+    row, rs = data.one_row(d_k, n_keys, alpha, seed)
+    st.markdown(t("saturation.row_lead", d_k=d_k, n=n_keys, std=f"{math.sqrt(d_k):.3g}"))
+    for col, scaled, a in zip(st.columns(2), (False, True), (0.0, alpha), strict=True):
+        name = "scaled" if scaled else "unscaled"
+        stats = {"max": f"{rs[f'max_{name}']:.3f}", "h": f"{rs[f'entropy_{name}']:.3f}"}
+        side = row[row.scaled == scaled].drop(columns="scaled")
+        label = controls.alpha_label(a)
+        with col:
+            workshop.chart(
+                charts.weight_bars(
+                    side,
+                    color=alpha_color(a),
+                    title=t("saturation.row_title", label=label, **stats),
+                    x_title=t("saturation.axis_key_j"),
+                    y_title=t("saturation.axis_weight"),
+                    description=t("saturation.row_alt", label=label, n=n_keys, **stats),
+                ),
+                key=f"saturation_row_{name}",
+                data=side,
+                source=None if scaled else [attention_logits, softmax, softmax_entropy],
+            )
+    st.caption(t("saturation.row_caption", ln_n=f"{math.log(n_keys):.3f}", n=n_keys))
+
+
+# --- 4. saturation against d_k: α = 0, ½, 1 and yours (predict the far end first) --------
+def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
+    """The question on the mean largest weight at the largest d_k, then :func:`sweeps`."""
+    st.subheader(t("saturation.sweep_header"))
+    n_rows = data.sat_sweep_rows(n_keys)
+    fixed = saturation_sweep(n_keys, controls.ALPHA_PRESETS, 0.0, seed, n_rows)
+    d_top = int(fixed["d"].max())
+    top = {a: frames.sweep_at(fixed, a, d_top, "max_weight_mean") for a in (0.0, 0.5)}
+    if workshop.predict(
+        "saturation_mean_max",
+        t(
+            "saturation_workshop.predict_mean_q",
+            rows=f"{n_rows:,}",
+            n=n_keys,
+            d=d_top,
+            std=f"{math.sqrt(d_top):g}",
+        ),
+        frames.weight_options(n_keys),
+        answer=frames.bin_index(top[0.0], frames.weight_bins(n_keys)),
+        explain=t(
+            "saturation_workshop.predict_mean_explain",
+            mean=f"{top[0.0]:.4f}",
+            se=f"{frames.sweep_at(fixed, 0.0, d_top, 'max_weight_se'):.4f}",
+            mean_s=f"{top[0.5]:.3f}",
+        ),
+        about=(n_keys, seed),
+    ):
+        sweeps(n_keys, alpha, seed, d_k)
+
+
+# --- 5. precision: a softmax that does not subtract the row maximum ------------------------
+def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
+    """How often a naive softmax overflows in float16 and float32, with the thresholds."""
+    st.subheader(t("saturation.precision_header"))
+    ovf = data.overflow_sweep(n_keys, (0.0, 0.5), seed)
+    mine = frames.is_preset(alpha, (0.0, 0.5))
+    ovf_mine = None if mine else data.overflow_sweep(n_keys, (alpha,), seed)
+    half = frames.half_crossing(ovf, 0.0, "float16")
+    half_text = f"{half:.0f}" if half else "—"
+    thr16, thr32 = overflow_threshold(np.float16), overflow_threshold(np.float32)
+    left, right = st.columns([5, 4])
+    with left:
+        ovf_frame = frames.overflow_frame(ovf, ovf_mine)
+        workshop.chart(
+            charts.overflow_lines(
+                ovf_frame,
+                current_d=d_k,
+                title=t("saturation.ovf_title", n=n_keys),
+                x_title=t("saturation.axis_d_k"),
+                y_title=t("saturation.axis_overflow"),
+                description=t("saturation.ovf_alt", n=n_keys, half=half_text),
+            ),
+            key="saturation_overflow",
+            data=ovf_frame,
+            source=[naive_overflow_sweep, row_overflows],
+        )
+    with right:
+        st.latex(rf"\text{{float16}}:\ e^{{x}} = \infty \iff x \ge {thr16:.4f}")
+        st.latex(rf"\text{{float32}}:\ e^{{x}} = \infty \iff x \ge {thr32:.4f}")
+        st.latex(r"z_j - \max_i z_i \le 0 \;\Rightarrow\; e^{z_j - \max_i z_i} \le e^0 = 1")
+        chances = {
+            "p_scaled": frames.fmt_chance(data.scaled_overflow_chance(d_k, n_keys)),
+            "p_gauss": frames.fmt_chance(gaussian_overflow_chance(n_keys)),
+        }
+        st.markdown(t("saturation.ovf_text", half=half_text, n=n_keys, d_k=d_k, **chances))
+    st.caption(t("saturation.ovf_caption", rows=f"{data.overflow_rows(n_keys):,}"))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def sweep_chart(
+    stat: str,
+    n_keys: int,
+    alpha: float,
+    seed: int,
+    d_k: int,
+    *,
+    labels: tuple[tuple[float, str], ...],
+    reference: tuple[tuple[float, str], ...],
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> tuple[alt.LayerChart, pd.DataFrame]:
+    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha``: the chart and its frame.
+
+    Every input is an argument (translated strings included), so the cache key is the
+    whole input. Cached as an object because the shared ``sweep_lines`` spends
+    tens of milliseconds building it; a rerun at seen values reuses it. The frame (the
+    chart's data, for the CSV download) is shared by every caller: do not modify it.
+
+    Parameters
+    ----------
+    stat : {"max_weight", "entropy"}
+    labels : ((alpha, legend label), ...)
+    reference : ((y, label), ...)
+        Horizontal reference lines (1/n_keys, ln n_keys).
+    """
+    n_rows = data.sat_sweep_rows(n_keys)
+    fixed = saturation_sweep(n_keys, controls.ALPHA_PRESETS, 0.0, seed, n_rows)
+    mine = None
+    if not frames.is_preset(alpha):
+        mine = saturation_sweep(n_keys, (alpha,), 0.0, seed, n_rows)
+    top = 1.0 if stat == "max_weight" else 1.05 * math.log(n_keys)
+    frame = frames.sweep_frame(fixed, mine, stat, dict(labels))
+    chart = charts.saturation_sweep_lines(
+        frame,
+        current_d=d_k,
+        y_domain=(0.0, top),
+        reference=frames.reference_frame(list(reference)),
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        description=description,
+    )
+    # set in place (.configure_legend would copy and re-merge every layer): else the
+    # legend copies the bands' pale fill
+    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
+    return chart, frame
+
+
+#: Core functions behind the sweep charts (shown under them).
+SWEEP_SOURCE = (experiments.saturation_sweep, experiments.row_quantities)
+
+
+def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
+    """Mean largest weight and mean entropy against d_k, for α = 0, ½, 1 and ``alpha``."""
+    ln_n = math.log(n_keys)
+    st.latex(
+        rf"\mathrm{{std}}(\text{{logit}}) = d_k^{{\,1/2-\alpha}} = {d_k}^{{\,{0.5 - alpha:.3g}}}"
+        rf" = {d_k ** (0.5 - alpha):.4g}, \qquad"
+        rf" \ln n_{{\mathrm{{keys}}}} = \ln {n_keys} = {ln_n:.4f}"
+    )
+    labels = frames.series_labels((*controls.ALPHA_PRESETS, alpha))
+    refs = {
+        "max_weight": (1 / n_keys, t("saturation.ref_uniform_max", n=n_keys)),
+        "entropy": (ln_n, t("saturation.ref_ln_n", n=n_keys)),
+    }
+    for i, (stat, ref) in enumerate(refs.items()):  # full width: four legend entries
+        chart, frame = sweep_chart(
+            stat,
+            n_keys,
+            alpha,
+            seed,
+            d_k,
+            labels=labels,
+            reference=(ref,),
+            title=t(f"saturation.sweep_{stat}_title", n=n_keys),
+            x_title=t("saturation.axis_d_k"),
+            y_title=t(f"saturation.axis_{stat}"),
+            description=t(f"saturation.sweep_{stat}_alt", n=n_keys),
+        )
+        workshop.chart(
+            chart,
+            key=f"saturation_sweep_{stat}",
+            data=frame,
+            source=SWEEP_SOURCE if i == 0 else None,
+        )
+    st.caption(
+        t(
+            "saturation.sweep_caption",
+            rows=f"{data.sat_sweep_rows(n_keys):,}",
+            n=n_keys,
+            cap=sweep_row_limits()["cap"],
+        )
+    )

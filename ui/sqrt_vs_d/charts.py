@@ -1,0 +1,179 @@
+"""Altair builders of the √d_k-vs-d_k page (conventions: :mod:`ui.common.charts`)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.common.charts import check_rows, d_marker, lean, legend_colors, sweep_lines
+
+
+@lean
+def logit_scale(
+    df: pd.DataFrame,
+    *,
+    current_d: int,
+    title: str,
+    subtitle: str,
+    x_title: str,
+    y_title: str,
+    theory_title: str,
+    description: str,
+    legend_columns: int = 4,
+) -> alt.LayerChart:
+    """Measured points with error bars and theory lines against d_k, log–log, per series.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (series, d_k): ``d``, ``series`` (legend label), ``color`` (hex, one
+        per series), ``value`` (measured, > 0), ``lo``, ``hi`` (error bar, > 0),
+        ``theory`` (> 0).
+    current_d : int
+        The d_k marked with a vertical rule.
+    subtitle : str
+        Says which marks are measured and which are theory.
+    theory_title : str
+        Tooltip title of the theory value.
+    legend_columns : int
+        Legend entries per row (2 fits a half-width chart).
+    """
+    check_rows(df)
+    order, colors = legend_colors(df, "series")
+    color = alt.Color(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=colors),
+        legend=alt.Legend(orient="bottom", columns=legend_columns),
+    )
+    x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
+    y_scale = alt.Scale(type="log")
+    base = alt.Chart(df.drop(columns="color"))
+    theory = base.mark_line(strokeWidth=1.5, opacity=0.75).encode(
+        x=x, y=alt.Y("theory:Q", scale=y_scale, title=y_title), color=color
+    )
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=color
+    )
+    points = base.mark_point(filled=True, size=45, opacity=1).encode(
+        x=x,
+        y=alt.Y("value:Q", scale=y_scale, title=y_title),
+        color=color,
+        tooltip=[
+            alt.Tooltip("series:N"),
+            alt.Tooltip("d:Q", title="d_k"),
+            alt.Tooltip("value:Q", format=".4g"),
+            alt.Tooltip("lo:Q", format=".4g"),
+            alt.Tooltip("hi:Q", format=".4g"),
+            alt.Tooltip("theory:Q", title=theory_title, format=".4g"),
+        ],
+    )
+    marker = d_marker(current_d)
+    return alt.layer(
+        theory,
+        bars,
+        points,
+        marker,
+        title=alt.TitleParams(title, subtitle=subtitle),
+        description=description,
+        height=300,
+    )
+
+
+@lean
+def alpha_heatmap(
+    df: pd.DataFrame,
+    rules: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    color_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """A statistic in [0, 1] over the grid (d_k, α), with horizontal rules at chosen α.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per cell: ``d`` (ordinal x, ascending), ``alpha`` (evenly spaced),
+        ``share`` (colour, 0 … 1), ``share_se``.
+    rules : DataFrame
+        ``alpha``, ``label`` (legend text), ``color`` (hex) of the exponents to draw,
+        e.g. α = ½ and α = 1.
+    """
+    check_rows(df)
+    alphas = sorted(df["alpha"].unique())
+    step = float(alphas[1] - alphas[0]) if len(alphas) > 1 else 0.05
+    cells = df.assign(a0=df["alpha"] - step / 2, a1=df["alpha"] + step / 2)
+    y_scale = alt.Scale(domain=[float(cells.a0.min()), float(cells.a1.max())], nice=False)
+    rect = (
+        alt.Chart(cells)
+        .mark_rect()
+        .encode(
+            x=alt.X("d:O", title=x_title, sort="ascending", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("a0:Q", title=y_title, scale=y_scale),
+            y2=alt.Y2("a1:Q"),
+            color=alt.Color(
+                "share:Q",
+                title=color_title,
+                scale=alt.Scale(scheme="greys", domain=[0, 1], reverse=True),
+                legend=alt.Legend(orient="right", gradientLength=220),
+            ),
+            tooltip=[
+                alt.Tooltip("d:O", title="d_k"),
+                alt.Tooltip("alpha:Q", title="α", format=".2f"),
+                alt.Tooltip("share:Q", title=color_title, format=".3f"),
+                alt.Tooltip("share_se:Q", title="s.e.", format=".1g"),
+            ],
+        )
+    )
+    labels = list(rules["label"])
+    lines = (
+        alt.Chart(rules)
+        .mark_rule(strokeWidth=3)
+        .encode(
+            y=alt.Y("alpha:Q", scale=y_scale),
+            color=alt.Color(
+                "label:N",
+                title=None,
+                sort=labels,
+                scale=alt.Scale(domain=labels, range=list(rules["color"])),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            tooltip=[alt.Tooltip("label:N"), alt.Tooltip("alpha:Q", title="α", format=".2f")],
+        )
+    )
+    return alt.layer(
+        rect,
+        lines,
+        resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
+        title=title,
+        description=description,
+        height=360,
+    )
+
+
+#: The builders :func:`chart` styles, by name.
+BUILDERS = {"sweep_lines": sweep_lines, "logit_scale": logit_scale, "alpha_heatmap": alpha_heatmap}
+
+
+def chart(
+    builder: str, *frames: pd.DataFrame, legend_cols: int | None = 2, **options
+) -> alt.LayerChart:
+    """``BUILDERS[builder](*frames, **options)``, styled for this page.
+
+    ``legend_cols`` entries per legend row (half-width charts cannot fit four Chinese α
+    labels in one row), with the plot made taller to keep its size; None keeps the
+    builder's legend. Building is cheaper than hashing the frames for a cache lookup
+    would be (about 2–3 ms a chart), so charts are built on every run.
+    """
+    if legend_cols:
+        options = {**options, "legend_columns": legend_cols}
+    out = BUILDERS[builder](*frames, **options)
+    if legend_cols:
+        out.height = 360
+    # full-strength legend symbols (a legend otherwise takes its band's opacity)
+    out.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
+    return out

@@ -1,0 +1,387 @@
+"""Sections of the √d_k-vs-d_k page, each drawn by one function.
+
+The page script reads the controls into a :class:`View` and decides which sections are
+shown (presenter steps). The charts come from the cached sweeps of
+:mod:`ui.sqrt_vs_d.data`; the predict-first questions and the misconception card read
+the full sweep (d_k = 1…4096), whatever range the page shows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import scaling
+from core.experiments import saturation_sweep
+from core.scaling import (
+    independent_logit_std,
+    linear_scaling_weight_limit,
+    relevant_logit_mean,
+    signal_to_noise,
+)
+from ui.common import workshop
+from ui.common.i18n import t
+from ui.sqrt_vs_d import charts, data
+
+#: The core function behind every chart.
+SWEEP = saturation_sweep
+
+
+@dataclass(frozen=True)
+class View:
+    """The page's settings, and the sweep they select.
+
+    ``full`` covers d_k = 1…4096 (the questions and the myth card); ``sweep`` is the
+    part within the chosen range [d_lo, d_hi] (the charts).
+    """
+
+    d_k: int
+    n_keys: int
+    alpha: float
+    rho: float
+    seed: int
+    d_lo: int
+    d_hi: int
+    full: pd.DataFrame
+    sweep: pd.DataFrame
+
+
+def view(
+    d_k: int, d_min: str, d_max: str, n_keys: int, alpha: float, rho: float, seed: int
+) -> View:
+    """The settings as a :class:`View`, with notes on the d_k range (swapped ends, a
+    single value, the learner's d_k outside it)."""
+    d_lo, d_hi = sorted((int(d_min), int(d_max)))
+    if int(d_min) > int(d_max):
+        st.caption(t("sqrt_vs_d.range_swapped", lo=d_lo, hi=d_hi))
+    if d_lo == d_hi:
+        st.info(t("sqrt_vs_d.range_single", d=d_lo), icon=":material/info:")
+    if not d_lo <= d_k <= d_hi:
+        st.caption(t("sqrt_vs_d.outside_range", d_k=d_k, lo=d_lo, hi=d_hi))
+    full = data.sweep(n_keys, alpha, rho, seed)
+    return View(d_k, n_keys, alpha, rho, seed, d_lo, d_hi, full, data.in_range(full, d_lo, d_hi))
+
+
+def show(builder: str, frame, *extra, key: str, source=SWEEP, **options) -> None:
+    """Build and draw one chart, with its data as CSV and its core source."""
+    chart = charts.chart(builder, frame, *extra, **options)
+    workshop.chart(chart, key=f"sqrt_vs_d_{key}", data=frame, source=source)
+
+
+def lines(
+    v: View,
+    df,
+    key: str,
+    *,
+    y_domain=None,
+    log_y=False,
+    reference=None,
+    label="above_left",
+    source=SWEEP,
+) -> None:
+    """One statistic against d_k (:func:`ui.common.charts.sweep_lines`), titled by ``key``."""
+    show(
+        "sweep_lines", df, key=key, source=source, current_d=v.d_k,
+        x_title=t("sqrt_vs_d.axis_d_k"), title=t(f"sqrt_vs_d.{key}_title"),
+        y_title=t(f"sqrt_vs_d.{key}_y"), description=t(f"sqrt_vs_d.{key}_alt", n=v.n_keys),
+        log_y=log_y, y_domain=y_domain, reference=reference, reference_label=label,
+    )  # fmt: skip
+
+
+def floor_label(reference) -> str:
+    """Below a floor no line goes under — unless the floor hugs the x-axis (many keys:
+    1/512), where a label below it would sit on the tick labels."""
+    return "below_right" if float(reference["y"].iloc[0]) >= 0.08 else "above_right"
+
+
+# --- 1: at your d_k, and the logit scale ------------------------------------------------------
+def logit_scale(v: View) -> None:
+    """The summary table at the learner's d_k, the three logit-scale formulas, and the
+    measured logit std and mean against d_k with their theory."""
+    d_k, n_keys, alpha, rho = v.d_k, v.n_keys, v.alpha, v.rho
+    summary(d_k, n_keys, alpha, rho, v.seed)
+    st.header(t("sqrt_vs_d.s1_title"))
+    st.markdown(t("sqrt_vs_d.s1_text"))
+    st.latex(logit_latex(d_k, alpha, rho))
+    left, right = st.columns(2)
+    for col, which in ((left, "std"), (right, "mean")):
+        with col:
+            if which == "mean" and rho == 0:
+                st.info(t("sqrt_vs_d.mean_rho0"), icon=":material/info:")
+                continue
+            theory = {"std": scaling.independent_logit_std, "mean": scaling.relevant_logit_mean}
+            show(
+                "logit_scale", data.logit_frame(v.sweep, which, rho), key=which,
+                source=[SWEEP, theory[which]], current_d=d_k, x_title=t("sqrt_vs_d.axis_d_k"),
+                title=t(f"sqrt_vs_d.{which}_title"), subtitle=t("sqrt_vs_d.points_sub"),
+                y_title=t(f"sqrt_vs_d.{which}_y"), theory_title=t("sqrt_vs_d.theory"),
+                description=t(f"sqrt_vs_d.{which}_alt", rho=f"{rho:g}"),
+            )  # fmt: skip
+    st.caption(t("sqrt_vs_d.logit_caption_rho0" if rho == 0 else "sqrt_vs_d.logit_caption"))
+
+
+# --- 2: what softmax does with them (predict first) ------------------------------------------
+def softmax_response(v: View) -> None:
+    """Predict the largest weight at d_k = 4096, then entropy share and largest weight."""
+    n_keys, rho = v.n_keys, v.rho
+    st.header(t("sqrt_vs_d.s2_title"))
+    if workshop.predict(**max_weight_question(v.full, n_keys, rho)):
+        left, right = st.columns(2)
+        with left:
+            entropy = data.lines(v.sweep, "entropy_mean", divide_by=math.log(n_keys))
+            lines(v, entropy, "entropy", y_domain=(0, 1), reference=data.uniform_reference())
+        with right:
+            maxw = data.lines(v.sweep, "max_weight_mean")
+            chance = data.references(n_keys, rho, limit=False)
+            lines(v, maxw, "max", y_domain=(0, 1), reference=chance, label=floor_label(chance))
+        caption = "softmax_caption_rho0" if rho == 0 else "softmax_caption_rho"
+        st.caption(t(f"sqrt_vs_d.{caption}"))
+
+
+# --- 3: every exponent at once ---------------------------------------------------------------
+def heatmap(v: View) -> None:
+    """Mean entropy share over d_k × α (independent of the α and d_k controls)."""
+    n_keys, rho = v.n_keys, v.rho
+    st.header(t("sqrt_vs_d.s3_title"))
+    heat = data.in_range(data.sqrt_vs_d_heatmap(n_keys, rho, v.seed), v.d_lo, v.d_hi)
+    show(
+        "alpha_heatmap", heat, data.heatmap_rules(), key="heatmap", legend_cols=None,
+        title=t("sqrt_vs_d.heat_title", rho=f"{rho:g}"), x_title=t("sqrt_vs_d.axis_d_k"),
+        y_title=t("sqrt_vs_d.heat_y"), color_title=t("sqrt_vs_d.heat_color"),
+        description=t("sqrt_vs_d.heat_alt", rho=f"{rho:g}"),
+    )  # fmt: skip
+    st.caption(t("sqrt_vs_d.heat_caption", rows=f"{data.sqrt_vs_d_heatmap_rows(n_keys):,}"))
+
+
+# --- 4: discrimination (predict first) -------------------------------------------------------
+def discrimination(v: View) -> None:
+    """Predict the relevant key's weight, then its argmax share and mean weight."""
+    n_keys, rho = v.n_keys, v.rho
+    st.header(t("sqrt_vs_d.s4_title"))
+    if workshop.predict(**relevant_weight_question(v.full, n_keys, rho)):
+        left, right = st.columns(2)
+        with left:
+            chance = data.references(n_keys, rho, limit=False)
+            argmax = data.argmax_line(v.sweep)
+            lines(v, argmax, "argmax", y_domain=(0, 1), reference=chance, label=floor_label(chance))
+        with right:
+            weight = data.lines(v.sweep, "relevant_weight_mean")
+            limit = data.references(n_keys, rho, limit=True)
+            lines(
+                # 1/n_keys is a floor; the 1/d_k limit is one only for α ≤ 1 (with α > 1
+                # the weight falls through it toward 1/n_keys, and α < 1 rises to 1)
+                v, weight, "weight", y_domain=(0, 1), reference=limit,
+                label=floor_label(limit) if v.alpha <= 1 else "above_right",
+                source=[SWEEP, scaling.linear_scaling_weight_limit],
+            )  # fmt: skip
+        limit_text = f"{scaling.linear_scaling_weight_limit(n_keys, rho):.3g}"
+        st.caption(
+            t("sqrt_vs_d.disc_caption_rho0") if rho == 0 else t("sqrt_vs_d.disc_caption", limit=limit_text)
+        )  # fmt: skip
+
+
+# --- 5: gradient scale -----------------------------------------------------------------------
+def gradient_scale(v: View) -> None:
+    """‖∂p/∂s‖_F against d_k on a log axis, with why it matters."""
+    st.header(t("sqrt_vs_d.s5_title"))
+    left, right = st.columns([3, 2])
+    with left:
+        lines(v, data.lines(v.sweep, "grad_fro_mean", log=True), "grad", log_y=True)
+    with right:
+        st.markdown(t("sqrt_vs_d.grad_text", floor=f"{data.LOG_FLOOR:g}"))
+
+
+# --- 6: when each is right, and the misconception --------------------------------------------
+def when_each(v: View) -> None:
+    """Why √d_k for independent q, k and d_k for aligned ones (μP), and the myth card."""
+    st.header(t("sqrt_vs_d.s6_title"))
+    left, right = st.columns(2)
+    with left.container(border=True):
+        st.markdown(t("sqrt_vs_d.why_sqrt"))
+    with right.container(border=True):
+        st.markdown(t("sqrt_vs_d.why_d"))
+    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), myth_reality(v.full, v.n_keys, v.rho))
+
+
+def logit_latex(d_k: int, alpha: float, rho: float) -> str:
+    """The three logit-scale formulas with the user's d_k, α and ρ substituted."""
+    std = independent_logit_std(d_k, alpha)
+    mean = relevant_logit_mean(d_k, alpha, rho)
+    return (
+        rf"d_k = {d_k},\ \alpha = {alpha:g},\ \rho = {rho:g}:\quad"
+        rf"\operatorname{{std}}(z_j) = d_k^{{1/2-\alpha}} = {std:.4g},\quad"
+        rf"\mathbb{{E}}[z_0] = \rho\, d_k^{{1-\alpha}} = {mean:.4g},\quad"
+        rf"\frac{{\mathbb{{E}}[z_0]}}{{\operatorname{{std}}(z_j)}} = \rho\sqrt{{d_k}}"
+        rf" = {signal_to_noise(d_k, rho):.4g}"
+    )
+
+
+def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
+    """The table of statistics at the user's d_k, with its caption."""
+    stats = data.at_d(d_k, n_keys, alpha, rho, seed)
+    st.subheader(t("sqrt_vs_d.summary_title", d_k=d_k, n=n_keys, rho=f"{rho:g}"))
+    # a static table: its text follows the page's type size (larger in presenter mode)
+    table = data.summary_table(stats, d_k, n_keys, rho)
+    st.table(table.set_index(table.columns[0]))
+    st.caption(
+        t(
+            "sqrt_vs_d.summary_caption",
+            rate=f"{stats['relevant_argmax_rate'].iloc[0]:.3f}",
+            chance=f"{1 / n_keys:.3g}",
+            rows=f"{data.sqrt_vs_d_rows(n_keys):,}",
+        )
+    )
+
+
+def _set_rho(value: float) -> None:
+    st.session_state["rho"] = value
+
+
+#: ρ presets: independent keys (initialisation) and one aligned key (after training).
+RHO_PRESETS = (("rho_init", 0.0), ("rho_aligned", 0.5))
+
+
+def rho_presets(current: float) -> None:
+    """Two buttons under the ρ slider: ρ = 0 and ρ = 0.5 (the values REFERENCE §1 quotes)."""
+    cols = workshop.control_columns(len(RHO_PRESETS))  # stacked in the presenter sidebar
+    for col, (name, value) in zip(cols, RHO_PRESETS, strict=True):
+        col.button(
+            t(f"sqrt_vs_d.{name}"),
+            key=f"{name}_preset",
+            on_click=_set_rho,
+            args=(value,),
+            type="primary" if current == value else "secondary",
+            width="stretch",
+        )
+
+
+# --- workshop: predictions and the misconception card, from the live sweep -------------
+#: The d_k range the questions and the myth card talk about (the sweep's ends).
+D_SMALL, D_START, D_LARGE = 1, 16, 4096
+
+
+def value_at(df: pd.DataFrame, alpha: float, d: int, stat: str) -> float:
+    """One statistic of the full (unfiltered) sweep at exponent ``alpha`` and d_k = ``d``."""
+    rows = np.flatnonzero((df["alpha"].to_numpy() == alpha) & (df["d"].to_numpy() == d))
+    if rows.size != 1:
+        raise ValueError(f"the sweep has {rows.size} rows at alpha={alpha}, d={d}")
+    return float(df[stat].to_numpy()[rows[0]])
+
+
+#: When the d_k = 1 value and the 1/d_k limit are within this fraction of the limit,
+#: "stays" and "settles at the limit" are the same answer (few keys and a large ρ): the
+#: max-weight question is not asked. Relative, not absolute: with many keys both are
+#: small, yet a fall from 0.025 to 0.003 (n_keys = 512, ρ = 0.5) is well worth asking.
+MAX_WEIGHT_TIE = 0.25
+
+
+def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
+    """Predict-first question: with 1/d_k, where does the largest weight go from d_k = 1
+    to 4096? The answer is the option whose level (1, the d_k = 1 value, the large-d_k
+    limit e^ρ/(e^ρ + n_keys − 1), which is 1/n_keys at ρ = 0) lies nearest the measured
+    value at d_k = 4096."""
+    start = value_at(df, 1.0, D_SMALL, "max_weight_mean")
+    end = value_at(df, 1.0, D_LARGE, "max_weight_mean")
+    half = value_at(df, 0.5, D_LARGE, "max_weight_mean")
+    chance = 1.0 / n_keys
+    limit = linear_scaling_weight_limit(n_keys, rho)  # softmax(ρ, 0, …, 0)'s largest weight
+    levels = (1.0, start, limit)
+    tie = abs(start / limit - 1.0) < MAX_WEIGHT_TIE
+    falls = (
+        t("sqrt_vs_d_workshop.max_falls", chance=f"{chance:.3g}")
+        if rho == 0
+        else t("sqrt_vs_d_workshop.max_falls_rho", limit=f"{limit:.3g}")
+    )
+    options = [
+        t("sqrt_vs_d_workshop.max_rises"),
+        t("sqrt_vs_d_workshop.max_stays", value=f"{start:.2f}"),
+        falls,
+    ]
+    return {
+        "key": "sqrt_vs_d_max",
+        "about": (n_keys, rho, start, end),
+        "unanswerable": t(
+            "sqrt_vs_d_workshop.max_tie",
+            n=n_keys,
+            rho=f"{rho:g}",
+            start=f"{start:.3f}",
+            limit=f"{limit:.3f}",
+        )
+        if tie
+        else None,
+        "question": t("sqrt_vs_d_workshop.max_q", n=n_keys, rho=f"{rho:g}", d=D_LARGE),
+        "options": options,
+        "answer": int(np.argmin([abs(end - level) for level in levels])),
+        "explain": t(
+            "sqrt_vs_d_workshop.max_explain_rho0" if rho == 0 else "sqrt_vs_d_workshop.max_explain",
+            start=f"{start:.3f}",
+            end=f"{end:.3f}",
+            half=f"{half:.3f}",
+            chance=f"{chance:.3g}",
+            limit=f"{limit:.3g}",
+            d=D_LARGE,
+        ),
+    }
+
+
+def relevant_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
+    """Predict-first question: with 1/√d_k, does the relevant key's weight rise, stay or
+    fall from d_k = 16 to 4096? "Stays" when the change is within max(0.02, 4 s.e.)."""
+    a = value_at(df, 0.5, D_START, "relevant_weight_mean")
+    b = value_at(df, 0.5, D_LARGE, "relevant_weight_mean")
+    se = math.hypot(
+        value_at(df, 0.5, D_START, "relevant_weight_se"),
+        value_at(df, 0.5, D_LARGE, "relevant_weight_se"),
+    )
+    tol = max(0.02, 4 * se)
+    answer = 0 if b - a > tol else 2 if b - a < -tol else 1
+    chance = 1.0 / n_keys
+    options = [
+        t("sqrt_vs_d_workshop.rel_rises"),
+        t("sqrt_vs_d_workshop.rel_stays"),
+        t("sqrt_vs_d_workshop.rel_falls", chance=f"{chance:.3g}"),
+    ]
+    return {
+        "key": "sqrt_vs_d_relevant",
+        "about": (n_keys, rho, a, b),
+        # at ρ = 0 key 0 is one more independent key: nothing to predict
+        "unanswerable": t("sqrt_vs_d_workshop.rel_rho0") if rho == 0 else None,
+        "question": t("sqrt_vs_d_workshop.rel_q", n=n_keys, rho=f"{rho:g}", lo=D_START, hi=D_LARGE),
+        "options": options,
+        "answer": answer,
+        "explain": t(
+            "sqrt_vs_d_workshop.rel_explain",
+            a=f"{a:.3f}",
+            b=f"{b:.3f}",
+            c=f"{value_at(df, 1.0, D_START, 'relevant_weight_mean'):.3f}",
+            d=f"{value_at(df, 1.0, D_LARGE, 'relevant_weight_mean'):.3f}",
+            lo=D_START,
+            hi=D_LARGE,
+        ),
+    }
+
+
+def myth_numbers(df: pd.DataFrame, n_keys: int) -> dict[str, str]:
+    """Entropy share and largest weight at d_k = 4096 for α = ½ and α = 1, formatted."""
+    ln_n = math.log(n_keys)
+    out = {}
+    for name, alpha in (("half", 0.5), ("one", 1.0)):
+        out[f"h_{name}"] = f"{value_at(df, alpha, D_LARGE, 'entropy_mean') / ln_n:.3f}"
+        out[f"m_{name}"] = f"{value_at(df, alpha, D_LARGE, 'max_weight_mean'):.3f}"
+    return out
+
+
+def myth_reality(df: pd.DataFrame, n_keys: int, rho: float) -> str:
+    """The misconception card's answer, with the live counter-example at d_k = 4096."""
+    return t(
+        "sqrt_vs_d_workshop.myth_reality" if rho == 0 else "sqrt_vs_d_workshop.myth_reality_rho",
+        d=D_LARGE,
+        n=n_keys,
+        rho=f"{rho:g}",
+        chance=f"{1 / n_keys:.3g}",
+        **myth_numbers(df, n_keys),
+    )

@@ -1,0 +1,1 @@
+"""UI of the variance page: data.py (cached data), charts.py (Altair builders), sections.py."""

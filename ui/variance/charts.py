@@ -1,0 +1,205 @@
+"""Altair builders of the variance page (conventions: :mod:`ui.common.charts`)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.common.charts import COLORS, check_rows, d_marker, lean
+
+
+@lean
+def histogram_with_law(
+    df: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    law_labels: tuple[str, str],
+    description: str,
+    color: str = COLORS["sqrt"],
+) -> alt.LayerChart:
+    """Histogram bars with the exact law and its Gaussian limit drawn over them.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per bin: ``x0``, ``x1`` (bin edges), ``x`` (centre), ``density``
+        (empirical), ``exact`` (exact law), ``gauss`` (Gaussian limit).
+    title, x_title, y_title, description : str
+        Chart title, axis titles and alt text.
+    law_labels : (str, str)
+        Legend labels of the exact law and of the Gaussian limit.
+    """
+    check_rows(df)
+    base = alt.Chart(df)
+    tooltip = [
+        alt.Tooltip("x:Q", title=x_title, format=".3g"),
+        alt.Tooltip("density:Q", title=y_title, format=".4g"),
+        alt.Tooltip("exact:Q", title=law_labels[0], format=".4g"),
+    ]
+    # rectangles from 0 to the density over [x0, x1] (a bar with x2 would be horizontal)
+    bars = base.mark_rect(opacity=0.55, color=color, stroke="white", strokeWidth=0.5).encode(
+        x=alt.X("x0:Q", title=x_title),
+        x2=alt.X2("x1:Q"),
+        y=alt.Y("density:Q", title=y_title),
+        y2=alt.Y2(datum=0),
+        tooltip=tooltip,
+    )
+    long = df.melt(id_vars=["x"], value_vars=["exact", "gauss"], var_name="law", value_name="y")
+    names = dict(zip(("exact", "gauss"), law_labels, strict=True))
+    long["law"] = long["law"].map(names)
+    lines = (
+        alt.Chart(long)
+        .mark_line(strokeWidth=2, color=COLORS["theory"])
+        .encode(
+            x=alt.X("x:Q"),
+            y=alt.Y("y:Q"),
+            strokeDash=alt.StrokeDash(
+                "law:N",
+                title=None,
+                sort=list(names.values()),
+                legend=alt.Legend(orient="top-right"),
+            ),
+            tooltip=[
+                alt.Tooltip("law:N"),
+                alt.Tooltip("x:Q", format=".3g"),
+                alt.Tooltip("y:Q", format=".4g"),
+            ],
+        )
+    )
+    return alt.layer(bars, lines, title=title, description=description, height=300)
+
+
+@lean
+def variance_sweep(
+    df: pd.DataFrame,
+    *,
+    current_d: int,
+    series_order: tuple[str, str],
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Empirical Var(q·k) and Var(q·k/√d_k) against d_k on log–log axes.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Rows per (d_k, series): ``d``, ``series`` (legend label), ``var``, ``lo``,
+        ``hi`` (95 % interval), ``theory``.
+    current_d : int
+        The d_k marked with a vertical rule.
+    series_order : (str, str)
+        The unscaled and the scaled series' labels (drawn vermillion and blue).
+    """
+    check_rows(df)
+    x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
+    y_scale = alt.Scale(type="log")
+    series = alt.Color(
+        "series:N",
+        title=None,
+        scale=alt.Scale(domain=list(series_order), range=[COLORS["unscaled"], COLORS["sqrt"]]),
+        legend=alt.Legend(orient="top-left"),
+    )
+    tooltip = [
+        alt.Tooltip("series:N"),
+        alt.Tooltip("d:Q", title="d_k"),
+        alt.Tooltip("var:Q", format=".4g"),
+        alt.Tooltip("lo:Q", format=".4g"),
+        alt.Tooltip("hi:Q", format=".4g"),
+        alt.Tooltip("theory:Q", format=".4g"),
+    ]
+    base = alt.Chart(df)
+    theory = base.mark_line(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5).encode(
+        x=x, y=alt.Y("theory:Q", scale=y_scale, title=y_title), detail=alt.Detail("series:N")
+    )
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=series
+    )
+    points = base.mark_point(filled=True, size=50).encode(
+        x=x, y=alt.Y("var:Q", scale=y_scale, title=y_title), color=series, tooltip=tooltip
+    )
+    marker = d_marker(current_d)
+    return alt.layer(theory, bars, points, marker, title=title, description=description, height=320)
+
+
+@lean
+def running_sums(
+    paths: pd.DataFrame,
+    envelope: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    description: str,
+) -> alt.LayerChart:
+    """Partial sums of q_i k_i against i for several pairs, with ±√i and ±2√i envelopes.
+
+    Parameters
+    ----------
+    paths : DataFrame
+        ``i``, ``path`` (pair id), ``sum``.
+    envelope : DataFrame
+        ``i``, ``band`` (legend label, e.g. "±1 std"), ``lo``, ``hi``.
+    """
+    check_rows(paths)
+    check_rows(envelope)
+    x = alt.X("i:Q", title=x_title, axis=alt.Axis(tickMinStep=1))  # dimensions are whole
+    lines = (
+        alt.Chart(paths)
+        .mark_line(strokeWidth=1, opacity=0.7, color=COLORS["sqrt"])
+        .encode(
+            x=x,
+            y=alt.Y("sum:Q", title=y_title),
+            detail=alt.Detail("path:N"),
+            tooltip=[alt.Tooltip("path:N"), alt.Tooltip("i:Q"), alt.Tooltip("sum:Q", format=".3g")],
+        )
+    )
+    env = alt.Chart(envelope)
+    dash = alt.StrokeDash("band:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400))
+    upper = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("hi:Q"), strokeDash=dash)
+    lower = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("lo:Q"), strokeDash=dash)
+    return alt.layer(lines, upper, lower, title=title, description=description, height=320)
+
+
+@lean
+def term_bars(
+    df: pd.DataFrame,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    sign_title: str,
+    sign_order: tuple[str, str],
+    description: str,
+) -> alt.Chart:
+    """Bars of the per-dimension products q_i k_i of one pair, coloured by sign.
+
+    Parameters
+    ----------
+    df : DataFrame
+        ``i`` (1-based dimension), ``term`` (q_i k_i), ``sign`` (legend label).
+    sign_order : (str, str)
+        Labels of positive and negative terms (blue and vermillion).
+    """
+    check_rows(df)
+    return (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("i:O", title=x_title, axis=alt.Axis(labelOverlap=True, labelAngle=0)),
+            y=alt.Y("term:Q", title=y_title),
+            color=alt.Color(
+                "sign:N",
+                title=sign_title,
+                scale=alt.Scale(
+                    domain=list(sign_order), range=[COLORS["sqrt"], COLORS["unscaled"]]
+                ),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            tooltip=[alt.Tooltip("i:O", title="i"), alt.Tooltip("term:Q", format=".4g")],
+        )
+        .properties(title=title, description=description, height=300)
+    )

@@ -1,0 +1,164 @@
+"""Cached data of the variance page: binned q·k samples, the variance sweep, running sums.
+
+Conventions (hashable inputs, small frames, one random stream per picture):
+:mod:`ui.common.data`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import variance as var_core
+from core.sampling import dot_products, sample_qk
+from ui.common.data import SWEEP_D, rng_for
+
+SWEEP_SAMPLES = 20_000
+
+
+#: Uniform components have no exact O(1) sampler: their q·k is summed over d_k
+#: products. These caps bound one rerun's work (2²⁵ products ≈ 0.3 s on one core).
+MAX_UNIFORM_PRODUCTS = 2**25
+
+
+MAX_UNIFORM_SWEEP_PRODUCTS = 2**24
+
+
+def samples_for(dist: str, d_k: int, n_samples: int, budget: int = MAX_UNIFORM_PRODUCTS) -> int:
+    """How many q·k samples a picture draws: all of them, except uniform beyond the budget."""
+    if dist != "uniform":
+        return n_samples
+    return max(1_000, min(n_samples, budget // d_k))
+
+
+N_PATHS = 20
+
+
+MAX_TERMS_SHOWN = 256
+
+
+# one stream per random picture
+STREAM_HISTOGRAM, STREAM_SWEEP, STREAM_PATHS, STREAM_TERMS = 1, 2, 3, 4
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def score_histograms(
+    d_k: int, n_samples: int, dist: str, sigma_q: float, sigma_k: float, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, float]]:
+    """Binned q·k and q·k/√d_k with exact and Gaussian laws, and the sample moments.
+
+    Returns
+    -------
+    raw, scaled : DataFrame (≤ 61 rows each)
+        Columns x0, x1, x, density, exact, gauss.
+    moments : dict
+        :func:`core.variance.sample_moments` of the unscaled samples.
+    """
+    s = dot_products(
+        d_k,
+        samples_for(dist, d_k, n_samples),
+        rng=rng_for(seed, STREAM_HISTOGRAM),
+        dist=dist,
+        sigma_q=sigma_q,
+        sigma_k=sigma_k,
+    )
+    edges = var_core.histogram_edges(d_k, dist, sigma_q, sigma_k)
+    density = var_core.histogram_density(s, edges)
+    exact = var_core.expected_density(edges, d_k, dist, sigma_q, sigma_k)
+    sd = math.sqrt(d_k) * sigma_q * sigma_k
+    centre = 0.5 * (edges[1:] + edges[:-1])
+    gauss = np.exp(-0.5 * (centre / sd) ** 2) / (sd * math.sqrt(2 * math.pi))
+    raw = pd.DataFrame(
+        {
+            "x0": edges[:-1],
+            "x1": edges[1:],
+            "x": centre,
+            "density": density,
+            "exact": exact,
+            "gauss": gauss,
+        }
+    )
+    root = math.sqrt(d_k)
+    # dividing s by √d_k divides every x by √d_k and multiplies every density by √d_k
+    scaled = raw.assign(
+        x0=raw.x0 / root,
+        x1=raw.x1 / root,
+        x=raw.x / root,
+        density=raw.density * root,
+        exact=raw.exact * root,
+        gauss=raw.gauss * root,
+    )
+    return raw, scaled, var_core.sample_moments(s)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def variance_sweep(dist: str, seed: int) -> pd.DataFrame:
+    """Var(q·k) at unit σ over d_k = 1…4096, unscaled and divided by √d_k.
+
+    Returns
+    -------
+    DataFrame, 26 rows: d, scaled (bool), var, lo, hi, theory — for σ_q = σ_k = 1;
+    multiply var, lo, hi, theory by σ_q²σ_k² for other scales.
+    """
+    sw = var_core.variance_sweep(
+        SWEEP_D,
+        SWEEP_SAMPLES,
+        rng=rng_for(seed, STREAM_SWEEP),
+        dist=dist,
+        max_products=MAX_UNIFORM_SWEEP_PRODUCTS,
+    )
+    raw = pd.DataFrame({k: sw[k] for k in ("d", "var", "lo", "hi", "theory")}).assign(scaled=False)
+    scaled = raw.assign(
+        var=raw["var"] / raw.d, lo=raw.lo / raw.d, hi=raw.hi / raw.d, theory=1.0, scaled=True
+    )
+    return pd.concat([raw, scaled], ignore_index=True)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def running_sums(
+    d_k: int, dist: str, sigma_q: float, sigma_k: float, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Partial sums of q_i k_i for ``N_PATHS`` pairs (≤ 200 points each) and envelopes.
+
+    Returns
+    -------
+    paths : DataFrame with i, path, sum; i = 0 (sum 0) starts every path.
+    envelope : DataFrame with i, k (1 or 2 standard deviations), lo, hi = ±k √i σ_qσ_k.
+    """
+    i, sums = var_core.running_sums(
+        d_k, N_PATHS, rng=rng_for(seed, STREAM_PATHS), dist=dist, sigma_q=sigma_q, sigma_k=sigma_k
+    )
+    # every path starts at the origin (the empty sum), so even d_k = 1 draws a segment
+    i = np.concatenate([[0], i])
+    sums = np.hstack([np.zeros((N_PATHS, 1)), sums])
+    paths = pd.DataFrame(
+        {
+            "i": np.tile(i, N_PATHS),
+            "path": np.repeat(np.arange(1, N_PATHS + 1), i.size),
+            "sum": sums.ravel(),
+        }
+    )
+    grid = i
+    sd = np.sqrt(grid) * sigma_q * sigma_k
+    envelope = pd.concat(
+        [pd.DataFrame({"i": grid, "k": k, "lo": -k * sd, "hi": k * sd}) for k in (1, 2)],
+        ignore_index=True,
+    )
+    return paths, envelope
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def pair_terms(
+    d_k: int, dist: str, sigma_q: float, sigma_k: float, seed: int
+) -> tuple[pd.DataFrame, float]:
+    """The products q_i k_i of one sampled pair (first ``MAX_TERMS_SHOWN``) and their full sum."""
+    q, k = sample_qk(
+        1, d_k, rng=rng_for(seed, STREAM_TERMS), dist=dist, sigma_q=sigma_q, sigma_k=sigma_k
+    )
+    terms = q[0] * k[0]
+    shown = terms[:MAX_TERMS_SHOWN]
+    df = pd.DataFrame({"i": np.arange(1, shown.size + 1), "term": shown, "positive": shown >= 0})
+    return df, float(terms.sum())

@@ -1,0 +1,264 @@
+"""Sections of the variance page, each drawn by one function.
+
+The page script reads the controls into a :class:`View` and decides which sections are
+shown (presenter steps); the samples come from the cached calls of
+:mod:`ui.variance.data`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import streamlit as st
+
+from core import variance as variance_core
+from core.sampling import dot_products
+from core.theory import dot_product_excess_kurtosis, dot_product_variance
+from ui.common import workshop
+from ui.common.charts import COLORS
+from ui.common.i18n import t
+from ui.variance import charts, data
+
+
+@dataclass(frozen=True)
+class View:
+    """The page's settings: the width, the sample size, the law of the components."""
+
+    d_k: int
+    n_samples: int
+    dist: str
+    sigma_q: float
+    sigma_k: float
+    seed: int
+
+    @property
+    def c(self) -> float:
+        """σ_q σ_k: the spread of one product q_i·k_i, and of q·k/√d_k."""
+        return self.sigma_q * self.sigma_k
+
+    def histograms(self):
+        """:func:`ui.variance.data.score_histograms` at these settings."""
+        return data.score_histograms(
+            self.d_k, self.n_samples, self.dist, self.sigma_q, self.sigma_k, self.seed
+        )
+
+
+# --- 1. predict the spread, then the sum's measured moments and the derivation ----------
+def spread(v: View) -> bool:
+    """The question on the spread of q·k, then the moments and the derivation.
+
+    The metrics state the answer, so they come after the question, as do the
+    histograms: returns whether the question is answered (or skipped).
+    """
+    d_k, n_samples, sigma_q, sigma_k, c = v.d_k, v.n_samples, v.sigma_q, v.sigma_k, v.c
+    _, _, moments = v.histograms()
+    var_theory = dot_product_variance(d_k, sigma_q, sigma_k)
+    drawn = data.samples_for(v.dist, d_k, n_samples)
+    if drawn < n_samples:
+        st.info(
+            t("variance.uniform_capped", drawn=f"{drawn:,}", requested=f"{n_samples:,}", d_k=d_k)
+        )
+    options = [f"{c:g}", f"{math.sqrt(d_k) * c:.3g}", f"{d_k * c:g}", f"{d_k * d_k * c:g}"]
+    revealed = workshop.predict(
+        "variance_std",
+        t("variance.predict_q", d_k=d_k, sigma_q=f"{sigma_q:g}", sigma_k=f"{sigma_k:g}"),
+        options,
+        answer=1,
+        explain=t(
+            "variance.predict_explain",
+            std=f"{moments['std']:.3g}",
+            theory=f"{math.sqrt(var_theory):.3g}",
+        ),
+        about=(d_k, sigma_q, sigma_k),
+        unanswerable=t("variance.predict_one") if d_k == 1 else None,  # every option is c
+    )
+    if revealed:
+        variance_metrics(moments, var_theory, dot_product_excess_kurtosis(d_k, v.dist))
+        variance_derivation(d_k, sigma_q, sigma_k)
+    return revealed
+
+
+# --- 2. histograms, unscaled beside scaled ----------------------------------------------
+def histograms(v: View, revealed: bool) -> None:
+    """Histograms of q·k and q·k/√d_k with the exact and Gaussian laws (after the guess)."""
+    if not revealed:
+        st.caption(t("variance.hist_after_guess"))
+        return
+    d_k = v.d_k
+    raw, scaled, _ = v.histograms()
+    std_theory = math.sqrt(dot_product_variance(d_k, v.sigma_q, v.sigma_k))
+    laws = (t("variance.law_exact"), t("variance.law_gauss"))
+    left, right = st.columns(2)
+    with left:
+        workshop.chart(
+            charts.histogram_with_law(
+                raw,
+                title=t("variance.hist_raw_title", d_k=d_k),
+                x_title=t("variance.axis_score"),
+                y_title=t("variance.axis_density"),
+                law_labels=laws,
+                description=t("variance.hist_raw_alt", d_k=d_k, std=f"{std_theory:.3g}"),
+                color=COLORS["unscaled"],
+            ),
+            key="variance_hist_raw",
+            data=raw,
+            source=[dot_products, variance_core.expected_density],
+        )
+    with right:
+        workshop.chart(
+            charts.histogram_with_law(
+                scaled,
+                title=t("variance.hist_scaled_title", d_k=d_k),
+                x_title=t("variance.axis_scaled_score"),
+                y_title=t("variance.axis_density"),
+                law_labels=laws,
+                description=t("variance.hist_scaled_alt", std=f"{v.c:.3g}"),
+            ),
+            key="variance_hist_scaled",
+            data=scaled,
+        )
+    st.caption(t("variance.hist_caption", uniform_max=variance_core.UNIFORM_EXACT_MAX_D))
+
+
+# --- 3. Var(q·k) against d_k ---------------------------------------------------------------
+def variance_against_d_k(v: View) -> None:
+    """Var(q·k) and Var(q·k/√d_k) over d_k = 1…4096 with theory (log–log)."""
+    c2v = v.c**2
+    sweep = data.variance_sweep(v.dist, v.seed)
+    sweep = sweep.assign(
+        var=sweep["var"] * c2v,
+        lo=sweep.lo * c2v,
+        hi=sweep.hi * c2v,
+        theory=sweep.theory * c2v,
+        series=sweep.scaled.map(
+            {False: t("variance.series_raw"), True: t("variance.series_scaled")}
+        ),
+    ).drop(columns="scaled")
+    workshop.chart(
+        charts.variance_sweep(
+            sweep,
+            current_d=v.d_k,
+            series_order=(t("variance.series_raw"), t("variance.series_scaled")),
+            title=t("variance.sweep_title"),
+            x_title=t("variance.axis_d_k"),
+            y_title=t("variance.axis_variance"),
+            description=t("variance.sweep_alt"),
+        ),
+        key="variance_sweep",
+        data=sweep,
+        source=variance_core.variance_sweep,
+    )
+    st.caption(t("variance.sweep_caption", n=f"{data.SWEEP_SAMPLES:,}"))
+    if v.dist == "uniform":
+        st.caption(t("variance.sweep_uniform_note"))
+
+
+# --- 4. the sum, dimension by dimension --------------------------------------------------
+def dimension_by_dimension(v: View) -> None:
+    """Running sums of q_i k_i with their ±√i envelopes, and one pair's terms."""
+    d_k, dist, sigma_q, sigma_k, seed = v.d_k, v.dist, v.sigma_q, v.sigma_k, v.seed
+    left, right = st.columns(2)
+    with left:
+        paths, envelope = data.running_sums(d_k, dist, sigma_q, sigma_k, seed)
+        envelope = envelope.assign(
+            band=envelope.k.map({1: t("variance.band_1"), 2: t("variance.band_2")})
+        )
+        workshop.chart(
+            charts.running_sums(
+                paths,
+                envelope,
+                title=t("variance.paths_title", n=data.N_PATHS),
+                x_title=t("variance.axis_i"),
+                y_title=t("variance.axis_partial_sum"),
+                description=t("variance.paths_alt", d_k=d_k),
+            ),
+            key="variance_paths",
+            data=paths,
+            source=variance_core.running_sums,
+        )
+        st.caption(t("variance.paths_caption"))
+    with right:
+        terms, total = data.pair_terms(d_k, dist, sigma_q, sigma_k, seed)
+        signs = (t("variance.sign_pos"), t("variance.sign_neg"))
+        terms = terms.assign(sign=terms.positive.map({True: signs[0], False: signs[1]})).drop(
+            columns="positive"
+        )
+        workshop.chart(
+            charts.term_bars(
+                terms,
+                title=t("variance.terms_title", total=f"{total:.3g}"),
+                x_title=t("variance.axis_i"),
+                y_title=t("variance.axis_term"),
+                sign_title=t("variance.sign_title"),
+                sign_order=signs,
+                description=t("variance.terms_alt", d_k=d_k, total=f"{total:.3g}"),
+            ),
+            key="variance_terms",
+            data=terms,
+        )
+        if d_k > data.MAX_TERMS_SHOWN:
+            st.caption(t("variance.terms_truncated", shown=data.MAX_TERMS_SHOWN, d_k=d_k))
+
+
+def variance_metrics(m: dict[str, float], var_theory: float, kurt_theory: float) -> None:
+    """Metric row: sample mean, variance, std and excess kurtosis of q·k against theory."""
+    std_theory = math.sqrt(var_theory)
+    cols = st.columns(4)
+    cols[0].metric(
+        t("variance.m_mean"),
+        f"{m['mean']:.4g}",
+        t("variance.m_mean_delta", z=m["mean"] / m["mean_se"]),
+        delta_color="off",
+        delta_arrow="off",
+        help=t("variance.m_mean_help"),
+    )
+    for col, key, theory in ((cols[1], "var", var_theory), (cols[2], "std", std_theory)):
+        col.metric(
+            t(f"variance.m_{key}"),
+            f"{m[key]:.4g}",
+            t("variance.m_delta", theory=f"{theory:.4g}", err=100 * (m[key] - theory) / theory),
+            delta_color="off",
+            delta_arrow="off",
+            help=t("variance.m_se_help", se=f"{m[key + '_se']:.2g}"),
+        )
+    z_kurt = (m["kurt"] - kurt_theory) / m["kurt_se"] if m["kurt_se"] > 0 else 0.0
+    cols[3].metric(
+        t("variance.m_kurt"),
+        f"{m['kurt']:.3f}",
+        t("variance.m_kurt_delta", theory=f"{kurt_theory:.4g}", z=z_kurt),
+        delta_color="off",
+        delta_arrow="off",
+        help=t("variance.m_kurt_help"),
+    )
+
+
+def _tex(x: float) -> str:
+    """An exact number for LaTeX without exponent notation: 1{,}048{,}576, 0.00390625 (the
+    σ sliders step by ¼, so every value here is a short binary fraction)."""
+    return f"{x:,.12g}".replace(",", "{,}")
+
+
+def variance_derivation(d_k: int, sigma_q: float, sigma_k: float) -> None:
+    """The variance of q·k derived step by step with the live numbers substituted."""
+    c2v_num = (sigma_q * sigma_k) ** 2
+    c2v, var = _tex(c2v_num), _tex(d_k * c2v_num)
+    var_num = d_k * c2v_num
+    with st.expander(t("variance.derivation_title"), expanded=True):
+        st.latex(r"\mathbb{E}[q_i k_i] = \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0")
+        st.latex(
+            rf"\mathrm{{Var}}(q_i k_i) = \mathbb{{E}}[q_i^2]\,\mathbb{{E}}[k_i^2] = \sigma_q^2\sigma_k^2"
+            rf" = {sigma_q:g}^2 \cdot {sigma_k:g}^2 = {c2v}"
+        )
+        st.latex(
+            rf"\mathrm{{Var}}(q\cdot k) = \sum_{{i=1}}^{{d_k}} \mathrm{{Var}}(q_i k_i)"
+            rf" = d_k\,\sigma_q^2\sigma_k^2 = {_tex(d_k)} \cdot {c2v} = {var}"
+        )
+        st.latex(
+            rf"\mathrm{{std}}(q\cdot k) = \sqrt{{d_k}}\,\sigma_q\sigma_k = {_tex(round(math.sqrt(var_num), 4))}"
+        )
+        st.latex(
+            rf"\mathrm{{Var}}\!\left(\frac{{q\cdot k}}{{\sqrt{{d_k}}}}\right) = \frac{{{var}}}{{{_tex(d_k)}}}"
+            rf" = \sigma_q^2\sigma_k^2 = {c2v}"
+        )
+        st.caption(t("variance.derivation_note"))
