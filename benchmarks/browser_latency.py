@@ -27,13 +27,13 @@ sys.path.insert(0, str(REPO_ROOT))
 
 # the browser-side observers and launch flags are the e2e suite's own
 from tests.e2e.conftest import (
-    _CHART_SIGNATURES_JS,
-    _RUN_OBSERVER_JS,
     CHART_SELECTOR,
+    CHART_SIGNATURES_JS,
     CHROMIUM_ARGS,
     IDLE_SELECTOR,
-    _free_port,
+    RUN_OBSERVER_JS,
     find_chromium,
+    free_port,
 )
 
 BUDGET_MS = 500.0
@@ -75,7 +75,7 @@ def _wait_idle(page) -> None:
 
 def _time_change(page, key: str, value: int) -> float:
     """Milliseconds from typing ``value`` into ``key`` to a finished rerun with a new chart."""
-    before = page.evaluate(_CHART_SIGNATURES_JS, CHART_SELECTOR)
+    before = page.evaluate(CHART_SIGNATURES_JS, CHART_SELECTOR)
     finished = page.evaluate("() => window.__e2e.finished")
     box = page.locator(f".st-key-{key} input")
     box.fill(str(value))
@@ -89,7 +89,7 @@ def _time_change(page, key: str, value: int) -> float:
             "([idle, n]) => [window.__e2e.finished > n, !!document.querySelector(idle)]",
             [IDLE_SELECTOR, finished],
         )
-        if state[1] and page.evaluate(_CHART_SIGNATURES_JS, CHART_SELECTOR) != before:
+        if state[1] and page.evaluate(CHART_SIGNATURES_JS, CHART_SELECTOR) != before:
             break
         if time.perf_counter() > deadline:
             raise RuntimeError(f"no redrawn chart within 30 s after {key}={value}")
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     if executable is None:
         print("no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)")
         return 2
-    port = _free_port()
+    port = free_port()
     server = _start_server(port)
     rows, ok, cold_s = [], True, float("nan")
     try:
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             # cold start: the first visit to a fresh server (imports, first computations)
             first = browser.new_page(viewport={"width": 1400, "height": 1000})
-            first.add_init_script(_RUN_OBSERVER_JS)
+            first.add_init_script(RUN_OBSERVER_JS)
             t0 = time.perf_counter()
             first.goto(f"http://127.0.0.1:{port}/variance")
             _wait_idle(first)
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 key, first = MAIN_CONTROL[spec.url_path]
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.add_init_script(_RUN_OBSERVER_JS)
+                page.add_init_script(RUN_OBSERVER_JS)
                 page.goto(f"http://127.0.0.1:{port}/{spec.url_path}")
                 _wait_idle(page)
                 for _ in range(6):  # "Just show me" on every predict-first question

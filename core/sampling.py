@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from core.theory import _check_d, _check_dist, _check_rho, _check_sigma
-from core.validation import check_positive_int, check_rng
+from core.theory import DISTRIBUTIONS
+from core.validation import check_choice, check_positive, check_positive_int, check_rho, check_rng
 
 #: Largest number of elements one (n, d) array may hold (1 GiB of float64).
 MAX_ELEMENTS = 2**27
@@ -75,10 +75,10 @@ def sample_qk(
         On any invalid argument, naming it and the allowed range.
     """
     n = _check_n(n, "n")
-    d = _check_d(d)
-    dist = _check_dist(dist)
-    sq, sk = _check_sigma(sigma_q, "sigma_q"), _check_sigma(sigma_k, "sigma_k")
-    rho = _check_rho(rho)
+    d = check_positive_int("d", d)
+    dist = check_choice("dist", dist, DISTRIBUTIONS)
+    sq, sk = check_positive("sigma_q", sigma_q), check_positive("sigma_k", sigma_k)
+    rho = check_rho("rho", rho)
     _check_rng(rng)
     if rho != 0.0 and dist != "normal":
         raise ValueError(f"rho != 0 is only supported for dist='normal', got dist={dist!r}")
@@ -131,11 +131,11 @@ def dot_products(
     ----------
     REFERENCE §1 (exact Gaussian and Rademacher forms); Vaswani et al. 2017, footnote 4.
     """
-    d = _check_d(d)
+    d = check_positive_int("d", d)
     n = _check_n(n_samples, "n_samples")
-    dist = _check_dist(dist)
-    sq, sk = _check_sigma(sigma_q, "sigma_q"), _check_sigma(sigma_k, "sigma_k")
-    rho = _check_rho(rho)
+    dist = check_choice("dist", dist, DISTRIBUTIONS)
+    sq, sk = check_positive("sigma_q", sigma_q), check_positive("sigma_k", sigma_k)
+    rho = check_rho("rho", rho)
     _check_rng(rng)
     if rho != 0.0 and dist != "normal":
         raise ValueError(f"rho != 0 is only supported for dist='normal', got dist={dist!r}")

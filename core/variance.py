@@ -16,8 +16,9 @@ import math
 
 import numpy as np
 
-from core.sampling import _check_n, _check_rng, dot_products, sample_qk
-from core.theory import _check_d, _check_dist, _check_sigma
+from core.sampling import dot_products, sample_qk
+from core.theory import DISTRIBUTIONS
+from core.validation import check_choice, check_positive, check_positive_int, check_rng
 
 UNIFORM_EXACT_MAX_D = 256
 
@@ -48,9 +49,9 @@ def histogram_edges(
     -------
     ndarray, shape (n_edges,), increasing.
     """
-    d = _check_d(d)
-    dist = _check_dist(dist)
-    c = _check_sigma(sigma_q, "sigma_q") * _check_sigma(sigma_k, "sigma_k")
+    d = check_positive_int("d", d)
+    dist = check_choice("dist", dist, DISTRIBUTIONS)
+    c = check_positive("sigma_q", sigma_q) * check_positive("sigma_k", sigma_k)
     half = 4.5 * math.sqrt(d) * c
     if dist == "uniform":
         half = min(half, 3.0 * d * c)
@@ -124,9 +125,9 @@ def expected_density(
         P(s in bin) / bin width, so it is comparable with ``np.histogram(density=...)``
         normalised by the total sample count.
     """
-    d = _check_d(d)
-    dist = _check_dist(dist)
-    c = _check_sigma(sigma_q, "sigma_q") * _check_sigma(sigma_k, "sigma_k")
+    d = check_positive_int("d", d)
+    dist = check_choice("dist", dist, DISTRIBUTIONS)
+    c = check_positive("sigma_q", sigma_q) * check_positive("sigma_k", sigma_k)
     edges = np.asarray(edges, dtype=float)
     width = np.diff(edges)
     if dist == "normal":
@@ -227,8 +228,8 @@ def variance_sweep(
     dict of ndarray, each shape (len(d_values),): d, var, var_se, lo, hi (95% interval
     var ± 1.96 se), theory (= d), n (samples drawn at each d).
     """
-    n = _check_n(n_samples, "n_samples")
-    _check_rng(rng)
+    n = check_positive_int("n_samples", n_samples)
+    check_rng("rng", rng)
     d_values = np.asarray(d_values)
     out = {k: np.empty(d_values.size) for k in ("var", "var_se", "n")}
     for i, d in enumerate(d_values):

@@ -110,7 +110,8 @@ def find_chromium() -> str | None:
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free now (for a Streamlit server under test)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -134,7 +135,7 @@ def app_server(artifacts_dir: Path) -> Iterator[str]:
     """Start ``streamlit run app.py`` on a free loopback port; yield its base URL."""
     if not (APP_ROOT / "app.py").is_file():
         pytest.fail(f"no app.py in {APP_ROOT}", pytrace=False)
-    port = _free_port()
+    port = free_port()
     log_path = artifacts_dir / "streamlit-server.log"
     cmd = [
         sys.executable,
@@ -232,7 +233,7 @@ def browser() -> Iterator[object]:
 # Counts script-state transitions of the stApp element and notes the time of the last
 # DOM change. A MutationObserver sees every attribute change, so a rerun shorter than
 # any polling interval is still counted.
-_RUN_OBSERVER_JS = """
+RUN_OBSERVER_JS = """
 (() => {
   window.__e2e = {started: 0, finished: 0, lastMutation: performance.now()};
   const watch = () => {
@@ -286,7 +287,7 @@ _CHARTS_RENDERED_JS = """
 """
 
 # One short fingerprint per chart (hash of the canvas pixels or the svg markup).
-_CHART_SIGNATURES_JS = """
+CHART_SIGNATURES_JS = """
 (sel) => Array.from(document.querySelectorAll(sel)).map((chart) => {
   const canvas = chart.querySelector('canvas');
   let s = '';
@@ -309,7 +310,7 @@ class AppDriver:
         self.console_errors: list[str] = []
         self.ignored_console: list[str] = []
         self.frames_received = 0
-        page.add_init_script(_RUN_OBSERVER_JS)
+        page.add_init_script(RUN_OBSERVER_JS)
         page.on("websocket", self._on_websocket)
         page.on("console", self._on_console)
         page.on("pageerror", lambda exc: self.console_errors.append(f"pageerror: {exc}"))
@@ -375,7 +376,7 @@ class AppDriver:
         return counts["started"], counts["finished"]
 
     def chart_signatures(self) -> list[str]:
-        return self.page.evaluate(_CHART_SIGNATURES_JS, CHART_SELECTOR)
+        return self.page.evaluate(CHART_SIGNATURES_JS, CHART_SELECTOR)
 
     def interact(
         self,

@@ -1,0 +1,229 @@
+"""The shape of the code: which layer may import what (docs/ARCHITECTURE.md).
+
+Rules, checked on every Python file of the project by reading its imports (``ast``):
+
+1. ``core/`` is NumPy only: no ``streamlit``, ``altair`` or ``pandas``, and nothing from
+   ``ui`` or ``app_pages``.
+2. Chart builders (``ui/common/charts.py``, ``ui/<page>/charts.py``) make no Streamlit
+   calls: they do not import ``streamlit``.
+3. No module imports another module's private name (``from m import _x``, ``m._x``).
+   Tests are exempt: a white-box test may reach into the module it tests.
+4. A page package ``ui/<page>/`` never imports another page's package.
+5. ``ui/common/`` never imports a page package.
+6. Nothing in ``ui/`` imports ``app_pages``.
+
+Each rule is also run on a small synthetic tree, so a rule that could never fire fails.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Third-party packages core/ may not import.
+NOT_IN_CORE = {"streamlit", "altair", "pandas"}
+#: Folders that hold no project code.
+SKIP = {".git", ".venv", "__pycache__", "node_modules", ".ruff_cache", ".pytest_cache"}
+
+
+def _python_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.py") if not SKIP & set(p.relative_to(root).parts))
+
+
+def _module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _imports(tree: ast.AST) -> list[tuple[str, str | None, int]]:
+    """(module, imported name or None, line) for every import, nested ones included."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, None, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out += [(node.module, alias.name, node.lineno) for alias in node.names]
+    return out
+
+
+def _private_attributes(tree: ast.AST, project: set[str]) -> list[tuple[str, str, int]]:
+    """``alias._x`` where ``alias`` is bound to a project module by an import."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in project:
+                    aliases[alias.asname or alias.name.split(".")[0]] = alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                full = f"{node.module}.{alias.name}"
+                if full in project:
+                    aliases[alias.asname or alias.name] = full
+    out = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in aliases
+            and _is_private(node.attr)
+        ):
+            out.append((aliases[node.value.id], node.attr, node.lineno))
+    return out
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def _ui_package(module: str) -> str | None:
+    """``variance`` for ``ui.variance.charts``; None outside ``ui.<package>``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) >= 2 and parts[0] == "ui" else None
+
+
+def check(root: Path) -> list[str]:
+    """Every breach of the rules under ``root``, as ``path:line: message``."""
+    files = _python_files(root)
+    project = {_module_name(root, p) for p in files}
+    pages = {p.parent.name for p in root.glob("ui/*/__init__.py") if p.parent.name != "common"}
+    problems = []
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        here = _module_name(root, path)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=rel)
+        own_page = _ui_package(here)
+        for module, name, line in _imports(tree):
+            # `from ui import variance` imports the module ui.variance
+            targets = [module] + (
+                [f"{module}.{name}"] if name and f"{module}.{name}" in project else []
+            )
+            where = f"{rel}:{line}"
+            if rel.startswith("core/") and _top(module) in NOT_IN_CORE | {"ui", "app_pages"}:
+                problems.append(f"{where}: core imports {module}")
+            if rel.startswith("ui/") and rel.endswith("/charts.py") and _top(module) == "streamlit":
+                problems.append(f"{where}: a chart module imports streamlit")
+            if rel.startswith("ui/") and _top(module) == "app_pages":
+                problems.append(f"{where}: ui imports {module}")
+            if (
+                name
+                and _is_private(name)
+                and module in project
+                and module != here
+                and not rel.startswith("tests/")
+            ):
+                problems.append(f"{where}: imports the private name {module}.{name}")
+            for target in targets:
+                other = _ui_package(target)
+                if other not in pages:
+                    continue
+                if own_page == "common":
+                    problems.append(f"{where}: ui/common imports the page package {target}")
+                    break
+                if own_page in pages and other != own_page:
+                    problems.append(f"{where}: page {own_page} imports page package {target}")
+                    break
+        if not rel.startswith("tests/"):
+            for module, name, line in _private_attributes(tree, project):
+                if module != here:
+                    problems.append(f"{rel}:{line}: uses the private name {module}.{name}")
+    return problems
+
+
+def test_the_project_keeps_its_shape():
+    assert check(ROOT) == []
+
+
+def test_every_story_page_has_its_package():
+    from ui.common.pages import STORY
+
+    for name in STORY:
+        package = ROOT / "ui" / name
+        for part in ("__init__.py", "data.py", "charts.py", "sections.py"):
+            assert (package / part).is_file(), f"ui/{name}/{part}"
+
+
+def test_no_ui_file_is_too_long():
+    """Past ~500 lines a file wants splitting (ARCHITECTURE.md)."""
+    long = {
+        p.relative_to(ROOT).as_posix(): n
+        for p in (ROOT / "ui").rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500
+    }
+    assert not long, long
+
+
+# --- the checker itself, on a synthetic project -------------------------------------------
+GOOD = {
+    "core/__init__.py": "",
+    "core/maths.py": "import numpy as np\n\n\ndef _helper():\n    return np.zeros(1)\n",
+    "core/other.py": "from core.maths import _helper  # noqa\n",
+    "ui/__init__.py": "",
+    "ui/common/__init__.py": "",
+    "ui/common/charts.py": "import altair as alt\n",
+    "ui/common/data.py": "import streamlit as st\nfrom core import maths\n",
+    "ui/alpha/__init__.py": "",
+    "ui/alpha/charts.py": "import altair as alt\nfrom ui.common import charts\n",
+    "ui/alpha/data.py": "import pandas as pd\nimport streamlit as st\nfrom ui.common import data\n",
+    "ui/alpha/sections.py": "from ui.alpha import charts, data\nfrom ui.common.charts import alt\n",
+    "ui/beta/__init__.py": "",
+    "ui/beta/sections.py": "import streamlit as st\n",
+    "app_pages/alpha.py": "from ui.alpha import sections\n",
+    "tests/test_maths.py": "from core import maths\nfrom core.maths import _helper\n\nmaths._helper()\n",
+}
+# one breach per rule, with the message it must produce
+BREACHES = {
+    "core/bad_streamlit.py": ("import streamlit as st\n", "core imports streamlit"),
+    "core/bad_pandas.py": ("def f():\n    import pandas\n", "core imports pandas"),
+    "core/bad_ui.py": ("from ui.common import data\n", "core imports ui.common"),
+    "ui/alpha/bad_charts/charts.py": ("import streamlit\n", "a chart module imports streamlit"),
+    "ui/beta/charts.py": ("from streamlit import cache_data\n", "a chart module imports streamlit"),
+    "ui/alpha/bad_private.py": (
+        "from core.maths import _helper\n",
+        "private name core.maths._helper",
+    ),
+    "ui/alpha/bad_attr.py": (
+        "from core import maths\n\nmaths._helper()\n",
+        "uses the private name core.maths._helper",
+    ),
+    "ui/alpha/bad_page.py": (
+        "from ui.beta import sections\n",
+        "page alpha imports page package ui.beta",
+    ),
+    "ui/alpha/bad_page2.py": ("from ui import beta\n", "page alpha imports page package ui.beta"),
+    "ui/common/bad_common.py": (
+        "import ui.alpha.data\n",
+        "ui/common imports the page package ui.alpha.data",
+    ),
+    "ui/common/bad_app.py": ("import app_pages.alpha\n", "ui imports app_pages.alpha"),
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_checker_passes_a_clean_project(tmp_path):
+    _write(tmp_path, GOOD)
+    problems = check(tmp_path)
+    # the only breach in GOOD: a core module importing another's private name
+    assert problems == ["core/other.py:1: imports the private name core.maths._helper"]
+
+
+@pytest.mark.parametrize("rel", list(BREACHES))
+def test_checker_catches(tmp_path, rel):
+    text, message = BREACHES[rel]
+    _write(tmp_path, {**GOOD, "core/other.py": "", rel: text})
+    problems = check(tmp_path)
+    assert len(problems) == 1 and rel in problems[0] and message in problems[0], problems
