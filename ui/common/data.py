@@ -27,6 +27,9 @@ def rng_for(seed: int, stream: int) -> np.random.Generator:
     return np.random.default_rng([int(seed), int(stream)])
 
 
+#: Stream numbers are unique across the app: 1–4 variance, 10 the shared saturation
+#: sweep, 20s saturation, 30s gradients, 40s √d_k-vs-d_k, 50s which-d. A new page takes
+#: the next free decade for its ``STREAM_*`` constants.
 STREAM_SATURATION_SWEEP = 10
 
 
