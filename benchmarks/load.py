@@ -1,0 +1,754 @@
+"""A workshop on one server: N learners on one page, over Streamlit's websocket protocol.
+
+Starts ``python -m streamlit run app.py`` on a free loopback port (the app root as its
+working directory), waits for ``/_stcore/health`` and then plays N learners, each a
+websocket client of ``/_stcore/stream`` speaking the browser's protocol (``BackMsg`` /
+``ForwardMsg`` from ``streamlit.proto``):
+
+0. Warm-up. One session (the presenter, ``--warmup``) opens the link and closes again
+   before anyone else comes: the app's modules are imported and the link's own values
+   computed, as on a server the presenter has just tried. ``--warmup 0``: a cold server.
+1. Load. The learner connects and sends a first ``rerun_script`` carrying the page's
+   URL path (``page_name``) and the deep link's query string, as the browser does when
+   it opens ``http://host/<page>?<query>``. Learners open the page spread evenly over
+   ``--ramp`` seconds. Page-load time: from opening the websocket to the end of that
+   first run (``script_finished``, successful).
+2. Changes. From the ``ForwardMsg`` deltas the learner keeps every widget of the last
+   run with its current value (the widget's id embeds its user ``key``), as the
+   frontend's widget manager does. Every ``--think`` seconds (±50 %, uniformly) it moves
+   the page's main control (the ``PAGES`` table below) and sends ``rerun_script`` with
+   the states of all widgets, the page's script hash and the updated query string (the
+   control is bound to the URL). About ``--shared`` of the new values come from a short
+   list every learner draws from (cache hits once someone has asked), the rest are
+   values nobody has asked for yet (cache misses). Latency: from sending the change to
+   the end of that run (``script_finished``, successful).
+
+Like the browser, a learner reports the hashes of the large messages it has already
+received (``cached_message_hashes``), so the server sends references for repeated
+charts, and the websocket client offers per-message compression.
+
+Reported per run (one server per page and learner count, started cold):
+
+* ``reruns`` completed changes; ``p50/p95/max`` their latency, seconds;
+* ``load p50/p95/max`` page-load time of the learners' first runs, seconds;
+* ``errors``: exception elements in the deltas, compile errors, page-not-found,
+  tracebacks in the server's output, timeouts (a run not finished within ``--timeout``);
+* ``CPU/rerun``: the server process's CPU time (user + system, every thread, from
+  ``/proc/<pid>/stat``) over the change phase, divided by the reruns completed in it;
+  ``CPU/load`` the same over the load phase per learner; ``cores`` the server's CPU
+  time over the change phase per second of wall time;
+* ``RSS`` of the server: at start (healthy, no session), after the warm-up, with all
+  sessions loaded, and at the end (in the JSON also the peak, sampled every second);
+* in the JSON also ``refs`` (messages the server sent as references to ones a learner
+  had already received) and ``client_cpu_s`` (this script's own CPU in the change phase,
+  on the same machine).
+
+Budgets (issue 15; checked, exit status 1 if one is missed): p95 ≤ 1.0 s, no errors,
+page load p95 ≤ 3.0 s, RSS ≤ 500 MB. Loopback only; the server is always stopped
+(also on Ctrl-C or an exception), and the whole run is bounded in time.
+
+Usage (from the repo root)::
+
+    python benchmarks/load.py --page saturation --learners 30 --think 6 --duration 60
+    python benchmarks/load.py --page saturation,sqrt-vs-d --learners 1,10,30 --json out.json
+"""
+
+from __future__ import annotations
+
+import os
+
+# as app.py does; the benchmark's own process does no array work, but the server
+# inherits the environment
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+BUDGET_P95_S = 1.0
+BUDGET_LOAD_P95_S = 3.0
+BUDGET_RSS_MB = 500.0
+SERVER_START_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class Control:
+    """The control a learner moves on a page: an integer ``st.number_input``.
+
+    ``shared`` are the values every learner draws from (after the first ask, cache
+    hits); fresh values are drawn without repetition from ``fresh`` minus ``shared``.
+    ``query`` is the deep link's query string the learners open the page with.
+    """
+
+    key: str
+    shared: tuple[int, ...]
+    fresh: range
+    query: str
+
+
+#: url path -> main control. One line per page.
+PAGES: dict[str, Control] = {
+    "saturation": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
+    "sqrt-vs-d": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
+    "which-d": Control("d_model", (256, 512, 768, 1024, 2048), range(64, 4097), "d_model=512"),
+    "variance": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
+    "gradients": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
+}  # fmt: skip
+
+
+# --- the server ------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` (all its threads), seconds."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()  # fields from 3 (state) on
+    utime, stime = int(fields[11]), int(fields[12])
+    return (utime + stime) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid: int) -> float:
+    """Resident set size of process ``pid``, MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+class Server:
+    """``streamlit run app.py`` on a loopback port; a context manager that always stops it."""
+
+    def __init__(self, app_root: Path, port: int) -> None:
+        self.app_root = app_root
+        self.port = port
+        self.log = tempfile.NamedTemporaryFile(
+            prefix="streamlit-load-", suffix=".log", delete=False
+        )
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def __enter__(self) -> Server:
+        cmd = [
+            sys.executable, "-m", "streamlit", "run", "app.py",
+            "--server.headless", "true",
+            "--server.address", "127.0.0.1",
+            "--server.port", str(self.port),
+            "--server.fileWatcherType", "none",
+            "--server.runOnSave", "false",
+            "--browser.gatherUsageStats", "false",
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=self.app_root,
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C in the terminal reaches us, not the server
+        )
+        try:
+            self._wait_healthy()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _wait_healthy(self) -> None:
+        url = f"http://127.0.0.1:{self.port}/_stcore/health"
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"streamlit exited with code {self.proc.returncode}:\n{self.output()[-2000:]}"
+                )
+            with contextlib.suppress(OSError, urllib.error.URLError):
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if resp.status == 200:
+                        return
+            time.sleep(0.2)
+        raise RuntimeError(f"streamlit not healthy after {SERVER_START_TIMEOUT_S:.0f} s")
+
+    def output(self) -> str:
+        self.log.flush()
+        return Path(self.log.name).read_text(errors="replace")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.log.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.log.name)
+
+
+def server_errors(output: str) -> list[str]:
+    """Tracebacks and logged errors in the server's output (one line each)."""
+    lines = output.splitlines()
+    errors = []
+    for i, line in enumerate(lines):
+        if line.startswith("Traceback"):
+            # the exception line: the first unindented line after the traceback
+            last = next((ln for ln in lines[i + 1 :] if ln and not ln[0].isspace()), line)
+            errors.append(f"server traceback: {last[:200]}")
+        elif re.search(r"\b(ERROR|CRITICAL)\b", line) and "Traceback" not in line:
+            errors.append(f"server log: {line.strip()[:200]}")
+    return errors
+
+
+# --- one learner -----------------------------------------------------------------------
+
+
+def _protos() -> Any:
+    """Streamlit's protobuf modules (imported late: the server must not wait on them)."""
+    from streamlit.proto import BackMsg_pb2, ForwardMsg_pb2, NumberInput_pb2, WidgetStates_pb2
+
+    return BackMsg_pb2, ForwardMsg_pb2, NumberInput_pb2, WidgetStates_pb2
+
+
+#: Element kinds that are widgets with a value state (buttons are triggers: the browser
+#: sends them only when clicked).
+VALUE_WIDGETS = ("number_input", "slider", "radio", "selectbox", "checkbox")
+TRIGGER_WIDGETS = ("button", "download_button")
+
+
+def initial_widget_state(kind: str, proto: Any, prev: Any) -> Any:
+    """The state the frontend holds for a widget just drawn: the value the server set
+    (``set_value``), else the value the learner already had, else the widget's default."""
+    _, _, NumberInput_pb2, WidgetStates_pb2 = _protos()
+    if not proto.set_value and prev is not None:
+        return prev
+    ws = WidgetStates_pb2.WidgetState(id=proto.id)
+    if kind == "number_input":
+        value = proto.value if proto.set_value else proto.default
+        if proto.data_type == NumberInput_pb2.NumberInput.INT:
+            ws.int_value = int(value)
+        else:
+            ws.double_value = value
+    elif kind == "slider":
+        value = list(proto.value if proto.set_value else proto.default)
+        if proto.options:  # select_slider: the values are option indices
+            ws.string_array_value.data[:] = [proto.options[int(i)] for i in value]
+        else:
+            ws.double_array_value.data[:] = value
+    elif kind in ("radio", "selectbox"):
+        if proto.set_value:
+            ws.string_value = proto.raw_value
+        elif proto.HasField("default") and proto.options:
+            ws.string_value = proto.options[proto.default]
+    elif kind == "checkbox":
+        ws.bool_value = proto.value if proto.set_value else proto.default
+    return ws
+
+
+@dataclass
+class LearnerStats:
+    load_s: float | None = None
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    unknown_widgets: set[str] = field(default_factory=set)
+    refs: int = 0  # messages the server sent as a reference to one already received
+
+
+class Learner:
+    """One browser tab: a websocket session on ``page`` opened with ``query``."""
+
+    def __init__(self, base: str, page: str, query: str, timeout: float) -> None:
+        self.base = base
+        self.page = page
+        self.query = query
+        self.timeout = timeout
+        self.stats = LearnerStats()
+        self.widgets: dict[str, Any] = {}  # widget id -> WidgetState
+        self.drawn: set[str] = set()  # widget ids drawn in the current run
+        self.page_hash = ""
+        self.cached: dict[str, int] = {}  # hash of a cacheable message -> run it was last seen
+        self.run_index = 0
+        self._finished: asyncio.Future | None = None
+        self._ws: Any = None
+        self._reader: asyncio.Task | None = None
+
+    # messages in ------------------------------------------------------------------------
+    def _handle(self, msg: Any) -> None:
+        kind = msg.WhichOneof("type")
+        if msg.metadata.cacheable and msg.hash:
+            self.cached[msg.hash] = self.run_index
+        if kind == "ref_hash":
+            self.cached[msg.ref_hash] = self.run_index
+            self.stats.refs += 1
+        elif kind == "new_session":
+            self.page_hash = msg.new_session.page_script_hash or self.page_hash
+        elif kind == "navigation":
+            self.page_hash = msg.navigation.page_script_hash or self.page_hash
+        elif kind == "page_info_changed":
+            self.query = msg.page_info_changed.query_string
+        elif kind == "page_not_found":
+            self.stats.errors.append(f"page not found: {msg.page_not_found.page_name}")
+        elif kind == "session_event":
+            if msg.session_event.HasField("script_compilation_exception"):
+                exc = msg.session_event.script_compilation_exception
+                self.stats.errors.append(f"compile error: {exc.type}: {exc.message[:200]}")
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            self._element(msg.delta.new_element)
+        elif kind == "script_finished":
+            self._script_finished(msg.script_finished)
+
+    def _element(self, element: Any) -> None:
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            exc = element.exception
+            self.stats.errors.append(f"exception element: {exc.type}: {exc.message[:200]}")
+        elif kind in VALUE_WIDGETS:
+            proto = getattr(element, kind)
+            self.drawn.add(proto.id)
+            self.widgets[proto.id] = initial_widget_state(kind, proto, self.widgets.get(proto.id))
+        elif kind not in TRIGGER_WIDGETS and kind is not None:
+            proto = getattr(element, kind)
+            if hasattr(proto, "id") and hasattr(proto, "form_id") and proto.id:
+                self.stats.unknown_widgets.add(kind)
+
+    def _script_finished(self, status: int) -> None:
+        _, ForwardMsg_pb2, _, _ = _protos()
+        S = ForwardMsg_pb2.ForwardMsg
+        if status == S.FINISHED_EARLY_FOR_RERUN:
+            return  # st.rerun() or an interrupted run: another run follows
+        if status == S.FINISHED_WITH_COMPILE_ERROR:
+            self.stats.errors.append("script finished with a compile error")
+        # the frontend forgets widgets the finished run did not draw
+        self.widgets = {k: v for k, v in self.widgets.items() if k in self.drawn}
+        self.run_index += 1
+        self.cached = {h: r for h, r in self.cached.items() if r >= self.run_index - 2}
+        if self._finished is not None and not self._finished.done():
+            self._finished.set_result(time.perf_counter())
+
+    async def _read(self) -> None:
+        _, ForwardMsg_pb2, _, _ = _protos()
+        async for data in self._ws:
+            msg = ForwardMsg_pb2.ForwardMsg()
+            msg.ParseFromString(data)
+            self._handle(msg)
+
+    # messages out -----------------------------------------------------------------------
+    def _rerun_msg(self, *, first: bool) -> bytes:
+        BackMsg_pb2, _, _, WidgetStates_pb2 = _protos()
+        back = BackMsg_pb2.BackMsg()
+        cs = back.rerun_script
+        cs.query_string = self.query
+        if first:
+            cs.page_name = self.page
+        else:
+            cs.page_script_hash = self.page_hash
+            cs.widget_states.CopyFrom(WidgetStates_pb2.WidgetStates(widgets=self.widgets.values()))
+        cs.cached_message_hashes.extend(self.cached)
+        ci = cs.context_info
+        ci.timezone, ci.timezone_offset, ci.locale = "UTC", 0, "en-US"
+        ci.url = f"{self.base}/{self.page}" + (f"?{self.query}" if self.query else "")
+        ci.is_embedded, ci.color_scheme = False, "light"
+        return back.SerializeToString()
+
+    async def _rerun(self, *, first: bool) -> float | None:
+        """Send a rerun; the seconds to the end of the run, or None on timeout."""
+        self.drawn = set()
+        self._finished = asyncio.get_running_loop().create_future()
+        t0 = time.perf_counter()
+        await self._ws.send(self._rerun_msg(first=first))
+        try:
+            t1 = await asyncio.wait_for(asyncio.shield(self._finished), self.timeout)
+        except TimeoutError:
+            self.stats.errors.append(f"timeout: no end of run within {self.timeout:g} s")
+            return None
+        return t1 - t0
+
+    def control_id(self, key: str) -> str | None:
+        return next((wid for wid in self.widgets if wid.endswith(f"-{key}")), None)
+
+    def current(self, key: str) -> int | None:
+        wid = self.control_id(key)
+        return None if wid is None else self.widgets[wid].int_value
+
+    # the session ------------------------------------------------------------------------
+    async def open(self) -> None:
+        from websockets.asyncio.client import connect
+
+        host = self.base.removeprefix("http://")
+        t0 = time.perf_counter()
+        self._ws = await asyncio.wait_for(
+            connect(
+                f"ws://{host}/_stcore/stream",
+                subprotocols=["streamlit"],
+                origin=self.base,
+                max_size=None,
+                open_timeout=self.timeout,
+            ),
+            self.timeout,
+        )
+        self._reader = asyncio.create_task(self._read())
+        ran = await self._rerun(first=True)
+        if ran is not None:
+            self.stats.load_s = time.perf_counter() - t0
+
+    async def change(self, key: str, value: int) -> None:
+        wid = self.control_id(key)
+        if wid is None:
+            self.stats.errors.append(f"control {key!r} not on the page")
+            return
+        self.widgets[wid].int_value = value
+        params = [(k, v) for k, v in urllib.parse.parse_qsl(self.query) if k != key]
+        self.query = urllib.parse.urlencode([*params, (key, str(value))])
+        latency = await self._rerun(first=False)
+        if latency is not None:
+            self.stats.latencies.append(latency)
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(BaseException):
+                await self._reader
+        if self._ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._ws.close(), 5)
+
+
+# --- the workshop ----------------------------------------------------------------------
+
+
+class Values:
+    """New values of the control: from the shared list with probability ``shared``,
+    else a value no learner has used (drawn without repetition)."""
+
+    def __init__(self, control: Control, shared: float, rng: random.Random) -> None:
+        self.control = control
+        self.shared = shared
+        self.rng = rng
+        pool = sorted(set(control.fresh) - set(control.shared))
+        rng.shuffle(pool)
+        self._fresh: Iterator[int] = iter(pool)
+
+    def next(self, current: int | None) -> tuple[int, bool]:
+        """A value different from ``current``, and whether it came from the shared list."""
+        if self.rng.random() < self.shared:
+            choices = [v for v in self.control.shared if v != current]
+            return self.rng.choice(choices), True
+        value = next(self._fresh, None)
+        if value is None or value == current:  # pool exhausted: fall back to shared
+            return self.next(current) if self.shared > 0 else (self.control.shared[0], True)
+        return value, False
+
+
+@dataclass
+class RunResult:
+    page: str
+    learners: int
+    think_s: float
+    duration_s: float
+    ramp_s: float
+    reruns: int = 0
+    shared_changes: int = 0
+    latency_p50_s: float = float("nan")
+    latency_p95_s: float = float("nan")
+    latency_max_s: float = float("nan")
+    load_p50_s: float = float("nan")
+    load_p95_s: float = float("nan")
+    load_max_s: float = float("nan")
+    loads: int = 0
+    errors: list[str] = field(default_factory=list)
+    cpu_per_rerun_s: float = float("nan")
+    cpu_per_load_s: float = float("nan")
+    cores: float = float("nan")
+    rss_start_mb: float = float("nan")
+    rss_warm_mb: float = float("nan")
+    rss_sessions_mb: float = float("nan")
+    rss_end_mb: float = float("nan")
+    rss_peak_mb: float = float("nan")
+    client_cpu_s: float = float("nan")
+    window_s: float = float("nan")
+    unknown_widgets: list[str] = field(default_factory=list)
+    refs: int = 0
+
+    @property
+    def missed(self) -> list[str]:
+        checks = (
+            ("errors", not self.errors),
+            ("reruns", self.reruns > 0),
+            ("p95", self.latency_p95_s <= BUDGET_P95_S),
+            ("load p95", self.load_p95_s <= BUDGET_LOAD_P95_S),
+            ("RSS", max(self.rss_sessions_mb, self.rss_end_mb) <= BUDGET_RSS_MB),
+        )
+        return [name for name, ok in checks if not ok]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile (0..1) by linear interpolation; NaN for no values."""
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
+
+
+async def _workshop(
+    server: Server,
+    res: RunResult,
+    *,
+    control: Control,
+    query: str,
+    shared: float,
+    timeout: float,
+    seed: int,
+    warmup: int,
+) -> None:
+    rng = random.Random(seed)
+    values = Values(control, shared, random.Random(seed + 1))
+    base = f"http://127.0.0.1:{server.port}"
+    learners = [Learner(base, res.page, query, timeout) for _ in range(res.learners)]
+    rss_peak = [rss_mb(server.pid)]
+
+    async def sample_rss() -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            rss_peak.append(rss_mb(server.pid))
+
+    sampler = asyncio.create_task(sample_rss())
+    try:
+        # 0. the presenter opens the link before sharing it (modules imported, the
+        #    link's own values computed); that session is closed again
+        res.rss_start_mb = rss_mb(server.pid)
+        for _ in range(warmup):
+            presenter = Learner(base, res.page, query, timeout)
+            try:
+                await presenter.open()
+            finally:
+                await presenter.close()
+            res.errors.extend(presenter.stats.errors)
+        res.rss_warm_mb = rss_mb(server.pid)
+
+        # 1. everybody opens the page within the ramp
+        cpu0 = cpu_seconds(server.pid)
+        step = res.ramp_s / max(res.learners - 1, 1)
+
+        async def open_at(i: int, learner: Learner) -> None:
+            await asyncio.sleep(i * step)
+            try:
+                await learner.open()
+            except (OSError, TimeoutError) as exc:
+                learner.stats.errors.append(f"connect: {exc!r}")
+
+        await asyncio.gather(*(open_at(i, lr) for i, lr in enumerate(learners)))
+        loads = [lr.stats.load_s for lr in learners if lr.stats.load_s is not None]
+        res.loads = len(loads)
+        res.cpu_per_load_s = (cpu_seconds(server.pid) - cpu0) / max(len(loads), 1)
+        res.load_p50_s, res.load_p95_s = percentile(loads, 0.5), percentile(loads, 0.95)
+        res.load_max_s = max(loads, default=float("nan"))
+        res.rss_sessions_mb = rss_mb(server.pid)
+
+        # 2. every learner moves the control every think seconds (±50 %) until the end
+        cpu1, client1, t_start = cpu_seconds(server.pid), time.process_time(), time.monotonic()
+        end = t_start + res.duration_s
+        shared_count = 0
+
+        async def learn(learner: Learner, delay: float) -> None:
+            nonlocal shared_count
+            if learner._ws is None or learner.stats.load_s is None:
+                return
+            await asyncio.sleep(delay)
+            while time.monotonic() < end:
+                value, was_shared = values.next(learner.current(control.key))
+                shared_count += was_shared
+                await learner.change(control.key, value)
+                pause = res.think_s * rng.uniform(0.5, 1.5)
+                if time.monotonic() + pause >= end:
+                    break
+                await asyncio.sleep(pause)
+
+        # the first change of each learner falls anywhere in its first think period
+        await asyncio.gather(*(learn(lr, rng.uniform(0, res.think_s)) for lr in learners))
+        res.window_s = time.monotonic() - t_start
+        cpu2 = cpu_seconds(server.pid)
+        res.client_cpu_s = time.process_time() - client1
+        lat = [x for lr in learners for x in lr.stats.latencies]
+        res.reruns, res.shared_changes = len(lat), shared_count
+        res.latency_p50_s, res.latency_p95_s = percentile(lat, 0.5), percentile(lat, 0.95)
+        res.latency_max_s = max(lat, default=float("nan"))
+        res.cpu_per_rerun_s = (cpu2 - cpu1) / len(lat) if lat else float("nan")
+        res.cores = (cpu2 - cpu1) / res.window_s
+        res.rss_end_mb = rss_mb(server.pid)
+        res.rss_peak_mb = max([*rss_peak, res.rss_end_mb])
+    finally:
+        sampler.cancel()
+        with contextlib.suppress(BaseException):
+            await sampler
+        await asyncio.gather(*(lr.close() for lr in learners), return_exceptions=True)
+        for lr in learners:
+            res.errors.extend(lr.stats.errors)
+            res.refs += lr.stats.refs
+            res.unknown_widgets = sorted(set(res.unknown_widgets) | lr.stats.unknown_widgets)
+
+
+def run_load(
+    page: str,
+    learners: int,
+    *,
+    think: float = 6.0,
+    duration: float = 60.0,
+    ramp: float = 2.0,
+    shared: float = 0.5,
+    timeout: float = 30.0,
+    seed: int = 0,
+    app_root: Path = REPO_ROOT,
+    query: str | None = None,
+    warmup: int = 1,
+) -> RunResult:
+    """One workshop on a freshly started server; see the module docstring."""
+    control = PAGES[page]
+    res = RunResult(page, learners, think, duration, ramp)
+    bound = ramp + duration + 3 * timeout + 30  # every phase has its own timeout too
+    with Server(Path(app_root), free_port()) as server:
+        coro = _workshop(
+            server,
+            res,
+            control=control,
+            query=control.query if query is None else query,
+            shared=shared,
+            timeout=timeout,
+            seed=seed,
+            warmup=warmup,
+        )
+        try:
+            asyncio.run(asyncio.wait_for(coro, bound))
+        except TimeoutError:
+            res.errors.append(f"benchmark did not finish within {bound:.0f} s")
+        time.sleep(0.5)  # let the server flush its log
+        res.errors.extend(server_errors(server.output()))
+    return res
+
+
+# --- report ----------------------------------------------------------------------------
+
+
+def _fmt(x: float, spec: str = ".2f") -> str:
+    return "—" if x != x else format(x, spec)
+
+
+def print_table(results: list[RunResult]) -> None:
+    head = (
+        f"{'page':<11} {'N':>3} {'reruns':>6} {'p50 s':>6} {'p95 s':>6} {'max s':>6} "
+        f"{'load p50':>8} {'p95':>5} {'max':>5} {'CPU/rerun':>9} {'CPU/load':>8} "
+        f"{'cores':>5} {'RSS start/warm/all/end MB':>26} {'errors':>6}  budgets"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in results:
+        rss = f"{r.rss_start_mb:.0f}/{r.rss_warm_mb:.0f}/{r.rss_sessions_mb:.0f}/{r.rss_end_mb:.0f}"
+        missed = ", ".join(r.missed) or "ok"
+        print(
+            f"{r.page:<11} {r.learners:>3} {r.reruns:>6} {_fmt(r.latency_p50_s):>6} "
+            f"{_fmt(r.latency_p95_s):>6} {_fmt(r.latency_max_s):>6} {_fmt(r.load_p50_s):>8} "
+            f"{_fmt(r.load_p95_s):>5} {_fmt(r.load_max_s):>5} "
+            f"{_fmt(r.cpu_per_rerun_s * 1000, '.0f') + ' ms':>9} "
+            f"{_fmt(r.cpu_per_load_s * 1000, '.0f') + ' ms':>8} {_fmt(r.cores):>5} "
+            f"{rss:>26} {len(r.errors):>6}  {missed}"
+        )
+    for r in results:
+        for err in dict.fromkeys(r.errors):  # each distinct error once
+            print(f"  {r.page} N={r.learners}: {err} (×{r.errors.count(err)})")
+        if r.unknown_widgets:
+            print(f"  {r.page}: widgets without a state here: {', '.join(r.unknown_widgets)}")
+
+
+def _csv(text: str, kind: type) -> list:
+    return [kind(x) for x in text.split(",") if x.strip()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--page", default="saturation", help=f"comma list of {', '.join(PAGES)}")
+    ap.add_argument("--learners", default="30", help="comma list, e.g. 1,10,30")
+    ap.add_argument("--think", type=float, default=6.0, help="seconds between changes (±50 %%)")
+    ap.add_argument("--duration", type=float, default=60.0, help="seconds of changes")
+    ap.add_argument("--ramp", type=float, default=2.0, help="learners open the page within")
+    ap.add_argument("--shared", type=float, default=0.5, help="share of changes to common values")
+    ap.add_argument("--timeout", type=float, default=30.0, help="seconds a run may take")
+    ap.add_argument("--query", default=None, help="deep link query string (default: per page)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--warmup", type=int, default=1, help="sessions that open the link first (0: cold)"
+    )
+    ap.add_argument("--app-root", type=Path, default=REPO_ROOT)
+    ap.add_argument("--json", nargs="?", const="-", default=None, help="write results (- stdout)")
+    args = ap.parse_args(argv)
+
+    pages = _csv(args.page, str)
+    unknown = [p for p in pages if p not in PAGES]
+    if unknown:
+        ap.error(f"--page: unknown {', '.join(unknown)}; known: {', '.join(PAGES)}")
+    if not (args.app_root / "app.py").is_file():
+        ap.error(f"--app-root: no app.py in {args.app_root}")
+    results = []
+    for page in pages:
+        for n in _csv(args.learners, int):
+            res = run_load(
+                page,
+                n,
+                think=args.think,
+                duration=args.duration,
+                ramp=args.ramp,
+                shared=args.shared,
+                timeout=args.timeout,
+                seed=args.seed,
+                app_root=args.app_root,
+                query=args.query,
+                warmup=args.warmup,
+            )
+            results.append(res)
+            if args.json != "-":
+                print_table([res])
+    if args.json is not None:
+        payload = json.dumps([asdict(r) | {"missed": r.missed} for r in results], indent=2)
+        if args.json == "-":
+            print(payload)
+        else:
+            Path(args.json).write_text(payload + "\n")
+    if args.json != "-" and len(results) > 1:
+        print()
+        print_table(results)
+    return 1 if any(r.missed for r in results) else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # the server was stopped on the way out
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)

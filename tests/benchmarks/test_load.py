@@ -1,0 +1,61 @@
+"""benchmarks/load.py end to end: two learners on a real server for a few seconds.
+
+Checks that the websocket client speaks the protocol well enough for the app to run
+its changes (the control is found by its key, every change ends in a finished run,
+nothing raises) and that the figures are sane. It asserts no timing budget: speed is
+the benchmark's business, on an idle machine.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from benchmarks import load
+
+
+@pytest.fixture(scope="module")
+def result() -> load.RunResult:
+    return load.run_load("saturation", 2, think=1.0, duration=4.0, ramp=0.5, timeout=60.0)
+
+
+def test_learners_load_and_change_without_errors(result: load.RunResult) -> None:
+    assert result.errors == []
+    assert result.unknown_widgets == []
+    assert result.loads == 2
+    # each learner changes d_k at least twice in 4 s with a 0.5-1.5 s think time
+    assert result.reruns >= 4
+    assert result.shared_changes <= result.reruns
+
+
+def test_figures_are_sane(result: load.RunResult) -> None:
+    assert 0 < result.latency_p50_s <= result.latency_p95_s <= result.latency_max_s
+    assert 0 < result.load_p50_s <= result.load_p95_s <= result.load_max_s
+    assert result.cpu_per_rerun_s > 0
+    assert result.cpu_per_load_s > 0
+    assert 0 < result.cores
+    assert 0 < result.rss_start_mb <= result.rss_warm_mb
+    assert result.rss_sessions_mb > 0 and result.rss_end_mb > 0
+    assert result.rss_peak_mb >= max(result.rss_sessions_mb, result.rss_end_mb)
+    assert not math.isnan(result.window_s) and result.window_s >= 4.0
+
+
+def test_values_mix_shared_and_fresh() -> None:
+    import random
+
+    control = load.PAGES["saturation"]
+    values = load.Values(control, 0.5, random.Random(0))
+    drawn = [values.next(None) for _ in range(400)]
+    fresh = [v for v, shared in drawn if not shared]
+    assert all(v in control.shared for v, shared in drawn if shared)
+    assert len(fresh) == len(set(fresh))  # a fresh value is never asked twice
+    assert not set(fresh) & set(control.shared)
+    assert 150 < len(fresh) < 250  # binomial(400, 0.5): mean 200, sd 10
+
+
+def test_every_page_in_the_table_exists() -> None:
+    from ui.pages import PAGES
+
+    url_paths = {spec.url_path for spec in PAGES}
+    assert set(load.PAGES) <= url_paths
