@@ -70,12 +70,14 @@ __all__ = [
     "RecallBatch",
     "RecallGradients",
     "TrainingHistory",
+    "Variant",
     "final_loss",
     "init_weights",
     "lr_sensitivity",
     "recall_batch",
     "recall_loss_and_grads",
     "train_recall",
+    "train_recall_variants",
     "training_streams",
 ]
 
@@ -281,8 +283,17 @@ def init_weights(
     d_k = check_int("d_k", d_k, 1, D_K_MAX)
     d_in = check_int("d_in", d_in, 1, _DIM_MAX)
     init = check_choice("init", init, INITS)
+    return _scale_init(*_draw_init(rng, d_in, d_k), init)
+
+
+def _draw_init(rng, d_in: int, d_k: int) -> tuple[np.ndarray, np.ndarray]:
     z_q = rng.standard_normal((d_in, d_k))
     z_k = rng.standard_normal((d_in, d_k))
+    return z_q, z_k
+
+
+def _scale_init(z_q, z_k, init: str) -> tuple[np.ndarray, np.ndarray]:
+    d_in, d_k = z_q.shape
     scale_q = 1.0 / math.sqrt(d_in * d_k) if init == "folded" else 1.0 / math.sqrt(d_in)
     return z_q * scale_q, z_k / math.sqrt(d_in)
 
@@ -300,9 +311,22 @@ class _Pass(NamedTuple):
 
 
 def _softmax_rows(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    e = z - z.max(axis=-1, keepdims=True)
+    np.exp(e, out=e)
     e /= e.sum(axis=-1, keepdims=True)
     return e
+
+
+def _stacked(x: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """x (K, d_in) times each M[l] (L, d_in, d_out) in one GEMM -> (K, L, d_out)."""
+    L, d_in, d_out = M.shape
+    return (x @ M.transpose(1, 0, 2).reshape(d_in, L * d_out)).reshape(x.shape[0], L, d_out)
+
+
+def _gram(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Σ_k x[k]ᵀ Y[k, l] for x (K, d_in), Y (K, L, d) in one GEMM -> (L, d_in, d)."""
+    K, L, d = Y.shape
+    return (x.T @ Y.reshape(K, L * d)).reshape(x.shape[1], L, d).transpose(1, 0, 2)
 
 
 def _forward_backward(
@@ -310,74 +334,76 @@ def _forward_backward(
     W_k: np.ndarray,
     gain: np.ndarray | None,
     data: RecallBatch,
-    scale: float,
+    scale: np.ndarray,
     *,
     grads: bool = True,
 ) -> _Pass:
     """Loss, logits, weights and (optionally) gradients for L configurations at once.
 
-    W_q, W_k (L, d_in, d_k); gain (L,) or None (no QK-norm); scale = d_k^−alpha.
-    No argument checks (callers check); non-finite values propagate.
+    W_q, W_k (L, d_in, d_k); gain (L,) or None (no QK-norm); scale (L,) = d_k^−alpha.
+    No argument checks (callers check); non-finite values propagate. Work arrays are
+    batch-first, (B, L, n), so that each product over the batch is one BLAS call per
+    example (or one GEMM) rather than one per example and configuration.
     """
     x_q, X, V, target = data
-    B = x_q.shape[0]
+    B, n, d_in = X.shape
     d_k = W_q.shape[-1]
-    v_t = V[np.arange(B), target]  # (B, d_v)
-
+    Xt = X.transpose(0, 2, 1)  # (B, d_in, n)
+    sc = scale[None, :, None]
     if gain is None:
-        M = W_q @ W_k.transpose(0, 2, 1)  # (L, d_in, d_in), q·k_j = x_q M x_jᵀ
-        u = x_q @ M  # (L, B, d_in)
-        z = np.einsum("lbi,bni->lbn", u, X)  # (L, B, n) scores
-        z *= scale
+        M = W_q @ W_k.transpose(0, 2, 1)  # (L, d_in, d_in): q·k_j = x_q M x_jᵀ
+        z = _stacked(x_q, M) @ Xt  # (B, L, n) scores
+        z *= sc
     else:
-        A = W_q - W_q.mean(axis=-1, keepdims=True)  # centred: LN's mean removal
+        A = W_q - W_q.mean(axis=-1, keepdims=True)  # centred weights: LN's mean removal
         Bk = W_k - W_k.mean(axis=-1, keepdims=True)
-        At = A.transpose(0, 2, 1)
-        Bt = Bk.transpose(0, 2, 1)
-        M = A @ Bt  # (L, d_in, d_in)
-        P = A @ At
-        N = Bk @ Bt
-        u = x_q @ M  # (L, B, d_in)
-        a = np.einsum("lbi,bni->lbn", u, X)  # centred q · centred k_j
-        r_q = np.einsum("lbi,bi->lb", x_q @ P, x_q) / d_k + LN_EPS  # var(q) + eps, (L, B)
-        XN = X @ N[:, None]  # (L, B, n, d_in)
-        r_k = np.einsum("lbni,bni->lbn", XN, X) / d_k + LN_EPS  # (L, B, n)
-        del XN
-        inv = 1.0 / (np.sqrt(r_q)[..., None] * np.sqrt(r_k))  # 1/(σ_q σ_k), (L, B, n)
-        zn = a * inv * scale  # d_k^−α LN(q)·LN(k_j)
-        z = gain[:, None, None] * zn
+        At, Bt = A.transpose(0, 2, 1), Bk.transpose(0, 2, 1)
+        M, P, N = A @ Bt, A @ At, Bk @ Bt  # (L, d_in, d_in) each
+        a = _stacked(x_q, M) @ Xt  # centred q · centred k_j, (B, L, n)
+        r_q = np.einsum("bli,bi->bl", _stacked(x_q, P), x_q) / d_k + LN_EPS  # var q + eps
+        Xf = X.reshape(B * n, d_in)
+        r_k = np.einsum("kli,ki->kl", _stacked(Xf, N), Xf) / d_k + LN_EPS  # (B·n, L)
+        r_k = r_k.reshape(B, n, -1).transpose(0, 2, 1)  # (B, L, n)
+        inv = 1.0 / (np.sqrt(r_q)[..., None] * np.sqrt(r_k))  # 1/(σ_q σ_k)
+        zn = a * inv
+        zn *= sc  # d_k^−α LN(q)·LN(k_j)
+        z = gain[None, :, None] * zn
 
     p = _softmax_rows(z)
-    o = np.einsum("lbn,bnv->lbv", p, V)  # (L, B, d_v)
-    resid = o - v_t
-    loss = 0.5 * np.einsum("lbv,lbv->l", resid, resid) / B
+    v_t = V[np.arange(B), target]  # (B, d_v)
+    resid = p @ V  # o, (B, L, d_v)
+    resid -= v_t[:, None, :]
+    loss = 0.5 * np.einsum("blv,blv->l", resid, resid) / B
     if not grads:
-        return _Pass(loss, z, p, None, None, None)
+        return _Pass(loss, z.transpose(1, 0, 2), p.transpose(1, 0, 2), None, None, None)
 
-    dp = np.einsum("lbv,bnv->lbn", resid, V) / B  # ∂L/∂p
-    dz = p * (dp - np.einsum("lbn,lbn->lb", p, dp)[..., None])  # J dp, J = diag(p) − ppᵀ
-    xq_t = x_q.T
+    dz = resid @ V.transpose(0, 2, 1)  # B · ∂L/∂p, (B, L, n)
+    dz -= np.einsum("bln,bln->bl", p, dz)[..., None]
+    dz *= p  # J (∂L/∂p), J = diag(p) − ppᵀ
+    dz *= 1.0 / B
+    logits, weights = z.transpose(1, 0, 2), p.transpose(1, 0, 2)
     if gain is None:
-        dz *= scale  # ∂L/∂scores
-        G = xq_t @ np.einsum("lbn,bni->lbi", dz, X)  # ∂L/∂M = Σ_b x_qᵀ Σ_j ds_j x_j
+        dz *= sc  # ∂L/∂scores
+        G = _gram(x_q, dz @ X)  # ∂L/∂M = Σ_b x_qᵀ Σ_j (∂L/∂s_j) x_j, (L, d_in, d_in)
         g_q = G @ W_k
         g_k = G.transpose(0, 2, 1) @ W_q
-        return _Pass(loss, z, p, g_q, g_k, None)
+        return _Pass(loss, logits, weights, g_q, g_k, None)
 
-    g_gain = np.einsum("lbn,lbn->l", dz, zn)
-    h = dz * z  # dz_j z_j: z ∝ r_q^(−½) r_k^(−½)
-    d_rq = -0.5 * h.sum(axis=-1) / r_q  # (L, B)
-    d_rk = -0.5 * h / r_k  # (L, B, n)
-    da = dz * (gain[:, None, None] * scale) * inv
-    dM = xq_t @ np.einsum("lbn,bni->lbi", da, X)
-    dP = xq_t @ (d_rq[..., None] * x_q) / d_k  # Σ_b d_rq x_qᵀ x_q / d_k, symmetric
-    Xf = X.reshape(-1, X.shape[-1])  # (B·n, d_in)
-    dN = Xf.T @ (d_rk.reshape(d_rk.shape[0], -1, 1) * Xf) / d_k
-    dA = dM @ Bk + 2.0 * (dP @ A)
+    g_gain = np.einsum("bln,bln->l", dz, zn)
+    h = dz * z  # z ∝ r_q^(−½) r_k^(−½)
+    d_rq = -0.5 * h.sum(axis=-1) / r_q  # (B, L)
+    d_rk = -0.5 * h / r_k  # (B, L, n)
+    da = dz * inv
+    da *= (gain * scale)[None, :, None]
+    dM = _gram(x_q, da @ X)
+    dP = _gram(x_q, d_rq[..., None] * x_q[:, None, :]) / d_k  # Σ_b d_rq x_qᵀ x_q / d_k
+    d_rk = d_rk.transpose(0, 2, 1).reshape(B * n, -1)  # (B·n, L)
+    dN = _gram(Xf, d_rk[..., None] * Xf[:, None, :]) / d_k
+    dA = dM @ Bk + 2.0 * (dP @ A)  # P = A Aᵀ, dP symmetric
     dB = dM.transpose(0, 2, 1) @ A + 2.0 * (dN @ Bk)
     g_q = dA - dA.mean(axis=-1, keepdims=True)  # through the centring (C symmetric)
     g_k = dB - dB.mean(axis=-1, keepdims=True)
-    return _Pass(loss, z, p, g_q, g_k, g_gain)
+    return _Pass(loss, logits, weights, g_q, g_k, g_gain)
 
 
 def _check_batch(data: object, d_in: int) -> RecallBatch:
@@ -467,7 +493,7 @@ def recall_loss_and_grads(
             raise ValueError(f"gain must be a finite number or an array of shape ({L},)")
         g = np.broadcast_to(g, (L,)).astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        res = _forward_backward(wq, wk, g, batch, float(d_k) ** -alpha)
+        res = _forward_backward(wq, wk, g, batch, np.full(L, float(d_k) ** -alpha))
     if single:
         g_gain = None if res.g_gain is None else float(res.g_gain[0])
         return float(res.loss[0]), RecallGradients(res.g_q[0], res.g_k[0], g_gain), res.p[0]
@@ -506,6 +532,17 @@ def _check_snapshots(snapshot_steps: object, steps: int) -> np.ndarray:
     return np.asarray(kept, dtype=int)
 
 
+class Variant(NamedTuple):
+    """One model variant of :func:`train_recall_variants`.
+
+    alpha : scaling exponent; init : "fan_in" or "folded"; qk_norm : QK-norm with a gain.
+    """
+
+    alpha: float
+    init: str = "fan_in"
+    qk_norm: bool = False
+
+
 def train_recall(
     d_k: int,
     alpha: float,
@@ -528,7 +565,8 @@ def train_recall(
 
     Every learning rate starts from the same initial weights and sees the same batches
     (common random numbers), so differences between columns come from the learning
-    rate alone. The three streams are those of :func:`training_streams`.
+    rate alone. The three random streams are those of :func:`training_streams`; runs
+    with the same seed share them whatever alpha, init or qk_norm.
 
     Parameters
     ----------
@@ -539,7 +577,8 @@ def train_recall(
     lrs : float or sequence of float
         Learning rates, each finite and > 0; at most 64.
     optimizer : {"sgd", "adam"}
-        Plain SGD (W ← W − η g) or Adam (β₁ = 0.9, β₂ = 0.999, ε = 1e-8, bias-corrected).
+        Plain SGD (W ← W − η g) or Adam (β₁ = 0.9, β₂ = 0.999, ε = 1e-8, bias-corrected:
+        W ← W − η m̂/(√v̂ + ε)).
     steps : int
         Optimisation steps, in [1, 100000]; a fresh batch each step.
     n_keys, d_in, d_v, batch, noise
@@ -547,8 +586,8 @@ def train_recall(
     seed : int
         Seed ≥ 0 of the run.
     qk_norm : bool
-        Parameter-free LayerNorm on q and k (eps 1e-5) with a learnable gain g (init 1),
-        trained by the same optimiser and learning rate.
+        Parameter-free LayerNorm on q and k (eps ``LN_EPS`` = 1e-5) with a learnable
+        gain g (init 1), trained by the same optimiser and learning rate.
     init : {"fan_in", "folded"}
         W_q entries N(0, 1/d_in), or N(0, 1/(d_in·d_k)) (T5: use with alpha = 0).
     snapshot_steps : sequence of int
@@ -575,161 +614,289 @@ def train_recall(
     the weights overflow; a learning rate too large for this task usually shows as a
     loss stuck near ℓ₀ with saturated, dead rows instead.)
     """
-    d_k = check_int("d_k", d_k, 1, D_K_MAX)
-    alpha = check_alpha(alpha)
-    lr = _check_lrs(lrs)
-    optimizer = check_choice("optimizer", optimizer, OPTIMIZERS)
-    steps = check_int("steps", steps, 1, _STEPS_MAX)
-    batch, n_keys, d_in, d_v, noise = _check_task(batch, n_keys, d_in, d_v, noise)
-    init = check_choice("init", init, INITS)
-    if not isinstance(qk_norm, bool | np.bool_):
-        raise ValueError(f"qk_norm must be True or False, got {qk_norm!r}")
-    qk_norm = bool(qk_norm)
-    n_probe = check_int("n_probe", n_probe, 1, _N_PROBE_MAX)
-    snaps = _check_snapshots(snapshot_steps, steps)
-    L = lr.size
-    if L * batch * n_keys > _ELEMENTS_MAX:
-        raise ValueError(
-            f"len(lrs) · batch · n_keys must be at most {_ELEMENTS_MAX}, got {L} · {batch} · {n_keys}"
-        )
-    rng_init, rng_data, rng_probe = training_streams(seed)
-
-    wq0, wk0 = init_weights(rng_init, d_k=d_k, d_in=d_in, init=init)
-    W_q = np.repeat(wq0[None], L, axis=0)  # (L, d_in, d_k)
-    W_k = np.repeat(wk0[None], L, axis=0)
-    gain = np.ones(L) if qk_norm else None
-    probe = _draw_batch(rng_probe, n_probe, n_keys, d_in, d_v, noise)
-    scale = float(d_k) ** -alpha
-    adam = optimizer == "adam"
-    if adam:
-        m_q, v_q = np.zeros_like(W_q), np.zeros_like(W_q)
-        m_k, v_k = np.zeros_like(W_k), np.zeros_like(W_k)
-        m_g, v_g = np.zeros(L), np.zeros(L)
-
-    def nan(*shape):
-        return np.full(shape, np.nan)
-
-    rec = {k: nan(steps, L) for k in ("loss", "accuracy", "entropy", "dead", "grad", "std")}
-    gain_hist = nan(steps, L) if qk_norm else None
-    diverged_at = np.full(L, -1, dtype=int)
-    probe_w = nan(snaps.size, L, n_probe, n_keys)
-    snap_index = {int(s): i for i, s in enumerate(snaps)}
-    live = np.ones(L, dtype=bool)
-    rows = np.arange(batch)
-
-    for t in range(steps):
-        data = _draw_batch(rng_data, batch, n_keys, d_in, d_v, noise)
-        if not live.any():
-            continue  # keep the data stream aligned with a run that did not diverge
-        idx = np.flatnonzero(live)
-        full = idx.size == L
-        sel = slice(None) if full else idx
-        wq, wk = (W_q, W_k) if full else (W_q[idx], W_k[idx])
-        gn = None if gain is None else gain[sel]
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-            res = _forward_backward(wq, wk, gn, data, scale)
-            ok = (
-                np.isfinite(res.loss)
-                & np.isfinite(wq).all(axis=(1, 2))
-                & np.isfinite(wk).all(axis=(1, 2))
-            )
-            if gn is not None:
-                ok &= np.isfinite(gn)
-        if not ok.all():
-            diverged_at[idx[~ok]] = t
-            live[idx[~ok]] = False
-        if not ok.any():
-            continue
-        cols = idx[ok]
-        z, p = res.logits[ok], res.p[ok]
-        rec["loss"][t, cols] = res.loss[ok]
-        rec["accuracy"][t, cols] = (p.argmax(axis=-1) == data.target).mean(axis=-1)
-        rec["entropy"][t, cols] = softmax_entropy(z).mean(axis=-1)
-        rec["dead"][t, cols] = (jacobian_norm(p) < DEAD_THRESHOLD).mean(axis=-1)
-        rec["std"][t, cols] = np.sqrt(z.var(axis=-1, ddof=1).mean(axis=-1))
-        with np.errstate(over="ignore", invalid="ignore"):
-            sq = np.einsum("lij,lij->l", res.g_q, res.g_q) + np.einsum(
-                "lij,lij->l", res.g_k, res.g_k
-            )
-            if res.g_gain is not None:
-                sq += res.g_gain**2
-        rec["grad"][t, cols] = np.sqrt(sq[ok])
-        if gain_hist is not None:
-            gain_hist[t, cols] = gn[ok]
-        if t in snap_index:
-            pw = _forward_backward(wq[ok], wk[ok], None if gn is None else gn[ok], probe, scale,
-                                   grads=False).p
-            probe_w[snap_index[t], cols] = pw
-        if t == steps - 1:
-            break
-        # update (configurations that diverged now keep their last parameters, unused)
-        g_q, g_k, g_g = res.g_q, res.g_k, res.g_gain
-        eta = lr[sel][:, None, None]
-        with np.errstate(over="ignore", invalid="ignore"):
-            if adam:
-                c1 = 1.0 - ADAM_BETA1 ** (t + 1)
-                c2 = 1.0 - ADAM_BETA2 ** (t + 1)
-                step_q, m_q_, v_q_ = _adam(m_q[sel], v_q[sel], g_q, c1, c2)
-                step_k, m_k_, v_k_ = _adam(m_k[sel], v_k[sel], g_k, c1, c2)
-                new_q = wq - eta * step_q
-                new_k = wk - eta * step_k
-                if full:
-                    m_q, v_q, m_k, v_k = m_q_, v_q_, m_k_, v_k_
-                else:
-                    m_q[idx], v_q[idx], m_k[idx], v_k[idx] = m_q_, v_q_, m_k_, v_k_
-                if gain is not None:
-                    step_g, m_g_, v_g_ = _adam(m_g[sel], v_g[sel], g_g, c1, c2)
-                    m_g[sel], v_g[sel] = m_g_, v_g_
-            else:
-                new_q = wq - eta * g_q
-                new_k = wk - eta * g_k
-                step_g = g_g
-            if gain is not None:
-                gain[sel] = gn - lr[sel] * step_g
-        keep = ok[:, None, None]
-        # a configuration that diverged at this step keeps its (non-finite) weights
-        W_q[sel] = np.where(keep, new_q, wq)
-        W_k[sel] = np.where(keep, new_k, wk)
-
-    def ro(a):
-        if a is not None:
-            a.setflags(write=False)
-        return a
-
-    return TrainingHistory(
-        d_k=d_k,
-        alpha=alpha,
-        lrs=ro(lr),
+    (history,) = train_recall_variants(
+        d_k,
+        [Variant(alpha, init, qk_norm)],
+        lrs,
         optimizer=optimizer,
-        init=init,
-        qk_norm=qk_norm,
         steps=steps,
         n_keys=n_keys,
         d_in=d_in,
         d_v=d_v,
         batch=batch,
         noise=noise,
-        seed=int(seed),
-        loss=ro(rec["loss"]),
-        accuracy=ro(rec["accuracy"]),
-        entropy=ro(rec["entropy"]),
-        dead_fraction=ro(rec["dead"]),
-        grad_norm=ro(rec["grad"]),
-        logit_std=ro(rec["std"]),
-        gain=ro(gain_hist),
-        diverged_at=ro(diverged_at),
-        snapshot_steps=ro(snaps),
-        probe_weights=ro(probe_w),
-        probe_target=ro(probe.target.copy()),
+        seed=seed,
+        snapshot_steps=snapshot_steps,
+        n_probe=n_probe,
     )
+    return history
 
 
-def _adam(m, v, g, c1, c2):
-    """Adam moments and step direction m̂/(√v̂ + ε) (new arrays; inputs unchanged)."""
-    m = ADAM_BETA1 * m + (1.0 - ADAM_BETA1) * g
-    v = ADAM_BETA2 * v + (1.0 - ADAM_BETA2) * (g * g)
-    step = (m / c1) / (np.sqrt(v / c2) + ADAM_EPS)
-    return step, m, v
+def _check_variants(variants: object) -> list[Variant]:
+    message = (
+        f"variants must be a non-empty sequence of Variant(alpha, init, qk_norm), got {variants!r}"
+    )
+    if not isinstance(variants, Sequence) or len(variants) == 0:
+        raise ValueError(message)
+    out = []
+    for v in variants:
+        if not isinstance(v, tuple) or not 1 <= len(v) <= 3:
+            raise ValueError(message)
+        v = Variant(*v)
+        if not isinstance(v.qk_norm, bool | np.bool_):
+            raise ValueError(f"qk_norm must be True or False, got {v.qk_norm!r}")
+        out.append(
+            Variant(check_alpha(v.alpha), check_choice("init", v.init, INITS), bool(v.qk_norm))
+        )
+    return out
+
+
+class _Group:
+    """Configurations trained by the same forward pass (all with or all without QK-norm)."""
+
+    def __init__(self, cols, W_q, W_k, lr, scale, qk_norm, adam):
+        self.cols = cols  # (G,) columns of the flat record
+        self.W_q, self.W_k = W_q, W_k  # (G, d_in, d_k)
+        self.lr, self.scale = lr, scale  # (G,)
+        self.gain = np.ones(cols.size) if qk_norm else None
+        self.live = np.ones(cols.size, dtype=bool)
+        self.adam = adam
+        if adam:
+            self.m = [np.zeros_like(W_q), np.zeros_like(W_k), np.zeros(cols.size)]
+            self.v = [np.zeros_like(W_q), np.zeros_like(W_k), np.zeros(cols.size)]
+            self.buf = np.empty_like(W_q)
+
+
+def _adam_inplace(w, m, v, g, eta, c1, c2, buf):
+    """One bias-corrected Adam step on w, in place (m, v updated; buf scratch).
+
+    w ← w − η · (m/c1) / (√(v/c2) + ε), m ← β₁m + (1 − β₁)g, v ← β₂v + (1 − β₂)g².
+    eta broadcasts against w (one learning rate per configuration).
+    """
+    m *= ADAM_BETA1
+    m += (1.0 - ADAM_BETA1) * g
+    np.multiply(g, g, out=buf)
+    buf *= 1.0 - ADAM_BETA2
+    v *= ADAM_BETA2
+    v += buf
+    np.sqrt(v, out=buf)
+    buf *= 1.0 / math.sqrt(c2)
+    buf += ADAM_EPS
+    np.divide(m, buf, out=buf)
+    buf *= eta / c1
+    w -= buf
+
+
+def _group_step(grp: _Group, t: int, data: RecallBatch, probe, rec, snap_row, last: bool):
+    idx = np.flatnonzero(grp.live)
+    if idx.size == 0:
+        return
+    full = idx.size == grp.live.size
+    sel = slice(None) if full else idx
+    wq, wk = (grp.W_q, grp.W_k) if full else (grp.W_q[idx], grp.W_k[idx])
+    gn = None if grp.gain is None else grp.gain[sel]
+    scale = grp.scale[sel]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        res = _forward_backward(wq, wk, gn, data, scale)
+        ok = (
+            np.isfinite(res.loss)
+            & np.isfinite(wq).all(axis=(1, 2))
+            & np.isfinite(wk).all(axis=(1, 2))
+        )
+        if gn is not None:
+            ok &= np.isfinite(gn)
+        sq = np.einsum("lij,lij->l", res.g_q, res.g_q) + np.einsum("lij,lij->l", res.g_k, res.g_k)
+        if res.g_gain is not None:
+            sq += res.g_gain**2
+    cols = grp.cols[idx]
+    if not ok.all():
+        rec["diverged_at"][cols[~ok]] = t
+        grp.live[idx[~ok]] = False
+        if not ok.any():
+            return
+    good = cols[ok]
+    z, p = (res.logits, res.p) if ok.all() else (res.logits[ok], res.p[ok])
+    rec["loss"][t, good] = res.loss[ok]
+    rec["accuracy"][t, good] = (p.argmax(axis=-1) == data.target).mean(axis=-1)
+    rec["entropy"][t, good] = softmax_entropy(z).mean(axis=-1)
+    rec["dead_fraction"][t, good] = (jacobian_norm(p) < DEAD_THRESHOLD).mean(axis=-1)
+    rec["logit_std"][t, good] = np.sqrt(z.var(axis=-1, ddof=1).mean(axis=-1))
+    rec["grad_norm"][t, good] = np.sqrt(sq[ok])
+    if gn is not None:
+        rec["gain"][t, good] = gn[ok]
+    if snap_row is not None:
+        pw = _forward_backward(
+            wq[ok], wk[ok], None if gn is None else gn[ok], probe, scale[ok], grads=False
+        ).p
+        rec["probe_weights"][snap_row, good] = pw
+    if last:
+        return
+    # Update every configuration still live after this step; one that diverged now keeps
+    # its parameters (they are never used again).
+    keep = idx[ok]
+    lr = grp.lr[keep]
+    g_q, g_k, g_g = (
+        (res.g_q, res.g_k, res.g_gain)
+        if ok.all()
+        else (res.g_q[ok], res.g_k[ok], None if res.g_gain is None else res.g_gain[ok])
+    )
+    in_place = keep.size == grp.live.size
+    with np.errstate(over="ignore", invalid="ignore"):
+        if grp.adam:
+            c1 = 1.0 - ADAM_BETA1 ** (t + 1)
+            c2 = 1.0 - ADAM_BETA2 ** (t + 1)
+            m, v = grp.m, grp.v
+            if in_place:
+                eta = lr[:, None, None]
+                _adam_inplace(grp.W_q, m[0], v[0], g_q, eta, c1, c2, grp.buf)
+                _adam_inplace(grp.W_k, m[1], v[1], g_k, eta, c1, c2, grp.buf)
+                if grp.gain is not None:
+                    _adam_inplace(grp.gain, m[2], v[2], g_g, lr, c1, c2, np.empty_like(lr))
+            else:
+                arrays = [(grp.W_q, 0, g_q), (grp.W_k, 1, g_k)]
+                if grp.gain is not None:
+                    arrays.append((grp.gain, 2, g_g))
+                for w, i, g in arrays:
+                    ws, ms, vs = w[keep], m[i][keep], v[i][keep]
+                    eta = lr.reshape((-1,) + (1,) * (ws.ndim - 1))
+                    _adam_inplace(ws, ms, vs, g, eta, c1, c2, np.empty_like(ws))
+                    w[keep], m[i][keep], v[i][keep] = ws, ms, vs
+        elif in_place:
+            eta = lr[:, None, None]
+            grp.W_q -= eta * g_q
+            grp.W_k -= eta * g_k
+            if grp.gain is not None:
+                grp.gain -= lr * g_g
+        else:
+            eta = lr[:, None, None]
+            grp.W_q[keep] -= eta * g_q
+            grp.W_k[keep] -= eta * g_k
+            if grp.gain is not None:
+                grp.gain[keep] -= lr * g_g
+
+
+def train_recall_variants(
+    d_k: int,
+    variants: Sequence[Variant],
+    lrs,
+    *,
+    optimizer: str = "sgd",
+    steps: int = 300,
+    n_keys: int = 16,
+    d_in: int = 32,
+    d_v: int = 8,
+    batch: int = 64,
+    noise: float = 0.5,
+    seed: int = 0,
+    snapshot_steps: Sequence[int] = (0, 10, 50),
+    n_probe: int = 4,
+) -> tuple[TrainingHistory, ...]:
+    """:func:`train_recall` for several variants (alpha, init, qk_norm) in one loop.
+
+    The result equals one :func:`train_recall` call per variant with the same seed (the
+    same initial draws, batches and probe rows; up to rounding in the last place, as the
+    matrix products are batched differently), but each batch is drawn once and every
+    configuration without QK-norm goes through one batched forward/backward pass: this
+    is how the page's side-by-side run and the sweeps are computed.
+
+    Parameters
+    ----------
+    d_k : int
+    variants : sequence of Variant
+        Each ``Variant(alpha, init="fan_in", qk_norm=False)``; at least one.
+    lrs, optimizer, steps, n_keys, d_in, d_v, batch, noise, seed, snapshot_steps, n_probe
+        As in :func:`train_recall`, shared by every variant.
+
+    Returns
+    -------
+    tuple of TrainingHistory, one per variant, in order.
+
+    Raises
+    ------
+    ValueError
+        As :func:`train_recall`; also for an empty or malformed ``variants``.
+    """
+    d_k = check_int("d_k", d_k, 1, D_K_MAX)
+    variants = _check_variants(variants)
+    lr = _check_lrs(lrs)
+    optimizer = check_choice("optimizer", optimizer, OPTIMIZERS)
+    steps = check_int("steps", steps, 1, _STEPS_MAX)
+    batch, n_keys, d_in, d_v, noise = _check_task(batch, n_keys, d_in, d_v, noise)
+    n_probe = check_int("n_probe", n_probe, 1, _N_PROBE_MAX)
+    seed = check_int("seed", seed, 0, 2**63 - 1)
+    snaps = _check_snapshots(snapshot_steps, steps)
+    L = lr.size
+    C = L * len(variants)
+    if C * batch * n_keys > _ELEMENTS_MAX:
+        raise ValueError(
+            f"len(variants) · len(lrs) · batch · n_keys must be at most {_ELEMENTS_MAX}, "
+            f"got {len(variants)} · {L} · {batch} · {n_keys}"
+        )
+    rng_init, rng_data, rng_probe = training_streams(seed)
+    z_q, z_k = _draw_init(rng_init, d_in, d_k)
+    probe = _draw_batch(rng_probe, n_probe, n_keys, d_in, d_v, noise)
+
+    groups = []
+    for qk in (False, True):
+        members = [i for i, v in enumerate(variants) if v.qk_norm == qk]
+        if not members:
+            continue
+        cols = np.concatenate([np.arange(i * L, (i + 1) * L) for i in members])
+        W_q = np.concatenate(
+            [np.repeat(_scale_init(z_q, z_k, variants[i].init)[0][None], L, 0) for i in members]
+        )
+        W_k = np.repeat((z_k / math.sqrt(d_in))[None], cols.size, axis=0)
+        scale = np.repeat([float(d_k) ** -variants[i].alpha for i in members], L)
+        groups.append(
+            _Group(cols, W_q, W_k, np.tile(lr, len(members)), scale, qk, optimizer == "adam")
+        )
+
+    rec = {k: np.full((steps, C), np.nan) for k in _PER_STEP}
+    rec["gain"] = np.full((steps, C), np.nan)
+    rec["diverged_at"] = np.full(C, -1, dtype=int)
+    rec["probe_weights"] = np.full((snaps.size, C, n_probe, n_keys), np.nan)
+    snap_row = {int(s): i for i, s in enumerate(snaps)}
+    for t in range(steps):
+        data = _draw_batch(rng_data, batch, n_keys, d_in, d_v, noise)
+        for grp in groups:
+            _group_step(grp, t, data, probe, rec, snap_row.get(t), t == steps - 1)
+
+    def ro(a):
+        a = np.ascontiguousarray(a)
+        a.setflags(write=False)
+        return a
+
+    lr.setflags(write=False)
+    out = []
+    for i, v in enumerate(variants):
+        c = slice(i * L, (i + 1) * L)
+        out.append(
+            TrainingHistory(
+                d_k=d_k,
+                alpha=v.alpha,
+                lrs=lr,
+                optimizer=optimizer,
+                init=v.init,
+                qk_norm=v.qk_norm,
+                steps=steps,
+                n_keys=n_keys,
+                d_in=d_in,
+                d_v=d_v,
+                batch=batch,
+                noise=noise,
+                seed=seed,
+                **{k: ro(rec[k][:, c]) for k in _PER_STEP},
+                gain=ro(rec["gain"][:, c]) if v.qk_norm else None,
+                diverged_at=ro(rec["diverged_at"][c]),
+                snapshot_steps=ro(snaps),
+                probe_weights=ro(rec["probe_weights"][:, c]),
+                probe_target=ro(probe.target),
+            )
+        )
+    return tuple(out)
+
+
+_PER_STEP = ("loss", "accuracy", "entropy", "dead_fraction", "grad_norm", "logit_std")
 
 
 # --------------------------------------------------------------------------- summaries
