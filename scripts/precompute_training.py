@@ -22,11 +22,12 @@ How
 
         python scripts/precompute_training.py            # writes data/training_sweep.json
         python scripts/precompute_training.py --out other.json
+        python scripts/precompute_training.py --cells sgd:16:0 adam:16:0   # print cells
 
     Each (optimizer, d_k, seed) is one ``core.training.train_recall_variants`` call over
     all five variants and nine learning rates (45 configurations sharing one data
-    stream); ``tests/core/test_training_data.py`` repeats the d_k = 16, seed = 0 calls and
-    compares them with the file. The result is deterministic (fixed seeds, BLAS on one
+    stream); ``tests/core/test_training_data.py`` recomputes the d_k = 16, seed = 0 cells
+    with ``--cells`` and compares them with the file. The result is deterministic (fixed seeds, BLAS on one
     thread); the JSON is byte-identical between runs on the same machine and NumPy.
 
 How long
@@ -111,7 +112,21 @@ def _round(x):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument(
+        "--cells",
+        nargs="+",
+        metavar="OPT:D_K:SEED",
+        help="print these cells (e.g. sgd:16:0) as JSON on stdout instead of writing the file",
+    )
     args = parser.parse_args(argv)
+    if args.cells:
+        out = {}
+        for cell in args.cells:
+            optimizer, d_k, seed = cell.split(":")
+            summary = cell_summary(run_cell(optimizer, int(d_k), int(seed)))
+            out[cell] = {k: _round(v) for k, v in summary.items()}
+        print(json.dumps(out))
+        return 0
 
     fields = ("final_loss", "final_accuracy", "diverged_at", "initial_loss")
     table: dict[str, list] = {k: [] for k in fields}
