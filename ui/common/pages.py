@@ -83,6 +83,13 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
             }
         ),
     ),
+    PageSpec(
+        "real_models",
+        "app_pages/real-models.py",
+        "real-models",
+        ":material/model_training:",
+        frozenset({"sentence", "layer", "head", "divisor"}),
+    ),
 )
 
 #: The pages whose scripts exist, in story order.
@@ -90,6 +97,9 @@ PAGES: tuple[PageSpec, ...] = tuple(p for p in _ALL_PAGES if (ROOT / p.script).e
 
 #: The four steps of the story, in order (home page links), then the practical page.
 STORY = ("variance", "saturation", "gradients", "sqrt_vs_d", "which_d")
+
+#: After the practical page: what trained models do (a step of the story too).
+STORY += ("real_models",)
 
 
 def page(name: str) -> PageSpec | None:
