@@ -34,6 +34,7 @@ def head_grid_heatmap(
     tooltips: dict[str, str],
     scheme: str = "viridis",
     fmt: str = ".2f",
+    log_color: bool = False,
 ) -> alt.LayerChart:
     """Layer × head heatmap of one per-head statistic, its value printed in each cell.
 
@@ -46,6 +47,9 @@ def head_grid_heatmap(
         Tooltip titles: ``layer``, ``head``, ``value``, ``min``, ``max``.
     scheme : str
         Vega colour scheme (sequential, colour-blind safe).
+    log_color : bool
+        Logarithmic colour scale (values must be > 0): one outlying head does not wash
+        out the others.
     """
     check_rows(df)
     x = alt.X(field="head", type="ordinal", title=x_title, axis=alt.Axis(labelAngle=0))
@@ -58,7 +62,9 @@ def head_grid_heatmap(
                 field=value,
                 type="quantitative",
                 title=color_title,
-                scale=alt.Scale(scheme=scheme, zero=True),
+                scale=alt.Scale(scheme=scheme, type="log")
+                if log_color
+                else alt.Scale(scheme=scheme, zero=True),
                 legend=alt.Legend(orient="bottom", gradientLength=200, titleLimit=300),
             ),
             tooltip=[
@@ -71,7 +77,8 @@ def head_grid_heatmap(
         )
     )
     # dark text on the light end of the scale, white on the dark end
-    mid = float(df[value].min() + df[value].max()) / 2
+    lo, hi = float(df[value].min()), float(df[value].max())
+    mid = (lo * hi) ** 0.5 if log_color else (lo + hi) / 2
     text = (
         alt.Chart()
         .mark_text(fontSize=9)
@@ -91,9 +98,11 @@ def head_grid_heatmap(
         text,
         data=data,
         encoding=alt.FacetedEncoding(x=x, y=y),
+        # the text's black/white scale must not merge with the heatmap's colour scale
+        resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
         title=alt.Title(title),
         description=description,
-        height=230,
+        height=320,
     )
 
 
@@ -127,7 +136,7 @@ def logit_histogram(
         type="nominal",
         title=None,
         scale=alt.Scale(domain=[bars_label, curve_label], range=[COLORS["sqrt"], COLORS["theory"]]),
-        legend=alt.Legend(orient="bottom", labelLimit=300, symbolOpacity=1),
+        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=300, symbolOpacity=1),
     )
     x_scale = alt.Scale(domain=[float(bars["x0"].min()), float(bars["x1"].max())], nice=False)
     hist = (
@@ -184,7 +193,15 @@ def attention_heatmap(
     """
     check_rows(df)
     labels = f"{json.dumps(list(tokens), ensure_ascii=False)}[datum.value]"
-    axis = {"labelExpr": labels, "labelLimit": 70, "labelFontSize": 10, "ticks": False}
+    axis = {
+        "labelExpr": labels,
+        "labelLimit": 70,
+        "labelFontSize": 11,
+        "labelOverlap": False,
+        "ticks": False,
+    }
+    # the whole chart's height (Streamlit fits the view): title, key labels and legend
+    # take about 190 px, each query row 22
     return (
         alt.Chart(df.drop(columns=["row_entropy", "row_max"], errors="ignore"))
         .mark_rect()
@@ -193,7 +210,7 @@ def attention_heatmap(
                 field="key",
                 type="ordinal",
                 title=x_title,
-                axis=alt.Axis(labelAngle=-60, orient="top", **axis),
+                axis=alt.Axis(labelAngle=-50, orient="top", **axis),
             ),
             y=alt.Y(field="query", type="ordinal", title=y_title, axis=alt.Axis(**axis)),
             color=alt.Color(
@@ -211,7 +228,7 @@ def attention_heatmap(
                 _q("weight", tooltips["weight"], ".4f"),
             ],
         )
-        .properties(title=alt.Title(title), description=description, height=380)
+        .properties(title=alt.Title(title), description=description, height=190 + 22 * len(tokens))
     )
 
 
@@ -227,6 +244,7 @@ def divisor_layer_bars(
     series_title: str,
     description: str,
     fmt: str = ".3f",
+    axis_format: str = "~g",
     reference: pd.DataFrame | None = None,
 ) -> alt.LayerChart:
     """Grouped bars: one statistic per layer, one bar per counterfactual divisor.
@@ -240,6 +258,8 @@ def divisor_layer_bars(
         Divisor name -> legend text, in display order.
     series_title : str
         Tooltip title of the divisor.
+    fmt, axis_format : str
+        d3 formats of the tooltip value and the y-axis labels (e.g. ``".1%"``, ``"%"``).
     reference : DataFrame, optional
         A dashed horizontal line: ``y`` and ``label`` (e.g. the mean ln T).
     """
@@ -252,7 +272,9 @@ def divisor_layer_bars(
         .encode(
             x=alt.X(field="layer", type="ordinal", title=x_title, axis=alt.Axis(labelAngle=0)),
             xOffset=alt.XOffset(field="series", type="nominal", sort=order),
-            y=alt.Y(field=value, type="quantitative", title=y_title),
+            y=alt.Y(
+                field=value, type="quantitative", title=y_title, axis=alt.Axis(format=axis_format)
+            ),
             color=alt.Color(
                 field="series",
                 type="nominal",
@@ -281,4 +303,4 @@ def divisor_layer_bars(
                 ],
             )
         )
-    return alt.layer(*layers, title=alt.Title(title), description=description, height=250)
+    return alt.layer(*layers, title=alt.Title(title), description=description, height=330)

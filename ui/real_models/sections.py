@@ -83,12 +83,12 @@ def head_controls(c: data.Corpus) -> tuple[int, int, int, str]:
     c1, c2, c3 = workshop.control_columns([2, 2, 5])
     with c1:
         layer = controls.int_input(
-            "layer", t("real_models.layer"), min_value=0, max_value=c.n_layers - 1, default=3,
+            "layer", t("real_models.layer"), min_value=0, max_value=c.n_layers - 1, default=0,
             help=t("real_models.layer_help", top=c.n_layers - 1),
         )  # fmt: skip
     with c2:
         head = controls.int_input(
-            "head", t("real_models.head"), min_value=0, max_value=c.n_heads - 1, default=4,
+            "head", t("real_models.head"), min_value=0, max_value=c.n_heads - 1, default=5,
             help=t("real_models.head_help", top=c.n_heads - 1),
         )  # fmt: skip
     with c3:
@@ -146,10 +146,10 @@ def glance(c: data.Corpus, fig: dict) -> None:
     }
     log_t = _f(fig["log_t"])
     specs = (
-        ("std", "viridis", ".1f", {"lo": _f(fig["std_lo"]), "hi": _f(fig["std_hi"])}),
-        ("entropy", "viridis", ".1f", {"log_t": log_t}),
+        ("std", True, {"lo": _f(fig["std_lo"]), "hi": _f(fig["std_hi"])}),
+        ("entropy", False, {"log_t": log_t}),
     )
-    for col, (value, scheme, fmt, extra) in zip(st.columns(2), specs, strict=True):
+    for col, (value, log_color, extra) in zip(st.columns(2), specs, strict=True):
         with col:
             workshop.chart(
                 charts.head_grid_heatmap(
@@ -161,8 +161,8 @@ def glance(c: data.Corpus, fig: dict) -> None:
                     color_title=t(f"real_models.grid_{value}_legend", **extra),
                     description=tc(c, f"real_models.grid_{value}_alt", **extra),
                     tooltips={**tips, "value": t(f"real_models.grid_{value}_tip")},
-                    scheme=scheme,
-                    fmt=fmt,
+                    fmt=".1f",
+                    log_color=log_color,
                 ),
                 key=f"real_models_grid_{value}",
                 data=grid[["layer", "head", value, f"{value}_min", f"{value}_max"]],
@@ -314,10 +314,10 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
         **{f"c_{k}": _pct(share[i]) for i, k in enumerate(("none", "sqrt", "dk"))},
     }
     specs = (
-        ("entropy", ".3f", reference),
-        ("collapsed", ".1%", None),
+        ("entropy", ".3f", "~g", reference),
+        ("collapsed", ".1%", "%", None),
     )
-    for col, (value, fmt, ref) in zip(st.columns(2), specs, strict=True):
+    for col, (value, fmt, axis_format, ref) in zip(st.columns(2), specs, strict=True):
         with col:
             workshop.chart(
                 charts.divisor_layer_bars(
@@ -330,6 +330,7 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
                     series_title=t("real_models.divisor"),
                     description=tc(c, f"real_models.cf_{value}_alt", **alt_values),
                     fmt=fmt,
+                    axis_format=axis_format,
                     reference=ref,
                 ),
                 key=f"real_models_cf_{value}",
@@ -394,8 +395,10 @@ def field_guide() -> None:
         frame,
         hide_index=True,
         width="stretch",
+        height=35 * (len(frame) + 1) + 3,  # every row, no inner vertical scroll
         column_config={
             cols["model"]: st.column_config.TextColumn(pinned=True, width="medium"),
+            cols["d_k"]: st.column_config.TextColumn(width="small"),
             cols["factor"]: st.column_config.TextColumn(width="large"),
             cols["extras"]: st.column_config.TextColumn(width="large"),
             cols["source"]: st.column_config.LinkColumn(
