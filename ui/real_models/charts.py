@@ -281,7 +281,7 @@ def divisor_layer_bars(
                 title=None,
                 sort=order,
                 scale=alt.Scale(domain=order, range=[DIVISOR_COLORS[n] for n in labels]),
-                legend=alt.Legend(orient="bottom", labelLimit=300, columns=3),
+                legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=300),
             ),
             tooltip=[
                 alt.Tooltip(field="series", type="nominal", title=series_title),
