@@ -69,7 +69,7 @@ def test_page_runs_with_every_chart(lang):
     assert at.selectbox(key="sentence").value == 0
     assert at.number_input(key="layer").value == 0
     assert at.number_input(key="head").value == 5
-    assert at.radio(key="divisor").value == "sqrt_d_k"
+    assert at.radio(key="divide_by").value == "sqrt_d_k"
     assert len(at.dataframe) == 2  # the counterfactual table and the field guide
     assert len(at.metric) == 5
 
@@ -103,7 +103,7 @@ def test_every_control_changes_the_head_chart():
         ("selectbox", "sentence", 3),
         ("number_input", "layer", 4),
         ("number_input", "head", 9),
-        ("radio", "divisor", "none"),
+        ("radio", "divide_by", "none"),
     ):
         getattr(at, kind)(key=key).set_value(value).run()
         assert not at.exception
@@ -121,18 +121,18 @@ def test_every_control_changes_the_head_chart():
 def test_divisor_none_saturates_and_d_k_flattens_the_same_head():
     values = {}
     for divisor in rm.DIVISORS:
-        at = open_page(divisor=divisor, layer="1", head="8")
+        at = open_page(divide_by=divisor, layer="1", head="8")
         metric = {m.label: float(m.value) for m in at.metric if m.label.startswith("mean")}
         values[divisor] = metric["mean row entropy (nats)"]
     assert values["none"] < values["sqrt_d_k"] < values["d_k"]
 
 
 def test_url_sets_the_controls():
-    at = open_page(sentence="12", layer="5", head="11", divisor="d_k")
+    at = open_page(sentence="12", layer="5", head="11", divide_by="d_k")
     assert not warnings(at)
     assert at.selectbox(key="sentence").value == 12
     assert (at.number_input(key="layer").value, at.number_input(key="head").value) == (5, 11)
-    assert at.radio(key="divisor").value == "d_k"
+    assert at.radio(key="divide_by").value == "d_k"
     rows = head_rows(at)
     assert rows["query_token"].iloc[0] == "[CLS]"
 
@@ -140,15 +140,15 @@ def test_url_sets_the_controls():
 @pytest.mark.parametrize(
     ("key", "value"),
     [("sentence", "17"), ("sentence", "abc"), ("sentence", "-1"), ("layer", "6"),
-     ("head", "12"), ("head", "2.5"), ("divisor", "sqrt"), ("divisor", "d_model")],
+     ("head", "12"), ("head", "2.5"), ("divide_by", "sqrt"), ("divide_by", "d_model")],
 )  # fmt: skip
 def test_bad_values_fall_back_with_a_warning(key, value):
     at = open_page(reveal=False, **{key: value})
     assert not at.exception
     warned = " ".join(warnings(at))
     assert f"`{key}`" in warned
-    defaults = {"sentence": 0, "layer": 0, "head": 5, "divisor": "sqrt_d_k"}
-    widget = {"sentence": at.selectbox, "divisor": at.radio}.get(key, at.number_input)
+    defaults = {"sentence": 0, "layer": 0, "head": 5, "divide_by": "sqrt_d_k"}
+    widget = {"sentence": at.selectbox, "divide_by": at.radio}.get(key, at.number_input)
     assert widget(key=key).value == defaults[key]
 
 

@@ -88,7 +88,7 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
         "app_pages/real-models.py",
         "real-models",
         ":material/model_training:",
-        frozenset({"sentence", "layer", "head", "divisor"}),
+        frozenset({"sentence", "layer", "head", "divide_by"}),
     ),
 )
 

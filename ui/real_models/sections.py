@@ -93,7 +93,7 @@ def head_controls(c: data.Corpus) -> tuple[int, int, int, str]:
         )  # fmt: skip
     with c3:
         divisor = controls.choice(
-            "divisor",
+            "divide_by",
             t("real_models.divisor"),
             rm.DIVISORS,
             default="sqrt_d_k",
