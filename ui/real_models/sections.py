@@ -184,44 +184,44 @@ def glance(c: data.Corpus, fig: dict) -> None:
         )
     )
     bars, curve = data.histogram_frames()
-    left, right = st.columns([3, 2])
-    with left:
-        workshop.chart(
-            charts.logit_histogram(
-                bars,
-                curve,
-                title=t("real_models.hist_title").split("\n"),
-                x_title=t("real_models.hist_x"),
-                y_title=t("real_models.hist_y"),
-                bars_label=t("real_models.hist_bars"),
-                curve_label=t("real_models.hist_curve"),
-                description=t(
-                    "real_models.hist_alt", std=_f(fig["pooled_std"]), mean=_f(fig["pooled_mean"])
-                ),
+    workshop.chart(
+        charts.logit_histogram(
+            bars,
+            curve,
+            title=t("real_models.hist_title").split("\n"),
+            x_title=t("real_models.hist_x"),
+            y_title=t("real_models.hist_y"),
+            bars_label=t("real_models.hist_bars"),
+            curve_label=t("real_models.hist_curve"),
+            description=t(
+                "real_models.hist_alt", std=_f(fig["pooled_std"]), mean=_f(fig["pooled_mean"])
             ),
-            key="real_models_hist",
-            data=bars,
-            source=[rm.pooled_histogram, rm.standard_normal_pdf],
-        )
-    with right:
+        ),
+        key="real_models_hist",
+        data=bars,
+        source=[rm.pooled_histogram, rm.standard_normal_pdf],
+    )
+    left, right = st.columns(2)
+    with left:
         st.metric(
             tc(c, "real_models.m_head_std"), _f(fig["std_mean"]), t("real_models.m_init"), **OFF
         )
+    with right:
         st.metric(
             t("real_models.m_pooled_std"),
             _f(fig["pooled_std"]),
             t("real_models.m_pooled_mean", mean=_f(fig["pooled_mean"])),
             **OFF,
         )
-        st.caption(
-            t(
-                "real_models.hist_caption",
-                n=f"{c.hist['n']:,}",
-                outside=_pct(fig["outside"]),
-                lo=_f(fig["pooled_min"], 1),
-                hi=_f(fig["pooled_max"], 1),
-            )
+    st.caption(
+        t(
+            "real_models.hist_caption",
+            n=f"{c.hist['n']:,}",
+            outside=_pct(fig["outside"]),
+            lo=_f(fig["pooled_min"], 1),
+            hi=_f(fig["pooled_max"], 1),
         )
+    )
     workshop.myth(
         t("real_models_workshop.myth_claim"),
         t(
@@ -248,51 +248,51 @@ def one_head(c: data.Corpus, sentence: int, layer: int, head: int, divisor: str)
     frame = data.head_frame(sentence, layer, head, divisor)
     m = data.head_metrics(frame)
     label = divisor_label(divisor, c.d_k)
-    left, right = st.columns([3, 1])
-    with left:
-        workshop.chart(
-            charts.attention_heatmap(
-                frame,
-                list(c.tokens[sentence]),
-                title=t("real_models.map_title", layer=layer, head=head, div=label).split("\n"),
-                x_title=t("real_models.map_x"),
-                y_title=t("real_models.map_y"),
-                color_title=t("real_models.map_legend"),
-                description=t(
-                    "real_models.map_alt",
-                    layer=layer,
-                    head=head,
-                    div=label,
-                    sentence=c.sentences[sentence],
-                    h=_f(m["entropy"]),
-                    top=_f(m["max_weight"]),
-                ),
-                tooltips={
-                    "query": t("real_models.tip_query"),
-                    "key": t("real_models.tip_key"),
-                    "trained": t("real_models.tip_trained"),
-                    "logit": t("real_models.tip_logit", div=label),
-                    "weight": t("real_models.tip_weight"),
-                },
+    workshop.chart(
+        charts.attention_heatmap(
+            frame,
+            list(c.tokens[sentence]),
+            title=t("real_models.map_title", layer=layer, head=head, div=label).split("\n"),
+            x_title=t("real_models.map_x"),
+            y_title=t("real_models.map_y"),
+            color_title=t("real_models.map_legend"),
+            description=t(
+                "real_models.map_alt",
+                layer=layer,
+                head=head,
+                div=label,
+                sentence=c.sentences[sentence],
+                h=_f(m["entropy"]),
+                top=_f(m["max_weight"]),
             ),
-            key="real_models_head",
-            data=frame,
-            source=[rm.head_attention, rm.logit_multiplier],
-        )
-    with right:
+            tooltips={
+                "query": t("real_models.tip_query"),
+                "key": t("real_models.tip_key"),
+                "trained": t("real_models.tip_trained"),
+                "logit": t("real_models.tip_logit", div=label),
+                "weight": t("real_models.tip_weight"),
+            },
+        ),
+        key="real_models_head",
+        data=frame,
+        source=[rm.head_attention, rm.logit_multiplier],
+    )
+    cols = st.columns(3)
+    with cols[0]:
         st.metric(
             t("real_models.m_entropy"),
             _f(m["entropy"], 3),
             t("real_models.m_uniform", t=m["t"], h=_f(m["log_t"], 3)),
             **OFF,
         )
+    with cols[1]:
         st.metric(
             t("real_models.m_max"),
             _f(m["max_weight"], 3),
             t("real_models.m_one_over_t", v=_f(1 / m["t"], 3)),
             **OFF,
         )
-        st.metric(t("real_models.m_std", div=label), _f(m["std"]), **OFF)
+    cols[2].metric(t("real_models.m_std", div=label), _f(m["std"]), **OFF)
     st.caption(t("real_models.head_caption"))
 
 
