@@ -87,7 +87,7 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
         "real_models",
         "app_pages/real-models.py",
         "real-models",
-        ":material/model_training:",
+        ":material/hub:",
         frozenset({"sentence", "layer", "head", "divide_by"}),
     ),
 )
@@ -98,10 +98,11 @@ PAGES: tuple[PageSpec, ...] = tuple(p for p in _ALL_PAGES if (ROOT / p.script).e
 #: The four steps of the story, in order (home page links), then the practical page.
 STORY = ("variance", "saturation", "gradients", "sqrt_vs_d", "which_d")
 
-#: After the practical page: what trained models do (a step of the story too).
-STORY += ("real_models",)
-
 
 def page(name: str) -> PageSpec | None:
     """The spec of page ``name``, or None if the app does not have it."""
     return next((p for p in PAGES if p.name == name), None)
+
+
+#: After the practical page, what trained models do with the scale: the story's last step.
+STORY += ("real_models",)
