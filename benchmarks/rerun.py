@@ -146,6 +146,16 @@ BENCHES: tuple[Bench, ...] = (
         "which-d", "app_pages/which-d.py", 5, "d_model", "number_input",
         fresh_ints(513, stop=4097, avoid=(512, 1024)), (512, 1024), (64, 4096),
     ),
+    # real-models: a finite set of values (17 sentences, 12 heads), so fewer than 20 new
+    # ones; the page's computation per new value is one head's softmax (≤ 20 × 20)
+    Bench(
+        "real-models", "app_pages/real-models.py", 6, "sentence", "selectbox",
+        fresh_ints(2, stop=17), (0, 1), (8, 9),
+    ),
+    Bench(
+        "real-models", "app_pages/real-models.py", 6, "head", "number_input",
+        fresh_ints(0, stop=12, avoid=(5, 6)), (5, 6),
+    ),
 )  # fmt: skip
 
 

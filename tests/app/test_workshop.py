@@ -194,6 +194,9 @@ def test_the_last_step_links_to_the_next_page_and_a_new_page_starts_at_step_1():
     at.run()  # the same page: the step stays
     assert at.number_input(key="step").value == 2
     at = run_page("app_pages/which-d.py", reveal=False, present="1", step="5")
+    links = at.get("page_link")
+    assert len(links) == 1 and "In real models" in links[0].proto.label
+    at = run_page("app_pages/real-models.py", reveal=False, present="1", step="4")
     assert not at.get("page_link")  # the story's last page
 
 

@@ -83,6 +83,13 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
             }
         ),
     ),
+    PageSpec(
+        "real_models",
+        "app_pages/real-models.py",
+        "real-models",
+        ":material/hub:",
+        frozenset({"sentence", "layer", "head", "divide_by"}),
+    ),
 )
 
 #: The pages whose scripts exist, in story order.
@@ -95,3 +102,7 @@ STORY = ("variance", "saturation", "gradients", "sqrt_vs_d", "which_d")
 def page(name: str) -> PageSpec | None:
     """The spec of page ``name``, or None if the app does not have it."""
     return next((p for p in PAGES if p.name == name), None)
+
+
+#: After the practical page, what trained models do with the scale: the story's last step.
+STORY += ("real_models",)

@@ -1,0 +1,147 @@
+"""Real-models chart builders and frames: valid Vega-Lite, encodings, row counts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core import real_models as rm
+from ui.real_models import charts, data
+from ui.real_models.field_guide import ROWS
+
+TIPS = {"layer": "layer", "head": "head", "value": "v", "min": "lo", "max": "hi"}
+
+
+def _grid(n_layers=6, n_heads=12):
+    rng = np.random.default_rng(0)
+    v = rng.uniform(0.5, 3.0, n_layers * n_heads)
+    return pd.DataFrame(
+        {
+            "layer": np.repeat(np.arange(n_layers), n_heads),
+            "head": np.tile(np.arange(n_heads), n_layers),
+            "std": v,
+            "std_min": v - 0.1,
+            "std_max": v + 0.1,
+        }
+    )
+
+
+@pytest.mark.parametrize("log_color", [False, True])
+def test_head_grid_heatmap(log_color):
+    df = _grid()
+    spec = charts.head_grid_heatmap(
+        df, value="std", title=["T", "sub"], x_title="head", y_title="layer",
+        color_title="std", description="alt", tooltips=TIPS, log_color=log_color,
+    ).to_dict()  # fmt: skip
+    assert spec["description"] == "alt"
+    assert spec["title"]["text"] == ["T", "sub"]
+    assert spec["encoding"]["x"]["field"] == "head" and spec["encoding"]["y"]["field"] == "layer"
+    rect, text = spec["layer"]
+    assert rect["encoding"]["color"]["field"] == "std"
+    assert rect["encoding"]["color"]["scale"].get("type") == ("log" if log_color else None)
+    assert rect["encoding"]["color"]["legend"]["orient"] == "bottom"
+    assert text["encoding"]["text"]["field"] == "std"
+    assert spec["resolve"]["scale"]["color"] == "independent"
+    (rows,) = spec["datasets"].values()
+    assert len(rows) == 72
+    # dark text exactly on the bright half of the scale
+    mid = math.sqrt(df["std"].min() * df["std"].max()) if log_color else None
+    if mid is not None:
+        assert [r["text_dark"] for r in rows] == list(df["std"] > mid)
+
+
+def test_logit_histogram():
+    bars, curve = data.histogram_frames()
+    spec = charts.logit_histogram(
+        bars, curve, title="T", x_title="x", y_title="density", bars_label="pooled",
+        curve_label="N(0, 1)", description="alt",
+    ).to_dict()  # fmt: skip
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "line"]
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["pooled", "N(0, 1)"]
+    assert sorted(len(v) for v in spec["datasets"].values()) == [64, 161]
+    assert len(bars) == len(data.HIST_EDGES) - 1
+    # N(0, 1) on the grid, and the pooled histogram integrates to the share inside [−8, 8]
+    assert curve["density"].max() == pytest.approx(1 / math.sqrt(2 * math.pi))
+    hist = data.corpus().hist
+    inside = float((bars["density"] * (bars["x1"] - bars["x0"])).sum())
+    assert inside == pytest.approx(1 - hist["below"] - hist["above"], rel=1e-12)
+
+
+def test_attention_heatmap_labels_rows_with_tokens():
+    c = data.corpus()
+    frame = data.head_frame(0, 0, 5, "sqrt_d_k")
+    tokens = list(c.tokens[0])
+    t = len(tokens)
+    assert len(frame) == t * t
+    spec = charts.attention_heatmap(
+        frame, tokens, title=["A", "B"], x_title="key", y_title="query", color_title="w",
+        description="alt",
+        tooltips={"query": "q", "key": "k", "trained": "tr", "logit": "z", "weight": "p"},
+    ).to_dict()  # fmt: skip
+    enc = spec["encoding"]
+    assert enc["x"]["field"] == "key" and enc["y"]["field"] == "query"
+    assert enc["x"]["axis"]["labelExpr"].startswith('["[CLS]", "the", "cat"')
+    assert enc["y"]["axis"]["labelOverlap"] is False
+    assert enc["color"]["scale"]["domain"] == [0, 1]
+    assert [tip["field"] for tip in enc["tooltip"]] == [
+        "query_token", "key_token", "trained", "logit", "weight",
+    ]  # fmt: skip
+    assert spec["height"] == 190 + 22 * t
+    (rows,) = spec["datasets"].values()
+    assert len(rows) == t * t and "row_entropy" not in rows[0]
+
+
+def test_head_frame_divisors_rescale_the_same_logits():
+    c = data.corpus()
+    frames = {d: data.head_frame(3, 2, 7, d) for d in rm.DIVISORS}
+    trained = frames["sqrt_d_k"]["trained"].to_numpy()
+    r = math.sqrt(c.d_k)
+    assert frames["sqrt_d_k"]["logit"].to_numpy() == pytest.approx(trained, rel=1e-15)
+    assert frames["none"]["logit"].to_numpy() == pytest.approx(trained * r, rel=1e-15)
+    assert frames["d_k"]["logit"].to_numpy() == pytest.approx(trained / r, rel=1e-15)
+    t = c.logits[3].shape[-1]
+    for frame in frames.values():
+        sums = frame.groupby("query")["weight"].sum().to_numpy()
+        assert sums == pytest.approx(np.ones(t), rel=1e-12)
+    m = {d: data.head_metrics(f) for d, f in frames.items()}
+    assert m["none"]["entropy"] < m["sqrt_d_k"]["entropy"] < m["d_k"]["entropy"] < math.log(t)
+
+
+def test_divisor_layer_bars():
+    layers = data.layer_frame()
+    assert len(layers) == 18
+    labels = {"none": "none", "sqrt_d_k": "√d_k", "d_k": "d_k"}
+    ref = pd.DataFrame({"y": [2.7], "label": ["ln T"]})
+    spec = charts.divisor_layer_bars(
+        layers, value="collapsed", labels=labels, title="T", x_title="layer", y_title="share",
+        series_title="divisor", description="alt", fmt=".1%", axis_format="%", reference=ref,
+    ).to_dict()  # fmt: skip
+    bars, rule = spec["layer"]
+    assert bars["encoding"]["xOffset"]["field"] == "series"
+    assert bars["encoding"]["y"]["axis"]["format"] == "%"
+    assert bars["encoding"]["color"]["scale"]["range"] == [charts.DIVISOR_COLORS[n] for n in labels]
+    assert rule["mark"]["type"] == "rule"
+    assert sorted(len(v) for v in spec["datasets"].values()) == [1, 18]
+
+
+def test_figures_match_the_reference_values():
+    fig = data.figures(data.corpus())
+    assert fig["std_layers"].round(2).tolist() == [1.90, 2.15, 1.97, 1.47, 1.50, 1.21]
+    assert fig["collapsed"].round(3).tolist() == [0.355, 0.014, 0.0]
+    assert fig["collapsed_heads"] == [(0, 2)]
+    assert fig["std_hi_head"] == (0, 2)
+    assert fig["pooled_std"] > fig["std_mean"]  # heads differ: pooling adds the spread
+
+
+def test_field_guide_rows_have_sources():
+    assert len(ROWS) >= 15
+    for row in ROWS:
+        assert row.source.startswith("https://"), row.model
+        assert row.model and row.d_k and row.factor and row.extras
+    models = " ".join(r.model for r in ROWS)
+    for name in ("GPT-2", "BERT", "T5", "Gemma 2", "Gemma 3", "DeepSeek-V2", "OLMo 2", "Qwen3",
+                 "ViT-22B", "Llama 4", "Grok-1", "μP", "SSMax"):  # fmt: skip
+        assert name in models

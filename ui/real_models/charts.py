@@ -1,0 +1,306 @@
+"""Altair builders of the "In real models" page (conventions: :mod:`ui.common.charts`).
+
+Titles are short or a list of lines and legends sit at the bottom, so every chart reads
+on a 390-px phone screen as well as at 1400 px.
+"""
+
+from __future__ import annotations
+
+import json
+
+import altair as alt
+import pandas as pd
+
+from ui.common.charts import COLORS, check_rows, lean
+
+#: Colour of each counterfactual divisor (as the rest of the app: none, √d_k, d_k).
+DIVISOR_COLORS = {"none": COLORS["unscaled"], "sqrt_d_k": COLORS["sqrt"], "d_k": COLORS["linear"]}
+
+
+def _q(field: str, title: str, fmt: str) -> alt.Tooltip:
+    return alt.Tooltip(field=field, type="quantitative", title=title, format=fmt)
+
+
+@lean
+def head_grid_heatmap(
+    df: pd.DataFrame,
+    *,
+    value: str,
+    title: str | list[str],
+    x_title: str,
+    y_title: str,
+    color_title: str,
+    description: str,
+    tooltips: dict[str, str],
+    scheme: str = "viridis",
+    fmt: str = ".2f",
+    log_color: bool = False,
+) -> alt.LayerChart:
+    """Layer × head heatmap of one per-head statistic, its value printed in each cell.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (layer, head): ``layer``, ``head`` (0-based), the column ``value``
+        and ``<value>_min``, ``<value>_max`` (range over sentences, for the tooltip).
+    tooltips : dict
+        Tooltip titles: ``layer``, ``head``, ``value``, ``min``, ``max``.
+    scheme : str
+        Vega colour scheme (sequential, colour-blind safe).
+    log_color : bool
+        Logarithmic colour scale (values must be > 0): one outlying head does not wash
+        out the others.
+    """
+    check_rows(df)
+    x = alt.X(field="head", type="ordinal", title=x_title, axis=alt.Axis(labelAngle=0))
+    y = alt.Y(field="layer", type="ordinal", title=y_title)
+    rect = (
+        alt.Chart()
+        .mark_rect(stroke="white", strokeWidth=0.5)
+        .encode(
+            color=alt.Color(
+                field=value,
+                type="quantitative",
+                title=color_title,
+                scale=alt.Scale(scheme=scheme, type="log")
+                if log_color
+                else alt.Scale(scheme=scheme, zero=True),
+                legend=alt.Legend(orient="bottom", gradientLength=200, titleLimit=300),
+            ),
+            tooltip=[
+                alt.Tooltip(field="layer", type="ordinal", title=tooltips["layer"]),
+                alt.Tooltip(field="head", type="ordinal", title=tooltips["head"]),
+                _q(value, tooltips["value"], ".3f"),
+                _q(f"{value}_min", tooltips["min"], ".3f"),
+                _q(f"{value}_max", tooltips["max"], ".3f"),
+            ],
+        )
+    )
+    # dark text on the light end of the scale, white on the dark end
+    lo, hi = float(df[value].min()), float(df[value].max())
+    mid = (lo * hi) ** 0.5 if log_color else (lo + hi) / 2
+    text = (
+        alt.Chart()
+        .mark_text(fontSize=9)
+        .encode(
+            text=alt.Text(field=value, type="quantitative", format=fmt),
+            color=alt.Color(
+                field="text_dark",
+                type="nominal",
+                scale=alt.Scale(domain=[True, False], range=["black", "white"]),
+                legend=None,
+            ),
+        )
+    )
+    data = df.assign(text_dark=df[value] > mid)
+    return alt.layer(
+        rect,
+        text,
+        data=data,
+        encoding=alt.FacetedEncoding(x=x, y=y),
+        # the text's black/white scale must not merge with the heatmap's colour scale
+        resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
+        title=alt.Title(title),
+        description=description,
+        height=320,
+    )
+
+
+@lean
+def logit_histogram(
+    bars: pd.DataFrame,
+    curve: pd.DataFrame,
+    *,
+    title: str | list[str],
+    x_title: str,
+    y_title: str,
+    bars_label: str,
+    curve_label: str,
+    description: str,
+) -> alt.LayerChart:
+    """Pooled histogram of the scaled logits (bars) against the N(0, 1) density (line).
+
+    Parameters
+    ----------
+    bars : DataFrame
+        ``x0``, ``x1`` (bin edges), ``density``.
+    curve : DataFrame
+        ``x``, ``density`` of N(0, 1).
+    bars_label, curve_label : str
+        Legend entries.
+    """
+    check_rows(bars)
+    check_rows(curve)
+    color = alt.Color(
+        field="series",
+        type="nominal",
+        title=None,
+        scale=alt.Scale(domain=[bars_label, curve_label], range=[COLORS["sqrt"], COLORS["theory"]]),
+        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=300, symbolOpacity=1),
+    )
+    x_scale = alt.Scale(domain=[float(bars["x0"].min()), float(bars["x1"].max())], nice=False)
+    hist = (
+        alt.Chart(bars.assign(series=bars_label))
+        .mark_bar(opacity=0.7, binSpacing=0)
+        .encode(
+            x=alt.X(field="x0", type="quantitative", title=x_title, scale=x_scale),
+            x2=alt.X2(field="x1"),
+            y=alt.Y(field="density", type="quantitative", title=y_title),
+            color=color,
+            tooltip=[
+                _q("x0", "from", ".2f"),
+                _q("x1", "to", ".2f"),
+                _q("density", y_title, ".4f"),
+            ],
+        )
+    )
+    line = (
+        alt.Chart(curve.assign(series=curve_label))
+        .mark_line(strokeWidth=2, strokeDash=[5, 3])
+        .encode(
+            x=alt.X(field="x", type="quantitative", scale=x_scale),
+            y=alt.Y(field="density", type="quantitative"),
+            color=color,
+        )
+    )
+    return alt.layer(hist, line, title=alt.Title(title), description=description, height=260)
+
+
+@lean
+def attention_heatmap(
+    df: pd.DataFrame,
+    tokens: list[str],
+    *,
+    title: str | list[str],
+    x_title: str,
+    y_title: str,
+    color_title: str,
+    description: str,
+    tooltips: dict[str, str],
+) -> alt.Chart:
+    """One head's attention weights: rows queries, columns keys, labelled with tokens.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (query, key): ``query``, ``key`` (positions), ``query_token``,
+        ``key_token``, ``trained`` (q·k/√d_k), ``logit`` (q·k/c), ``weight``.
+    tokens : list of str
+        The sentence's tokens, by position (axis labels; repeated tokens stay apart
+        because the axes are positions).
+    tooltips : dict
+        Tooltip titles: ``query``, ``key``, ``trained``, ``logit``, ``weight``.
+    """
+    check_rows(df)
+    labels = f"{json.dumps(list(tokens), ensure_ascii=False)}[datum.value]"
+    axis = {
+        "labelExpr": labels,
+        "labelLimit": 70,
+        "labelFontSize": 11,
+        "labelOverlap": False,
+        "ticks": False,
+    }
+    # the whole chart's height (Streamlit fits the view): title, key labels and legend
+    # take about 190 px, each query row 22
+    return (
+        alt.Chart(df.drop(columns=["row_entropy", "row_max"], errors="ignore"))
+        .mark_rect()
+        .encode(
+            x=alt.X(
+                field="key",
+                type="ordinal",
+                title=x_title,
+                axis=alt.Axis(labelAngle=-50, orient="top", **axis),
+            ),
+            y=alt.Y(field="query", type="ordinal", title=y_title, axis=alt.Axis(**axis)),
+            color=alt.Color(
+                field="weight",
+                type="quantitative",
+                title=color_title,
+                scale=alt.Scale(scheme="blues", domain=[0, 1]),
+                legend=alt.Legend(orient="bottom", gradientLength=200),
+            ),
+            tooltip=[
+                alt.Tooltip(field="query_token", type="nominal", title=tooltips["query"]),
+                alt.Tooltip(field="key_token", type="nominal", title=tooltips["key"]),
+                _q("trained", tooltips["trained"], ".3f"),
+                _q("logit", tooltips["logit"], ".3f"),
+                _q("weight", tooltips["weight"], ".4f"),
+            ],
+        )
+        .properties(title=alt.Title(title), description=description, height=190 + 22 * len(tokens))
+    )
+
+
+@lean
+def divisor_layer_bars(
+    df: pd.DataFrame,
+    *,
+    value: str,
+    labels: dict[str, str],
+    title: str | list[str],
+    x_title: str,
+    y_title: str,
+    series_title: str,
+    description: str,
+    fmt: str = ".3f",
+    axis_format: str = "~g",
+    reference: pd.DataFrame | None = None,
+) -> alt.LayerChart:
+    """Grouped bars: one statistic per layer, one bar per counterfactual divisor.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (divisor, layer): ``divisor`` (a name of
+        :data:`core.real_models.DIVISORS`), ``layer`` and the column ``value``.
+    labels : dict
+        Divisor name -> legend text, in display order.
+    series_title : str
+        Tooltip title of the divisor.
+    fmt, axis_format : str
+        d3 formats of the tooltip value and the y-axis labels (e.g. ``".1%"``, ``"%"``).
+    reference : DataFrame, optional
+        A dashed horizontal line: ``y`` and ``label`` (e.g. the mean ln T).
+    """
+    check_rows(df)
+    order = list(labels.values())
+    data = df.assign(series=df["divisor"].map(labels))[["series", "layer", value]]
+    bars = (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X(field="layer", type="ordinal", title=x_title, axis=alt.Axis(labelAngle=0)),
+            xOffset=alt.XOffset(field="series", type="nominal", sort=order),
+            y=alt.Y(
+                field=value, type="quantitative", title=y_title, axis=alt.Axis(format=axis_format)
+            ),
+            color=alt.Color(
+                field="series",
+                type="nominal",
+                title=None,
+                sort=order,
+                scale=alt.Scale(domain=order, range=[DIVISOR_COLORS[n] for n in labels]),
+                legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=300),
+            ),
+            tooltip=[
+                alt.Tooltip(field="series", type="nominal", title=series_title),
+                alt.Tooltip(field="layer", type="ordinal", title=x_title),
+                _q(value, y_title, fmt),
+            ],
+        )
+    )
+    layers = [bars]
+    if reference is not None and len(reference):
+        layers.append(
+            alt.Chart(reference)
+            .mark_rule(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5)
+            .encode(
+                y=alt.Y(field="y", type="quantitative"),
+                tooltip=[
+                    alt.Tooltip(field="label", type="nominal"),
+                    _q("y", y_title, ".3f"),
+                ],
+            )
+        )
+    return alt.layer(*layers, title=alt.Title(title), description=description, height=330)

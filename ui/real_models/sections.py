@@ -1,0 +1,409 @@
+"""Controls and sections of the "In real models" page.
+
+The sentence control is a select box that shows the sentences but keeps their *index*
+in the URL (``?sentence=3``): Streamlit would write the displayed text, so this control
+manages its query parameter itself, with the same validation and warning as every
+bound control (:mod:`ui.common.controls`). Layer and head are 0-based, as in Hugging
+Face ``transformers``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core import real_models as rm
+from ui.common import controls, workshop
+from ui.common.i18n import t
+from ui.real_models import charts, data
+from ui.real_models.field_guide import ROWS
+
+OFF = {"delta_color": "off", "delta_arrow": "off"}
+
+
+def arch(c: data.Corpus) -> dict[str, int]:
+    """Placeholders every text of the page may use: the model's shape and the corpus size."""
+    return {
+        "layers": c.n_layers,
+        "heads": c.n_heads,
+        "cells": c.n_layers * c.n_heads,
+        "d_k": c.d_k,
+        "n": len(c.sentences),
+    }
+
+
+def tc(c: data.Corpus, key: str, **values: object) -> str:
+    """:func:`ui.common.i18n.t` with the placeholders of :func:`arch` filled in too."""
+    return t(key, **{**arch(c), **values})
+
+
+def _f(x: float, digits: int = 2) -> str:
+    return f"{x:.{digits}f}"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+# --- controls ----------------------------------------------------------------------------
+def sentence_select(
+    key: str, sentences: tuple[str, ...], default: int = 0, help: str | None = None
+) -> int:
+    """A select box over ``sentences`` bound to ``?key=<index>`` (0-based)."""
+    n = len(sentences)
+    st.session_state.setdefault(controls.DEFAULTS, {})[key] = default
+    if key not in st.session_state:  # the URL seeds the widget when it is first made
+        raw = st.query_params.get_all(key)
+        value = controls.parse_int(raw, 0, n - 1) if raw else default
+        if value is None:
+            controls.flag_bad_param(key, t("common.allowed_int", lo=0, hi=n - 1), default)
+            value = default
+        st.session_state[key] = value
+    controls.show_flagged(key)
+    index = st.selectbox(
+        t("real_models.sentence"),
+        range(n),
+        format_func=lambda i: f"{i} · {sentences[i]}",
+        key=key,
+        help=help,
+    )
+    if index == default:
+        if key in st.query_params:
+            del st.query_params[key]
+    elif st.query_params.get(key) != str(index):
+        st.query_params[key] = str(index)
+    return int(index)
+
+
+def head_controls(c: data.Corpus) -> tuple[int, int, int, str]:
+    """Sentence, layer, head and divisor, URL-bound; returns them."""
+    top = workshop.control_columns([1])[0]
+    with top:
+        sentence = sentence_select("sentence", c.sentences, help=tc(c, "real_models.sentence_help"))
+    c1, c2, c3 = workshop.control_columns([2, 2, 5])
+    with c1:
+        layer = controls.int_input(
+            "layer", t("real_models.layer"), min_value=0, max_value=c.n_layers - 1, default=0,
+            help=t("real_models.layer_help", top=c.n_layers - 1),
+        )  # fmt: skip
+    with c2:
+        head = controls.int_input(
+            "head", t("real_models.head"), min_value=0, max_value=c.n_heads - 1, default=5,
+            help=t("real_models.head_help", top=c.n_heads - 1),
+        )  # fmt: skip
+    with c3:
+        divisor = controls.choice(
+            "divide_by",
+            t("real_models.divisor"),
+            rm.DIVISORS,
+            default="sqrt_d_k",
+            captions=[divisor_label(name, c.d_k) for name in rm.DIVISORS],
+            help=t("real_models.divisor_help"),
+        )
+    return sentence, layer, head, divisor
+
+
+def divisor_label(name: str, d_k: int) -> str:
+    """Legend text of a counterfactual divisor, e.g. ``÷√d_k = ÷5.66 (as trained)``."""
+    return t(f"real_models.div_{name}", c=f"{rm.divisor_value(name, d_k):.3g}")
+
+
+# --- 1. the trained heads at a glance ----------------------------------------------------
+def predict_std(c: data.Corpus, fig: dict) -> bool:
+    """Is the std of the scaled logits about 1? Answered by the live mean per-head std."""
+    bounds = (0.8, 1.25, 3.0)
+    measured = fig["std_mean"]
+    answer = sum(measured >= b for b in bounds)
+    return workshop.predict(
+        "real_models_std",
+        t("real_models_workshop.predict_q"),
+        [t(f"real_models_workshop.opt_{i}") for i in range(4)],
+        answer=answer,
+        explain=tc(
+            c,
+            "real_models_workshop.predict_explain",
+            std=_f(fig["std_mean"]),
+            lo=_f(min(fig["std_layers"])),
+            hi=_f(max(fig["std_layers"])),
+            pooled=_f(fig["pooled_std"]),
+        ),
+        about=(round(measured, 6),),
+    )
+
+
+def glance(c: data.Corpus, fig: dict) -> None:
+    """Predict, then the layer × head heatmaps, the pooled histogram and the myth card."""
+    st.header(t("real_models.glance_header"))
+    st.markdown(tc(c, "real_models.glance_lead"))
+    if not predict_std(c, fig):
+        return
+    grid = data.head_grid()
+    tips = {
+        "layer": t("real_models.layer_short"),
+        "head": t("real_models.head_short"),
+        "min": t("real_models.tip_min"),
+        "max": t("real_models.tip_max"),
+    }
+    log_t = _f(fig["log_t"])
+    specs = (
+        ("std", True, {"lo": _f(fig["std_lo"]), "hi": _f(fig["std_hi"])}),
+        ("entropy", False, {"log_t": log_t}),
+    )
+    for col, (value, log_color, extra) in zip(st.columns(2), specs, strict=True):
+        with col:
+            workshop.chart(
+                charts.head_grid_heatmap(
+                    grid[["layer", "head", value, f"{value}_min", f"{value}_max"]],
+                    value=value,
+                    title=t(f"real_models.grid_{value}_title", **extra).split("\n"),
+                    x_title=t("real_models.head_short"),
+                    y_title=t("real_models.layer_short"),
+                    color_title=t(f"real_models.grid_{value}_legend", **extra),
+                    description=tc(c, f"real_models.grid_{value}_alt", **extra),
+                    tooltips={**tips, "value": t(f"real_models.grid_{value}_tip")},
+                    fmt=".1f",
+                    log_color=log_color,
+                ),
+                key=f"real_models_grid_{value}",
+                data=grid[["layer", "head", value, f"{value}_min", f"{value}_max"]],
+                source=[rm.corpus_summaries, rm.head_summaries],
+            )
+    lo_l, lo_h = fig["std_lo_head"]
+    hi_l, hi_h = fig["std_hi_head"]
+    st.caption(
+        t(
+            "real_models.grid_caption",
+            n=fig["n_sentences"],
+            log_t=log_t,
+            lo=_f(fig["std_lo"]),
+            lo_l=lo_l,
+            lo_h=lo_h,
+            hi=_f(fig["std_hi"]),
+            hi_l=hi_l,
+            hi_h=hi_h,
+        )
+    )
+    bars, curve = data.histogram_frames()
+    workshop.chart(
+        charts.logit_histogram(
+            bars,
+            curve,
+            title=t("real_models.hist_title").split("\n"),
+            x_title=t("real_models.hist_x"),
+            y_title=t("real_models.hist_y"),
+            bars_label=t("real_models.hist_bars"),
+            curve_label=t("real_models.hist_curve"),
+            description=t(
+                "real_models.hist_alt", std=_f(fig["pooled_std"]), mean=_f(fig["pooled_mean"])
+            ),
+        ),
+        key="real_models_hist",
+        data=bars,
+        source=[rm.pooled_histogram, rm.standard_normal_pdf],
+    )
+    left, right = st.columns(2)
+    with left:
+        st.metric(
+            tc(c, "real_models.m_head_std"), _f(fig["std_mean"]), t("real_models.m_init"), **OFF
+        )
+    with right:
+        st.metric(
+            t("real_models.m_pooled_std"),
+            _f(fig["pooled_std"]),
+            t("real_models.m_pooled_mean", mean=_f(fig["pooled_mean"])),
+            **OFF,
+        )
+    st.caption(
+        t(
+            "real_models.hist_caption",
+            n=f"{c.hist['n']:,}",
+            outside=_pct(fig["outside"]),
+            lo=_f(fig["pooled_min"], 1),
+            hi=_f(fig["pooled_max"], 1),
+        )
+    )
+    workshop.myth(
+        t("real_models_workshop.myth_claim"),
+        t(
+            "real_models_workshop.myth_reality",
+            std=_f(fig["std_mean"]),
+            lo=_f(min(fig["std_layers"])),
+            hi=_f(max(fig["std_layers"])),
+            head_lo=_f(fig["std_lo"]),
+            head_hi=_f(fig["std_hi"]),
+            pooled=_f(fig["pooled_std"]),
+            top=_f(fig["pooled_max"], 1),
+        ),
+    )
+
+
+# --- 2. one head -------------------------------------------------------------------------
+def one_head_intro(c: data.Corpus) -> None:
+    st.header(t("real_models.head_header"))
+    st.markdown(t("real_models.head_lead", d_k=c.d_k, r=f"{c.d_k**0.5:.3g}"))
+
+
+def one_head(c: data.Corpus, sentence: int, layer: int, head: int, divisor: str) -> None:
+    """The attention map of one head under the chosen divisor, and its metrics."""
+    frame = data.head_frame(sentence, layer, head, divisor)
+    m = data.head_metrics(frame)
+    label = divisor_label(divisor, c.d_k)
+    workshop.chart(
+        charts.attention_heatmap(
+            frame,
+            list(c.tokens[sentence]),
+            title=t("real_models.map_title", layer=layer, head=head, div=label).split("\n"),
+            x_title=t("real_models.map_x"),
+            y_title=t("real_models.map_y"),
+            color_title=t("real_models.map_legend"),
+            description=t(
+                "real_models.map_alt",
+                layer=layer,
+                head=head,
+                div=label,
+                sentence=c.sentences[sentence],
+                h=_f(m["entropy"]),
+                top=_f(m["max_weight"]),
+            ),
+            tooltips={
+                "query": t("real_models.tip_query"),
+                "key": t("real_models.tip_key"),
+                "trained": t("real_models.tip_trained"),
+                "logit": t("real_models.tip_logit", div=label),
+                "weight": t("real_models.tip_weight"),
+            },
+        ),
+        key="real_models_head",
+        data=frame,
+        source=[rm.head_attention, rm.logit_multiplier],
+    )
+    cols = st.columns(3)
+    with cols[0]:
+        st.metric(
+            t("real_models.m_entropy"),
+            _f(m["entropy"], 3),
+            t("real_models.m_uniform", t=m["t"], h=_f(m["log_t"], 3)),
+            **OFF,
+        )
+    with cols[1]:
+        st.metric(
+            t("real_models.m_max"),
+            _f(m["max_weight"], 3),
+            t("real_models.m_one_over_t", v=_f(1 / m["t"], 3)),
+            **OFF,
+        )
+    cols[2].metric(t("real_models.m_std", div=label), _f(m["std"]), **OFF)
+    st.caption(t("real_models.head_caption"))
+
+
+# --- 3. the counterfactual over every head and sentence ----------------------------------
+def counterfactual(c: data.Corpus, fig: dict) -> None:
+    """Entropy and collapse per layer with each divisor, the table, and the second myth."""
+    st.header(t("real_models.cf_header"))
+    st.markdown(tc(c, "real_models.cf_lead"))
+    layers = data.layer_frame()
+    labels = {name: divisor_label(name, c.d_k) for name in rm.DIVISORS}
+    log_t = _f(fig["log_t"])
+    reference = pd.DataFrame(
+        {"y": [fig["log_t"]], "label": [t("real_models.ref_log_t", log_t=log_t)]}
+    )
+    h, share = fig["entropy"], fig["collapsed"]
+    alt_values = {
+        "log_t": log_t,
+        **{f"h_{k}": _f(h[i]) for i, k in enumerate(("none", "sqrt", "dk"))},
+        **{f"c_{k}": _pct(share[i]) for i, k in enumerate(("none", "sqrt", "dk"))},
+    }
+    specs = (
+        ("entropy", ".3f", "~g", reference),
+        ("collapsed", ".1%", "%", None),
+    )
+    for col, (value, fmt, axis_format, ref) in zip(st.columns(2), specs, strict=True):
+        with col:
+            workshop.chart(
+                charts.divisor_layer_bars(
+                    layers,
+                    value=value,
+                    labels=labels,
+                    title=t(f"real_models.cf_{value}_title").split("\n"),
+                    x_title=t("real_models.layer_short"),
+                    y_title=t(f"real_models.cf_{value}_y"),
+                    series_title=t("real_models.divisor"),
+                    description=tc(c, f"real_models.cf_{value}_alt", **alt_values),
+                    fmt=fmt,
+                    axis_format=axis_format,
+                    reference=ref,
+                ),
+                key=f"real_models_cf_{value}",
+                data=layers,
+                source=[rm.corpus_summaries, rm.collapsed_share],
+            )
+    table = pd.DataFrame(
+        {
+            t("real_models.col_divisor"): list(labels.values()),
+            t("real_models.col_entropy"): [round(float(v), 3) for v in fig["entropy"]],
+            t("real_models.col_max"): [round(float(v), 3) for v in fig["max_weight"]],
+            t("real_models.col_collapsed"): [_pct(v) for v in fig["collapsed"]],
+        }
+    )
+    st.dataframe(table, hide_index=True, width="stretch")
+    i_none, i_sqrt = data.divisor_index("none"), data.divisor_index("sqrt_d_k")
+    heads = ", ".join(
+        t("real_models.layer_head", layer=lh[0], head=lh[1]) for lh in fig["collapsed_heads"]
+    )
+    st.caption(
+        tc(
+            c,
+            "real_models.cf_caption",
+            log_t=log_t,
+            none=_pct(fig["collapsed"][i_none]),
+            sqrt=_pct(fig["collapsed"][i_sqrt]),
+            collapsed_heads=heads or "—",
+            n=fig["n_sentences"],
+        )
+    )
+    if fig["collapsed_heads"]:
+        layer, head = fig["collapsed_heads"][0]
+        cell = c.summary["max_weight"][:, layer, head, i_sqrt]
+        workshop.myth(
+            t("real_models_workshop.myth2_claim"),
+            t(
+                "real_models_workshop.myth2_reality",
+                layer=layer,
+                head=head,
+                n=fig["n_sentences"],
+                top=_f(float(cell.mean()), 3),
+                low=_f(float(cell.min()), 3),
+                h=_f(float(c.summary["entropy"][:, layer, head, i_sqrt].max()), 3),
+            ),
+        )
+
+
+# --- 4. the field guide ------------------------------------------------------------------
+def field_guide() -> None:
+    """What well-known models put in front of softmax(q·k), one source per row."""
+    st.header(t("real_models.guide_header"))
+    st.markdown(t("real_models.guide_lead"))
+    cols = {
+        "model": t("real_models.col_model"),
+        "d_k": t("real_models.col_d_k"),
+        "factor": t("real_models.col_factor"),
+        "extras": t("real_models.col_extras"),
+        "source": t("real_models.col_source"),
+    }
+    frame = pd.DataFrame([row._asdict() for row in ROWS]).rename(columns=cols)
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        height=35 * (len(frame) + 1) + 3,  # every row, no inner vertical scroll
+        column_config={
+            cols["model"]: st.column_config.TextColumn(pinned=True, width="medium"),
+            cols["d_k"]: st.column_config.TextColumn(width="small"),
+            cols["factor"]: st.column_config.TextColumn(width="large"),
+            cols["extras"]: st.column_config.TextColumn(width="large"),
+            cols["source"]: st.column_config.LinkColumn(
+                display_text=r"https?://(?:www\.)?([^/]+)/.*", width="small"
+            ),
+        },
+    )
+    st.caption(t("real_models.guide_caption"))
