@@ -4,7 +4,8 @@ A refactor of the UI layer must not change what a user sees for the same URL. Ea
 chart's Vega-Lite spec and its datasets (decoded from Arrow, with column types) are
 written as canonical JSON and hashed; ``golden_charts.json`` holds the hashes per page
 and language. After an intended change to a chart, regenerate it with
-``python tests/app/test_pinned_charts.py`` and review the diff.
+``python tests/app/test_pinned_charts.py [page ...]`` (only the named pages, or all)
+and review the diff.
 """
 
 from __future__ import annotations
@@ -83,8 +84,13 @@ def test_golden_covers_every_page():
 
 
 if __name__ == "__main__":
-    out = {}
-    for page in PAGES:
+    # python tests/app/test_pinned_charts.py [page ...]: re-pin the named pages (all if none)
+    only = sys.argv[1:]
+    unknown = sorted(set(only) - set(PAGES))
+    if unknown:
+        sys.exit(f"unknown page(s) {unknown}; pinned pages are {sorted(PAGES)}")
+    out = json.loads(GOLDEN.read_text()) if only and GOLDEN.exists() else {}
+    for page in only or PAGES:
         for lang in LANGS:
             digests = page_digests(page, lang)
             out[f"{page}/{lang}"] = {"count": len(digests), "charts": digests}
