@@ -32,7 +32,9 @@ class View:
 
 def view(d_k: int, optimizer: str, lr: str, steps: str, folded: bool, qk_norm: bool, seed: int):
     variants = data.variant_names(folded, qk_norm)
-    run = data.single_run(d_k, optimizer, float(lr), int(steps), variants, seed)
+    seconds = data.cell_cost(d_k, int(steps), len(variants)) / 6  # one rate: ~⅙ of a 9-rate cell
+    with st.spinner(t("training.training_now", seconds=f"{seconds:.0f}"), show_time=True):
+        run = data.single_run(d_k, optimizer, float(lr), int(steps), variants, seed)
     return View(d_k, optimizer, float(lr), int(steps), variants, seed, run)
 
 

@@ -105,6 +105,7 @@ def lr_sweep(v: View) -> dict | None:
         )
     here = [have[c][0] for c in needed[: data.SWEEP_SEEDS] if c in have]
     if len(here) < data.SWEEP_SEEDS:
+        small_multiples(v, have)
         return None
     numbers = sweep_numbers(v, here)
     if workshop.predict(**learns_question(v, numbers)):
