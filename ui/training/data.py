@@ -362,3 +362,16 @@ def sensitivity(cells: list[pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(
         {"variant": list(rows), "sensitivity": [float(np.median(v)) for v in rows.values()]}
     )
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def summarise(
+    keys: tuple[tuple, ...], variants: tuple[str, ...], _cells: list[pd.DataFrame]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(:func:`sweep_summary`, :func:`sensitivity`) of the cells ``keys`` (one per seed).
+
+    A cell's content is fixed by its key (optimizer, d_k, seed, steps) and ``variants``,
+    so the frames themselves (``_cells``) are not hashed: a rerun at seen settings skips
+    the group-bys.
+    """
+    return sweep_summary(_cells), sensitivity(_cells)

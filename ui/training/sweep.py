@@ -103,19 +103,19 @@ def lr_sweep(v: View) -> dict | None:
                 seeds=", ".join(str(s) for s in data.sweep_seeds(v.seed)),
             )
         )
-    here = [have[c][0] for c in needed[: data.SWEEP_SEEDS] if c in have]
+    here = [c for c in needed[: data.SWEEP_SEEDS] if c in have]
     if len(here) < data.SWEEP_SEEDS:
         small_multiples(v, have)
         return None
-    numbers = sweep_numbers(v, here)
+    numbers = sweep_numbers(v, have, here)
     if workshop.predict(**learns_question(v, numbers)):
         sweep_charts(v, have, numbers)
     return numbers
 
 
-def sweep_numbers(v: View, cells: list[pd.DataFrame]) -> dict:
-    summary = data.sweep_summary(cells)
-    sens = data.sensitivity(cells).set_index("variant")["sensitivity"]
+def sweep_numbers(v: View, have: dict, keys: list[tuple]) -> dict:
+    summary, sens = data.summarise(tuple(keys), v.variants, [have[c][0] for c in keys])
+    sens = sens.set_index("variant")["sensitivity"]
     per = {}
     for name, part in summary.groupby("variant", sort=False):
         verdicts = [
@@ -207,13 +207,14 @@ def small_multiples(v: View, have: dict) -> None:
     st.subheader(t("training.multiples_title", opt=opt_name(v.optimizer)))
     frames = {}
     for d_k in data.SWEEP_D_KS:
-        cells = [
-            have[c][0]
+        keys = [
+            c
             for c in data.needed_cells(v.optimizer, d_k, v.seed, v.steps)[: data.SWEEP_SEEDS]
             if c in have
         ]
-        if len(cells) == data.SWEEP_SEEDS:
-            frames[d_k] = data.labelled(data.sweep_summary(cells))
+        if len(keys) == data.SWEEP_SEEDS:
+            summary, _ = data.summarise(tuple(keys), v.variants, [have[c][0] for c in keys])
+            frames[d_k] = data.labelled(summary)
     if not frames:
         st.caption(t("training.multiples_missing"))
         return
