@@ -202,7 +202,7 @@ def test_sweep_button_runs_to_the_end_with_progress():
     reveal_all(at)
     assert len(chart_data(at)) == N_CHARTS
     assert any("12 precomputed" in c.value and "3 computed now" in c.value for c in at.caption)
-    assert "(d_k = 24, Adam)" in " ".join(map(str, _titles(at)))
+    assert "d_k = 24, Adam" in " ".join(map(str, _titles(at)))
     # computed results stay for the session: a rerun shows them without the button
     at.run()
     assert not [b for b in at.button if b.key == "training_compute"]

@@ -31,7 +31,7 @@ def curves(
     y_domain: tuple[float, float] | None = None,
     reference: pd.DataFrame | None = None,
     legend_columns: int = 2,
-    height: int = 300,
+    height: int = 380,
 ) -> alt.LayerChart:
     """A per-step statistic, one colour per variant: faint raw points, a smoothed line.
 
@@ -50,14 +50,16 @@ def curves(
     check_rows(df)
     color = _color(df, legend_columns)
     x = alt.X("step:Q", title=x_title)
-    if log_y:
-        y_scale = alt.Scale(type="log")
+    if log_y:  # the range of the smoothed line; single batches beyond it are clipped
+        finite = df["smooth"][df["smooth"] > 0]
+        lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (1e-3, 1.0)
+        y_scale = alt.Scale(type="log", domain=[lo / 2, hi * 1.5], nice=False)
     elif y_domain is not None:
         y_scale = alt.Scale(domain=list(y_domain))
     else:
         y_scale = alt.Scale(zero=False)
     base = alt.Chart(df.drop(columns="color"))
-    points = base.mark_circle(size=10, opacity=0.25).encode(
+    points = base.mark_circle(size=10, opacity=0.25, clip=True).encode(
         x=x, y=alt.Y("raw:Q", scale=y_scale, title=y_title), color=color
     )
     line = base.mark_line(strokeWidth=2).encode(
@@ -100,7 +102,7 @@ def probe_heatmap(
     color_title: str,
     step_title: str,
     description: str,
-    cell: int = 5,
+    cell: int = 4,
 ) -> alt.FacetChart:
     """Attention weights of the probe rows: one small heatmap per (variant, snapshot).
 
@@ -116,7 +118,7 @@ def probe_heatmap(
     check_rows(df)
     order = list(pd.unique(df["series"]))
     x = alt.X("key:O", title=x_title, axis=alt.Axis(labels=False, ticks=False))
-    y = alt.Y("row:O", title=y_title, axis=alt.Axis(labelAngle=0))
+    y = alt.Y("row:O", title=None, axis=alt.Axis(labelAngle=0, title=None))
     rect = (
         alt.Chart()
         .mark_rect()
@@ -158,7 +160,7 @@ def probe_heatmap(
         column=alt.Facet("snapshot:O", title=step_title, sort="ascending"),
         title=alt.Title(title),
         description=description,
-        spacing={"row": 6, "column": 6},
+        spacing={"row": 4, "column": 4},
     )
 
 
@@ -174,7 +176,7 @@ def lr_lines(
     initial: pd.DataFrame | None = None,
     y_domain: tuple[float, float] | None = None,
     legend_columns: int = 2,
-    height: int = 320,
+    height: int = 400,
 ) -> alt.LayerChart:
     """Final loss against learning rate (log–log), one line per variant with a band.
 

@@ -87,6 +87,13 @@ def variant_label(name: str) -> str:
     return alpha_label(VARIANTS[name].alpha)
 
 
+def variant_short(name: str) -> str:
+    """A short label (the probe heatmap's panel headers must fit a 390-px screen)."""
+    if name in ("folded", "qk_norm"):
+        return t(f"training.variant_{name}_short")
+    return {"alpha_0": "α = 0", "alpha_half": "α = ½", "alpha_1": "α = 1"}[name]
+
+
 def variant_color(name: str) -> str:
     return {"folded": COLORS["sky"], "qk_norm": COLORS["custom"]}.get(
         name, alpha_color(VARIANTS[name].alpha)

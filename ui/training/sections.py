@@ -96,7 +96,7 @@ def fmt(x: float) -> str:
 
 
 def pct(x: float) -> str:
-    return f"{100 * x:.0f} %"
+    return f"{100 * x:.1f} %" if 0 < x < 0.01 else f"{100 * x:.0f} %"
 
 
 def finals_text(summary: pd.DataFrame) -> str:
@@ -156,8 +156,9 @@ def one_run(v: View) -> None:
             for r in summary.itertuples()
         ),
     }
-    cols = st.columns(2)
     for i, metric in enumerate(data.METRICS):
+        if i % 2 == 0:  # row by row, so a narrow screen stacks them in reading order
+            cols = st.columns(2)
         frame = data.labelled(v.run["curves"][metric])
         with cols[i % 2]:
             chart = charts.curves(
@@ -225,7 +226,8 @@ def dead_rows_caption(summary: pd.DataFrame) -> str:
 def inside_run(v: View) -> None:
     st.header(t("training.s2_title"))
     st.markdown(t("training.s2_text", n=data.N_PROBE))
-    frame = data.labelled(v.run["probe"])
+    probe = v.run["probe"]
+    frame = probe.assign(series=[data.variant_short(n) for n in probe["variant"]])
     last = int(frame["snapshot"].max())
     top = (
         frame.groupby(["variant", "snapshot"], sort=False)["weight"]
@@ -248,15 +250,13 @@ def inside_run(v: View) -> None:
     chart = charts.probe_heatmap(
         frame,
         title=t("training.probe_title"),
-        x_title=t("training.probe_x", n=data.N_KEYS),
+        x_title=t("training.probe_x"),
         y_title=t("training.probe_y"),
         color_title=t("training.probe_color"),
         step_title=t("training.axis_step"),
         description=t("training.probe_alt", last=last, parts=described),
     )
-    workshop.chart(
-        chart, key="training_probe", data=frame.drop(columns="color"), source=train_recall_variants
-    )
+    workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)
     summary = v.run["summary"]
     ln_n = math.log(data.N_KEYS)
     st.caption(

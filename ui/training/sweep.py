@@ -166,7 +166,7 @@ def sweep_charts(v: View, have: dict, numbers: dict) -> None:
     chart = charts.lr_lines(
         summary,
         current_lr=v.lr if LR_GRIDS[v.optimizer][0] <= v.lr <= LR_GRIDS[v.optimizer][-1] else None,
-        title=t("training.lr_title", d_k=v.d_k, opt=opt_name(v.optimizer)),
+        title=t("training.lr_title", d_k=v.d_k, opt=opt_name(v.optimizer)).split("|"),
         x_title=t("training.axis_lr"),
         y_title=t("training.lr_y", last=data.LAST),
         description=t("training.lr_alt", d_k=v.d_k, opt=opt_name(v.optimizer), parts=described),
@@ -241,7 +241,7 @@ def small_multiples(v: View, have: dict) -> None:
                     "training.multiple_alt", d_k=d_k, opt=opt_name(v.optimizer), best=best
                 ),
                 y_domain=domain,
-                height=280,
+                height=340,
             )
             workshop.chart(
                 chart,
