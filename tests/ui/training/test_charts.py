@@ -80,7 +80,7 @@ def test_probe_heatmap_facets_and_target_outline():
     rect, outline = spec["spec"]["layer"]
     assert rect["encoding"]["color"]["scale"]["domain"] == [0, 1]
     assert outline["transform"] == [{"filter": "(datum.target === 1)"}]
-    assert spec["spec"]["width"] == 5 * keys
+    assert spec["spec"]["width"] == 4 * keys
     assert len(next(iter(spec["datasets"].values()))) == 2 * 4 * rows * keys
 
 
