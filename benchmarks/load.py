@@ -110,6 +110,7 @@ class Control:
 PAGES: dict[str, Control] = {
     "saturation": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
     "sqrt-vs-d": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
+    "training": Control("d_k", (16, 32, 64, 128, 256), range(16, 257), "d_k=64"),
     "which-d": Control("d_model", (256, 512, 768, 1024, 2048), range(64, 4097), "d_model=512"),
     "variance": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
     "gradients": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),

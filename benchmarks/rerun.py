@@ -142,6 +142,19 @@ BENCHES: tuple[Bench, ...] = (
         "sqrt-vs-d", "app_pages/sqrt-vs-d.py", 8, "n_keys", "number_input",
         fresh_ints(11, stop=513, avoid=(10, 20)), (10, 20), (2, 512),
     ),
+    # a new d_k or learning rate trains a model (~0.6 s of CPU at d_k = 64): (a) cannot
+    # meet its budget there; the seen values (shipped sweep at d_k 64 and 256) must
+    Bench(
+        "training", "app_pages/training.py", 10, "d_k", "number_input",
+        fresh_ints(65, stop=1025, avoid=(64, 256)), (64, 256), (16, 1024),
+    ),
+    Bench(
+        "training", "app_pages/training.py", 10, "lr", "select_slider",
+        lambda: iter(("0.0001", "0.000178", "0.000316", "0.000562", "0.001", "0.00178",
+                      "0.00562", "0.0178", "0.0562", "0.1", "0.178", "0.316", "0.562", "1",
+                      "1.78", "3.16", "5.62", "10", "17.8", "31.6", "56.2", "100")),
+        ("0.01", "0.0316"), ("1000",),
+    ),
     Bench(
         "which-d", "app_pages/which-d.py", 5, "d_model", "number_input",
         fresh_ints(513, stop=4097, avoid=(512, 1024)), (512, 1024), (64, 4096),

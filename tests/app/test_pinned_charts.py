@@ -31,6 +31,7 @@ PAGES = {
     "saturation": "app_pages/saturation.py",
     "gradients": "app_pages/gradients.py",
     "sqrt-vs-d": "app_pages/sqrt-vs-d.py",
+    "training": "app_pages/training.py",
     "which-d": "app_pages/which-d.py",
     "real-models": "app_pages/real-models.py",
 }

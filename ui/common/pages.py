@@ -66,6 +66,13 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
         frozenset({"d_k", "d_min", "d_max", "n_keys", "alpha", "rho"}),
     ),
     PageSpec(
+        "training",
+        "app_pages/training.py",
+        "training",
+        ":material/model_training:",
+        frozenset({"d_k", "optimizer", "lr", "steps", "folded", "qk_norm"}),
+    ),
+    PageSpec(
         "which_d",
         "app_pages/which-d.py",
         "which-d",
@@ -97,6 +104,9 @@ PAGES: tuple[PageSpec, ...] = tuple(p for p in _ALL_PAGES if (ROOT / p.script).e
 
 #: The four steps of the story, in order (home page links), then the practical page.
 STORY = ("variance", "saturation", "gradients", "sqrt_vs_d", "which_d")
+
+#: The training lab tests the story's claim right after √d_k vs d_k.
+STORY = (*STORY[: STORY.index("sqrt_vs_d") + 1], "training", *STORY[STORY.index("sqrt_vs_d") + 1 :])
 
 
 def page(name: str) -> PageSpec | None:

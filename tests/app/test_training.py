@@ -1,0 +1,209 @@
+"""The training page through AppTest, in both languages."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.training import Variant, final_loss, train_recall_variants
+from tests.app.helpers import ROOT, chart_data, reveal_all, run_page, warnings
+
+SCRIPT = "app_pages/training.py"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+#: Charts at a precomputed setting: 4 curves, the probe heatmap, the LR chart, 4 panels.
+N_CHARTS = 10
+
+
+def open_page(reveal: bool = True, **params: str | list[str]) -> AppTest:
+    return run_page(SCRIPT, reveal=reveal, **params)
+
+
+def _charts(at: AppTest) -> set[bytes]:
+    """Every chart's serialised proto (spec and data)."""
+    return {c.proto.SerializeToString() for c in at.get("vega_lite_chart")}
+
+
+def _titles(at: AppTest) -> list[str]:
+    out = []
+    for chart in chart_data(at):
+        title = chart["spec"].get("title")
+        out.append(title["text"] if isinstance(title, dict) else title)
+    return out
+
+
+def _myth(at: AppTest) -> str:
+    texts = [m.value for m in at.markdown if ":material/check_circle:" in m.value]
+    assert len(texts) == 1
+    return texts[0]
+
+
+def _learns_in_file(optimizer: str, d_k: int, variant: str) -> list[float]:
+    """Learning rates at which ``variant`` learns in the shipped sweep (median over seeds of
+    final / ℓ₀ at most 0.1), computed here from the file directly."""
+    doc = json.loads((ROOT / "data" / "training_sweep.json").read_text())
+    o, d = doc["optimizers"].index(optimizer), doc["d_k"].index(d_k)
+    v = [x["name"] for x in doc["variants"]].index(variant)
+    final = np.array(doc["final_loss"][o][d][v], dtype=float)  # (seed, lr)
+    initial = np.array(doc["initial_loss"][o][d][v])[:, None]
+    ratio = np.median(np.where(np.isnan(final), np.inf, final / initial), axis=0)
+    return [lr for lr, r in zip(doc["lrs"][optimizer], ratio, strict=True) if r <= 0.1]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_default_page_in_both_languages(lang):
+    at = open_page(lang=lang)
+    assert not at.exception
+    assert not warnings(at)
+    assert bool(CJK.search(at.title[0].value)) == (lang == "zh")
+    charts = chart_data(at)
+    assert len(charts) == N_CHARTS
+    for chart in charts:
+        assert chart["spec"]["description"]
+        assert bool(CJK.search(chart["spec"]["description"])) == (lang == "zh")
+    assert len(at.table) == 2  # the single run's summary, the LR sensitivity table
+    assert at.radio(key="optimizer").value == "adam"
+    assert at.select_slider(key="lr").value == "0.01"
+    # every sweep run at the defaults is shipped: no button
+    assert not [b for b in at.button if b.key == "training_compute"]
+
+
+def test_default_single_run_table_is_the_core_run():
+    at = open_page()
+    table = at.table[0].value
+    histories = train_recall_variants(
+        64, [Variant(0.0), Variant(0.5), Variant(1.0)], [0.01], optimizer="adam", seed=0,
+        steps=300, snapshot_steps=(0, 10, 50), n_probe=4,
+    )  # fmt: skip
+    finals = [float(final_loss(h)[0]) for h in histories]
+    shown = [float(x) for x in table["final loss"]]
+    np.testing.assert_allclose(shown, finals, rtol=5e-3)  # 3 significant digits
+    assert list(table.index) == ["none (α = 0)", "1/√d_k (α = ½)", "1/d_k (α = 1)"]
+
+
+@pytest.mark.parametrize(("optimizer", "d_k"), [("adam", 64), ("sgd", 256)])
+def test_myth_card_reports_the_measured_rates(optimizer, d_k):
+    at = open_page(optimizer=optimizer, d_k=str(d_k))
+    text = _myth(at)
+    learns = _learns_in_file(optimizer, d_k, "alpha_0")
+    assert learns, "the shipped sweep has the unscaled model learn here"
+    assert f"learns at {len(learns)} of 9 rates" in text
+    from ui.training.data import lr_text
+
+    assert ", ".join(lr_text(lr) for lr in learns) in text
+    assert "claim is too strong" in text
+
+
+def test_extreme_settings_run():
+    at = open_page(d_k="16", optimizer="sgd", lr="1000", steps="100", folded="true", qk_norm="true")
+    assert not at.exception and not warnings(at)
+    table = at.table[0].value
+    assert len(table) == 5
+    # at lr 1000 with SGD the unscaled model does not learn in 100 steps
+    assert table.loc["none (α = 0)", "verdict"] in ("fails", "partly", "diverged")
+    # steps = 100 is not shipped: the sweep waits for its button, and the card says so
+    assert [b for b in at.button if b.key == "training_compute"]
+    assert "has not been computed yet" in _myth(at)
+    assert len(chart_data(at)) == 5  # curves and heatmap only
+
+
+def test_largest_d_k_and_most_steps():
+    at = open_page(d_k="1024", lr="0.0001")
+    assert not at.exception and not warnings(at)
+    assert len(chart_data(at)) == N_CHARTS  # d_k = 1024 is shipped
+    at = open_page(d_k="16", steps="1000")
+    assert not at.exception and not warnings(at)
+    assert len(chart_data(at)) == 5
+    loss = next(c for c in chart_data(at) if c["spec"]["title"]["text"] == "Loss")
+    rows = max(pa.ipc.open_stream(v).read_all().num_rows for v in loss["datasets"].values())
+    assert rows <= 3 * (100 + 1)  # thinned to at most 100 points per line (and the last)
+
+
+def test_each_control_changes_the_charts():
+    at = open_page()
+    base = _charts(at)
+    moves = [
+        ("d_k", lambda: at.number_input(key="d_k").set_value(256)),
+        ("lr", lambda: at.select_slider(key="lr").set_value("0.00316")),
+        ("optimizer", lambda: at.radio(key="optimizer").set_value("sgd")),
+        ("steps", lambda: at.select_slider(key="steps").set_value("500")),
+        ("folded", lambda: at.toggle(key="folded").set_value(True)),
+        ("qk_norm", lambda: at.toggle(key="qk_norm").set_value(True)),
+        ("seed", lambda: at.number_input(key="seed").set_value(3)),
+    ]
+    for name, move in moves:
+        move()
+        at.run()
+        reveal_all(at)
+        assert not at.exception, name
+        now = _charts(at)
+        assert now - base, f"{name} changed no chart"
+        base = now
+    assert len(at.table[0].value) == 5
+
+
+def test_changing_the_optimizer_resets_the_learning_rate():
+    at = open_page(lr="0.0316")
+    assert at.select_slider(key="lr").value == "0.0316"
+    at.radio(key="optimizer").set_value("sgd").run()
+    assert at.select_slider(key="lr").value == "1"
+    at.select_slider(key="lr").set_value("10").run()
+    at.radio(key="optimizer").set_value("adam").run()
+    assert at.select_slider(key="lr").value == "0.01"
+
+
+def test_a_deep_link_keeps_its_learning_rate():
+    at = open_page(optimizer="sgd", lr="3.16")
+    assert at.select_slider(key="lr").value == "3.16"
+    assert "learning rate **3.16**" in at.markdown[2].value or any(
+        "**3.16**" in m.value for m in at.markdown
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ({"d_k": "abc"}, "d_k"),
+        ({"d_k": "2048"}, "d_k"),
+        ({"d_k": "8"}, "d_k"),
+        ({"optimizer": "rmsprop"}, "optimizer"),
+        ({"lr": "0.02"}, "lr"),
+        ({"lr": "inf"}, "lr"),
+        ({"steps": "7"}, "steps"),
+        ({"folded": "yes"}, "folded"),
+        ({"qk_norm": ["true", "false"]}, "qk_norm"),
+    ],
+)
+def test_malformed_params_warn_and_fall_back(params, name):
+    at = open_page(reveal=False, **params)
+    assert not at.exception
+    assert [w for w in warnings(at) if f"`{name}`" in w], warnings(at)
+    assert at.number_input(key="d_k").value == 64
+    assert at.select_slider(key="lr").value == "0.01"
+    assert not at.toggle(key="folded").value and not at.toggle(key="qk_norm").value
+
+
+def test_sweep_button_runs_to_the_end_with_progress():
+    """d_k = 24 is not shipped: three runs (one per seed) are computed on demand."""
+    at = open_page(d_k="24")
+    assert len(chart_data(at)) == 9  # the LR chart at d_k = 24 waits; the panels are shipped
+    info = [i.value for i in at.info if "not shipped" in i.value]
+    assert info and "3 of the 15 runs" in info[0]
+    at.button(key="training_compute").click().run(timeout=300)  # ~6 s of CPU; a loaded CI is slower
+    assert not at.exception
+    progress = at.get("progress")
+    assert progress, "no progress bar"
+    assert "Done: 3 runs" in progress[-1].proto.text
+    assert progress[-1].proto.value == 100
+    reveal_all(at)
+    assert len(chart_data(at)) == N_CHARTS
+    assert any("12 precomputed" in c.value and "3 computed now" in c.value for c in at.caption)
+    assert "d_k = 24, Adam" in " ".join(map(str, _titles(at)))
+    # computed results stay for the session: a rerun shows them without the button
+    at.run()
+    assert not [b for b in at.button if b.key == "training_compute"]
+    assert "d_k = 24 with Adam" in _myth(at)

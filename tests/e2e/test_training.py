@@ -1,0 +1,70 @@
+"""The training page in a real browser (see conftest.py for the harness)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+CHARTS = "[data-testid='stVegaLiteChart']"
+#: Charts at a shipped setting: 4 curves, the heatmap, the LR chart and 4 d_k panels.
+N_CHARTS = 10
+#: Computing 3 sweep runs is a few seconds of CPU; a loaded machine is slower.
+SWEEP_TIMEOUT_MS = 240_000
+
+
+def _assert_charts_drawn(app, expected: int) -> None:
+    charts = app.page.locator(CHARTS)
+    expect(charts).to_have_count(expected, timeout=30_000)
+    app.wait_charts_rendered()
+    for i in range(expected):
+        box = charts.nth(i).bounding_box()
+        assert box and box["width"] > 150 and box["height"] > 150, f"chart {i} is tiny: {box}"
+
+
+def test_training_renders_and_the_optimizer_updates_the_run(app):
+    app.open("training")
+    app.reveal_predictions("training_learns")
+    _assert_charts_drawn(app, N_CHARTS)
+    app.assert_healthy()
+    app.screenshot("training")
+    option = app.widget("optimizer").locator("[data-testid='stRadioOption']").filter(has_text="sgd")
+    before, after = app.interact(option.click, timeout_ms=60_000)
+    assert before != after
+    # a new optimizer brings its own default learning rate, and the link follows
+    app.page.wait_for_function(
+        "() => location.search.includes('optimizer=sgd') && !location.search.includes('lr=0.01')",
+        timeout=10_000,
+    )
+    expect(app.widget("lr")).to_contain_text("1")
+    app.reveal_predictions()
+    _assert_charts_drawn(app, N_CHARTS)
+    app.assert_healthy()
+
+
+def test_training_in_chinese_from_a_deep_link(app):
+    app.open("training", "lang=zh&optimizer=sgd&lr=3.16&d_k=256")
+    app.reveal_predictions("training_learns")
+    main = app.page.locator("[data-testid='stMain']").inner_text()
+    assert CJK.search(main), "no Chinese text on /training?lang=zh"
+    assert "3.16" in app.widget("lr").inner_text()
+    _assert_charts_drawn(app, N_CHARTS)
+    app.assert_healthy()
+
+
+def test_training_sweep_computes_with_progress(app):
+    app.open("training", "d_k=24")
+    _assert_charts_drawn(app, 9)  # the LR chart at d_k = 24 waits for its runs
+    button = app.button("training_compute")
+    expect(button).to_be_visible()
+    app.interact(button.click, expect_chart_change=False, timeout_ms=SWEEP_TIMEOUT_MS)
+    expect(app.page.locator("[data-testid='stProgress']")).to_contain_text("3 runs")
+    app.reveal_predictions("training_learns")
+    _assert_charts_drawn(app, N_CHARTS)
+    main = app.page.locator("[data-testid='stMain']").inner_text()
+    assert "3 computed now" in main
+    app.assert_healthy()

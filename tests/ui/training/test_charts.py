@@ -1,0 +1,251 @@
+"""Training page: chart builders (valid Vega-Lite, encodings, row counts) and data helpers."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.training import DEFAULT_LRS, LR_GRIDS, Variant, final_loss, train_recall_variants
+from ui.common.charts import MAX_ROWS
+from ui.training import charts, data
+
+
+def _layers(spec: dict) -> list[dict]:
+    inner = spec.get("spec", spec)
+    return inner.get("layer", [inner])
+
+
+def _curve_frame(n_steps=100, names=("a", "b")) -> pd.DataFrame:
+    step = np.arange(n_steps)
+    return pd.DataFrame(
+        {
+            "step": np.tile(step, len(names)),
+            "series": np.repeat(names, n_steps),
+            "color": np.repeat(["#D55E00", "#0072B2"][: len(names)], n_steps),
+            "raw": np.linspace(1.0, 0.01, n_steps * len(names)),
+            "smooth": np.linspace(1.0, 0.01, n_steps * len(names)),
+        }
+    )
+
+
+def test_curves_spec_has_points_line_and_reference():
+    ref = pd.DataFrame({"y": [math.log(16)], "label": ["uniform"]})
+    spec = charts.curves(
+        _curve_frame(), title="Loss", x_title="step", y_title="loss", description="alt",
+        log_y=True, reference=ref,
+    ).to_dict()  # fmt: skip
+    layers = _layers(spec)
+    assert [layer["mark"]["type"] for layer in layers] == ["circle", "line", "rule", "text"]
+    assert layers[0]["encoding"]["y"]["field"] == "raw"
+    assert layers[1]["encoding"]["y"]["field"] == "smooth"
+    assert layers[1]["encoding"]["y"]["scale"]["type"] == "log"
+    assert layers[1]["encoding"]["color"]["scale"]["domain"] == ["a", "b"]
+    assert layers[1]["encoding"]["color"]["legend"]["orient"] == "bottom"
+    assert spec["description"] == "alt"
+    assert "color" not in next(iter(spec["datasets"].values()))[0]
+
+
+def test_curves_fixed_domain():
+    spec = charts.curves(
+        _curve_frame(), title="Acc", x_title="step", y_title="share", description="d",
+        y_domain=(0, 1),
+    ).to_dict()  # fmt: skip
+    assert _layers(spec)[1]["encoding"]["y"]["scale"]["domain"] == [0, 1]
+
+
+def test_builders_refuse_too_many_rows():
+    with pytest.raises(ValueError, match="at most"):
+        charts.curves(_curve_frame(MAX_ROWS), title="t", x_title="x", y_title="y", description="d")
+
+
+def test_probe_heatmap_facets_and_target_outline():
+    snaps, rows, keys = (0, 10, 50, 299), 4, 16
+    s, r, k = np.meshgrid(snaps, np.arange(rows), np.arange(keys), indexing="ij")
+    one = pd.DataFrame(
+        {"snapshot": s.ravel(), "row": r.ravel(), "key": k.ravel(), "weight": 1 / keys,
+         "target": (k == r).ravel().astype(int)}
+    )  # fmt: skip
+    df = pd.concat([one.assign(series="none"), one.assign(series="sqrt")], ignore_index=True)
+    spec = charts.probe_heatmap(
+        df, title="W", x_title="key", y_title="row", color_title="weight",
+        step_title="step", description="alt",
+    ).to_dict()  # fmt: skip
+    assert spec["facet"]["row"]["field"] == "series"
+    assert spec["facet"]["column"]["field"] == "snapshot"
+    assert spec["facet"]["row"]["sort"] == ["none", "sqrt"]
+    rect, outline = spec["spec"]["layer"]
+    assert rect["encoding"]["color"]["scale"]["domain"] == [0, 1]
+    assert outline["transform"] == [{"filter": "(datum.target === 1)"}]
+    assert spec["spec"]["width"] == 4 * keys
+    assert len(next(iter(spec["datasets"].values()))) == 2 * 4 * rows * keys
+
+
+def _lr_frame():
+    lrs = np.asarray(LR_GRIDS["adam"])
+    return pd.DataFrame(
+        {
+            "lr": np.tile(lrs, 2),
+            "series": np.repeat(["none", "sqrt"], lrs.size),
+            "color": np.repeat(["#D55E00", "#0072B2"], lrs.size),
+            "value": np.linspace(0.9, 0.005, 2 * lrs.size),
+            "lo": np.linspace(0.8, 0.004, 2 * lrs.size),
+            "hi": np.linspace(0.95, 0.006, 2 * lrs.size),
+            "ratio": np.linspace(1.0, 0.01, 2 * lrs.size),
+            "diverged": 0,
+        }
+    )
+
+
+def test_lr_lines_log_log_with_rules():
+    initial = pd.DataFrame(
+        {"series": ["none", "sqrt"], "color": ["#D55E00", "#0072B2"], "y": [0.88, 0.54]}
+    )
+    spec = charts.lr_lines(
+        _lr_frame(), current_lr=0.01, title=["Final loss", "d_k = 64"], x_title="lr",
+        y_title="loss", description="alt", initial=initial,
+    ).to_dict()  # fmt: skip
+    layers = _layers(spec)
+    assert [layer["mark"]["type"] for layer in layers] == ["area", "line", "rule", "rule"]
+    assert layers[1]["encoding"]["x"]["scale"]["type"] == "log"
+    assert layers[1]["encoding"]["y"]["scale"]["type"] == "log"
+    assert layers[2]["encoding"]["color"]["field"] == "series"  # ℓ₀ in each scaling's colour
+    assert spec["title"]["text"] == ["Final loss", "d_k = 64"]
+
+
+def test_lr_lines_without_marker_and_shared_domain():
+    spec = charts.lr_lines(
+        _lr_frame(), current_lr=None, title="d_k = 16", x_title="lr", y_title="loss",
+        description="d", y_domain=(1e-3, 1.2),
+    ).to_dict()  # fmt: skip
+    layers = _layers(spec)
+    assert len(layers) == 2
+    assert layers[1]["encoding"]["y"]["scale"]["domain"] == [1e-3, 1.2]
+
+
+# --- data helpers ---------------------------------------------------------------------------
+def test_lr_options_cover_both_grids_and_defaults():
+    options = set(data.LR_OPTIONS)
+    assert len(data.LR_OPTIONS) == 29  # 1e-4 … 1e3 in quarter decades
+    for opt in ("sgd", "adam"):
+        assert {data.lr_text(lr) for lr in LR_GRIDS[opt]} <= options
+        assert data.lr_text(DEFAULT_LRS[opt]) in options
+    assert data.LR_OPTIONS[0] == "0.0001" and data.LR_OPTIONS[-1] == "1000"
+    for text in data.LR_OPTIONS:  # the text is the value, within 3 significant digits
+        k = data.LR_OPTIONS.index(text) - 16
+        assert float(text) == pytest.approx(10 ** (k / 4), rel=5e-3)
+
+
+def test_smooth_is_a_centred_mean_with_short_ends():
+    x = np.arange(20, dtype=float)
+    out = data.smooth(x, window=3)
+    assert out[5] == pytest.approx(5.0)
+    assert out[0] == pytest.approx(0.5)  # (0 + 1) / 2
+    y = x.copy()
+    y[10:] = np.nan  # a diverged run: NaN stays NaN, finite values are not pulled by it
+    out = data.smooth(y, window=3)
+    assert np.isnan(out[10:]).all()
+    assert out[9] == pytest.approx(8.5)
+
+
+def test_thinned_steps_keep_the_last_and_bound_the_count():
+    for steps in (100, 300, 1000, 7):
+        kept = data.thinned_steps(steps)
+        assert kept[0] == 0 and kept[-1] == steps - 1
+        assert len(kept) <= data.CURVE_POINTS + 1
+    assert list(data.thinned_steps(100)) == list(range(100))
+
+
+@pytest.mark.parametrize(
+    ("final", "verdict"),
+    [(0.05, "learns"), (0.1, "learns"), (0.5, "partly"), (0.9, "fails"), (1.2, "fails"),
+     (float("nan"), "diverged")],
+)  # fmt: skip
+def test_verdict(final, verdict):
+    assert data.verdict(final, 1.0) == verdict
+
+
+def test_variants_match_the_sweep_file():
+    doc = json.loads(data.SWEEP_FILE.read_text(encoding="utf-8"))
+    file_variants = {
+        v["name"]: Variant(v["alpha"], v["init"], v["qk_norm"]) for v in doc["variants"]
+    }
+    assert file_variants == data.VARIANTS
+    assert tuple(doc["d_k"]) == data.SWEEP_D_KS
+    assert tuple(doc["seeds"]) == data.PRECOMPUTED_SEEDS
+    assert doc["params"]["steps"] == data.PRECOMPUTED_STEPS
+    assert doc["params"]["n_keys"] == data.N_KEYS and doc["params"]["last"] == data.LAST
+
+
+def test_precomputed_cells_and_needed_cells():
+    cells = data.precomputed()
+    assert len(cells) == 2 * 4 * 3
+    frame = cells[("adam", 64, 0, 300)]
+    assert list(frame.columns) == list(data.CELL_COLUMNS)
+    assert len(frame) == 5 * 9
+    needed = data.needed_cells("sgd", 24, 5, 300)
+    assert needed[:3] == [("sgd", 24, 5, 300), ("sgd", 24, 6, 300), ("sgd", 24, 7, 300)]
+    assert len(needed) == 5 * 3
+    assert len(data.needed_cells("sgd", 64, 0, 300)) == 4 * 3
+
+
+def test_a_computed_cell_equals_the_shipped_one():
+    """The page's "Compute now" path and the shipped file agree (same call, same seed):
+    runs that learned to 7 digits; runs that failed fail again (see test_training_data)."""
+    variants = data.BASE_VARIANTS
+    computed = data.sweep_cell("sgd", 16, 0, 300, variants)
+    shipped = data.precomputed()[("sgd", 16, 0, 300)]
+    shipped = shipped[shipped["variant"].isin(variants)].reset_index(drop=True)
+    assert list(computed["variant"]) == list(shipped["variant"])
+    np.testing.assert_allclose(computed["initial_loss"], shipped["initial_loss"], rtol=1e-6)
+    learned = shipped["final_loss"] < 0.5 * shipped["initial_loss"]
+    assert learned.sum() >= 10
+    np.testing.assert_allclose(
+        computed["final_loss"][learned], shipped["final_loss"][learned], rtol=1e-5
+    )
+    ratio = computed["final_loss"][~learned] / computed["initial_loss"][~learned]
+    assert (ratio > 0.5).all()
+
+
+def test_sweep_summary_and_sensitivity_from_the_file():
+    cells = [data.precomputed()[("adam", 64, s, 300)] for s in (0, 1, 2)]
+    summary = data.sweep_summary(cells)
+    assert len(summary) == 5 * 9
+    one = summary[(summary["variant"] == "alpha_0") & (summary["lr"] == 0.01)].iloc[0]
+    values = [
+        c[(c["variant"] == "alpha_0") & (c["lr"] == 0.01)]["final_loss"].iloc[0] for c in cells
+    ]
+    assert one["value"] == pytest.approx(np.median(values))
+    assert one["lo"] == min(values) and one["hi"] == max(values)
+    sens = data.sensitivity(cells).set_index("variant")["sensitivity"]
+    from core.training import lr_sensitivity
+
+    per_seed = [
+        lr_sensitivity(c[c["variant"] == "alpha_half"]["final_loss"].to_numpy(),
+                       c[c["variant"] == "alpha_half"]["initial_loss"].iloc[0])
+        for c in cells
+    ]  # fmt: skip
+    assert sens["alpha_half"] == pytest.approx(np.median(per_seed))
+
+
+def test_single_run_frames_are_small_and_match_core():
+    run = data.single_run(16, "sgd", 1.0, 100, data.BASE_VARIANTS, 0)
+    histories = train_recall_variants(
+        16, [data.VARIANTS[v] for v in data.BASE_VARIANTS], [1.0], optimizer="sgd", steps=100,
+        seed=0, snapshot_steps=data.SNAPSHOTS, n_probe=data.N_PROBE,
+    )  # fmt: skip
+    summary = run["summary"]
+    for h, final in zip(histories, summary["final_loss"], strict=True):
+        assert final == pytest.approx(float(final_loss(h, 30)[0]), rel=1e-12)
+    for metric in data.METRICS:
+        frame = run["curves"][metric]
+        assert len(frame) == 3 * 100
+        assert frame["raw"].dtype == np.float32
+    probe = run["probe"]
+    assert len(probe) == 3 * 4 * data.N_PROBE * data.N_KEYS  # snapshots 0, 10, 50, 99
+    sums = probe.groupby(["variant", "snapshot", "row"])["weight"].sum()
+    np.testing.assert_allclose(sums, 1.0, rtol=1e-5)
+    assert (probe.groupby(["variant", "snapshot", "row"])["target"].sum() == 1).all()

@@ -1,0 +1,237 @@
+"""Altair builders of the training page (conventions: :mod:`ui.common.charts`)."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from ui.common.charts import COLORS, check_rows, lean, legend_colors
+
+
+def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
+    order, colors = legend_colors(df, "series")
+    return alt.Color(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=colors),
+        legend=alt.Legend(orient="bottom", columns=legend_columns, symbolOpacity=1, labelLimit=220),
+    )
+
+
+@lean
+def curves(
+    df: pd.DataFrame,
+    *,
+    title: str | list[str],
+    x_title: str,
+    y_title: str,
+    description: str,
+    log_y: bool = False,
+    y_domain: tuple[float, float] | None = None,
+    reference: pd.DataFrame | None = None,
+    legend_columns: int = 2,
+    height: int = 380,
+) -> alt.LayerChart:
+    """A per-step statistic, one colour per variant: faint raw points, a smoothed line.
+
+    Parameters
+    ----------
+    df : DataFrame
+        ``step``, ``series`` (legend label), ``color`` (hex), ``raw`` (the batch's
+        value), ``smooth`` (moving average).
+    log_y : bool
+        Logarithmic y-axis (values must be positive).
+    y_domain : (float, float), optional
+        Fixed y-range, e.g. (0, 1) for shares.
+    reference : DataFrame, optional
+        Horizontal dashed lines: ``y`` and ``label`` (e.g. ln n_keys, 1/n_keys).
+    """
+    check_rows(df)
+    color = _color(df, legend_columns)
+    x = alt.X("step:Q", title=x_title)
+    if log_y:  # the range of the smoothed line; single batches beyond it are clipped
+        finite = df["smooth"][df["smooth"] > 0]
+        lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (1e-3, 1.0)
+        y_scale = alt.Scale(type="log", domain=[lo / 2, hi * 1.5], nice=False)
+    elif y_domain is not None:
+        y_scale = alt.Scale(domain=list(y_domain))
+    else:
+        y_scale = alt.Scale(zero=False)
+    base = alt.Chart(df.drop(columns="color"))
+    points = base.mark_circle(size=10, opacity=0.25, clip=True).encode(
+        x=x, y=alt.Y("raw:Q", scale=y_scale, title=y_title), color=color
+    )
+    line = base.mark_line(strokeWidth=2).encode(
+        x=x,
+        y=alt.Y("smooth:Q", scale=y_scale, title=y_title),
+        color=color,
+        tooltip=[
+            alt.Tooltip("series:N"),
+            alt.Tooltip("step:Q"),
+            alt.Tooltip("smooth:Q", format=".4g"),
+            alt.Tooltip("raw:Q", format=".4g"),
+        ],
+    )
+    layers = [points, line]
+    if reference is not None and len(reference):
+        layers.append(
+            alt.Chart(reference)
+            .mark_rule(color=COLORS["theory"], strokeDash=[4, 3])
+            .encode(
+                y=alt.Y("y:Q"), tooltip=[alt.Tooltip("label:N"), alt.Tooltip("y:Q", format=".4g")]
+            )
+        )
+        layers.append(
+            alt.Chart(reference)
+            .mark_text(
+                color=COLORS["theory"], align="right", baseline="bottom", x="width", dx=-4, dy=-2
+            )
+            .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
+        )
+    return alt.layer(*layers, title=alt.Title(title), description=description, height=height)
+
+
+@lean
+def probe_heatmap(
+    df: pd.DataFrame,
+    *,
+    title: str | list[str],
+    x_title: str,
+    y_title: str,
+    color_title: str,
+    step_title: str,
+    description: str,
+    cell: int = 4,
+) -> alt.FacetChart:
+    """Attention weights of the probe rows: one small heatmap per (variant, snapshot).
+
+    Parameters
+    ----------
+    df : DataFrame
+        ``series`` (variant label, facet row), ``snapshot`` (step, facet column),
+        ``row`` (probe row), ``key``, ``weight`` (0 … 1), ``target`` (1 on the row's
+        target key, which gets a black outline).
+    cell : int
+        Pixels per key (the chart must fit 390 px with its labels).
+    """
+    check_rows(df)
+    order = list(pd.unique(df["series"]))
+    x = alt.X("key:O", title=x_title, axis=alt.Axis(labels=False, ticks=False))
+    y = alt.Y("row:O", title=None, axis=alt.Axis(labelAngle=0, title=None))
+    rect = (
+        alt.Chart()
+        .mark_rect()
+        .encode(
+            x=x,
+            y=y,
+            color=alt.Color(
+                "weight:Q",
+                title=color_title,
+                scale=alt.Scale(scheme="blues", domain=[0, 1]),
+                legend=alt.Legend(orient="bottom", gradientLength=160),
+            ),
+            tooltip=[
+                alt.Tooltip("series:N"),
+                alt.Tooltip("snapshot:O", title=step_title),
+                alt.Tooltip("row:O"),
+                alt.Tooltip("key:O"),
+                alt.Tooltip("weight:Q", format=".3f"),
+            ],
+        )
+    )
+    target = (
+        alt.Chart()
+        .mark_rect(fill=None, stroke=COLORS["accent"], strokeWidth=2)
+        .encode(x=x, y=y)
+        .transform_filter(alt.datum.target == 1)
+    )
+    n_keys = int(df["key"].max()) + 1 if len(df) else 1
+    n_rows = int(df["row"].max()) + 1 if len(df) else 1
+    return alt.layer(rect, target, data=df, width=cell * n_keys, height=(cell + 3) * n_rows).facet(
+        row=alt.Facet(
+            "series:N",
+            title=None,
+            sort=order,
+            header=alt.Header(
+                labelAngle=0, labelAlign="left", labelOrient="top", labelFontWeight="bold"
+            ),
+        ),
+        column=alt.Facet("snapshot:O", title=step_title, sort="ascending"),
+        title=alt.Title(title),
+        description=description,
+        spacing={"row": 4, "column": 4},
+    )
+
+
+@lean
+def lr_lines(
+    df: pd.DataFrame,
+    *,
+    current_lr: float | None,
+    title: str | list[str],
+    x_title: str,
+    y_title: str,
+    description: str,
+    initial: pd.DataFrame | None = None,
+    y_domain: tuple[float, float] | None = None,
+    legend_columns: int = 2,
+    height: int = 400,
+) -> alt.LayerChart:
+    """Final loss against learning rate (log–log), one line per variant with a band.
+
+    Parameters
+    ----------
+    df : DataFrame
+        ``lr``, ``series``, ``color``, ``value`` (median over seeds, > 0), ``lo``,
+        ``hi`` (min and max over seeds), ``ratio`` (median final / ℓ₀), ``diverged``
+        (seeds that diverged).
+    current_lr : float or None
+        The learner's learning rate, marked with a vertical rule (None: no rule).
+    initial : DataFrame, optional
+        ℓ₀ of each variant: ``series``, ``color``, ``y`` — dashed rules in its colour.
+    y_domain : (float, float), optional
+        Shared y-range of small multiples.
+    """
+    check_rows(df)
+    color = _color(df, legend_columns)
+    x = alt.X("lr:Q", title=x_title, scale=alt.Scale(type="log"), axis=alt.Axis(format="~g"))
+    y_scale = (
+        alt.Scale(type="log") if y_domain is None else alt.Scale(type="log", domain=list(y_domain))
+    )
+    base = alt.Chart(df.drop(columns="color"))
+    band = base.mark_area(opacity=0.15).encode(
+        x=x, y=alt.Y("lo:Q", scale=y_scale, title=y_title), y2=alt.Y2("hi:Q"), color=color
+    )
+    line = base.mark_line(point=True, strokeWidth=2).encode(
+        x=x,
+        y=alt.Y("value:Q", scale=y_scale, title=y_title),
+        color=color,
+        tooltip=[
+            alt.Tooltip("series:N"),
+            alt.Tooltip("lr:Q", format="~g"),
+            alt.Tooltip("value:Q", format=".4g"),
+            alt.Tooltip("lo:Q", format=".4g"),
+            alt.Tooltip("hi:Q", format=".4g"),
+            alt.Tooltip("ratio:Q", title="final / ℓ₀", format=".3g"),
+            alt.Tooltip("diverged:Q"),
+        ],
+    )
+    layers = [band, line]
+    if initial is not None and len(initial):
+        layers.append(
+            alt.Chart(initial.drop(columns="color"))
+            .mark_rule(strokeDash=[5, 4], strokeWidth=1.2, opacity=0.8)
+            .encode(
+                y=alt.Y("y:Q", scale=y_scale),
+                color=color,
+                tooltip=[alt.Tooltip("series:N"), alt.Tooltip("y:Q", title="ℓ₀", format=".4g")],
+            )
+        )
+    if current_lr is not None:
+        layers.append(
+            alt.Chart(pd.DataFrame({"lr": [current_lr]}))
+            .mark_rule(color=COLORS["accent"], strokeWidth=2)
+            .encode(x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", format="~g")])
+        )
+    return alt.layer(*layers, title=alt.Title(title), description=description, height=height)

@@ -1,0 +1,271 @@
+"""Sections of the training page, each drawn by one function.
+
+The page script reads the controls into a :class:`View` (which trains, or takes from the
+cache, the single run); the sections draw it. Every number a sentence quotes is read
+from the run or the sweep at the learner's settings.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from core.training import train_recall_variants
+from ui.common import controls, workshop
+from ui.common.i18n import t
+from ui.training import charts, data
+
+
+@dataclass(frozen=True)
+class View:
+    d_k: int
+    optimizer: str
+    lr: float
+    steps: int
+    variants: tuple[str, ...]
+    seed: int
+    run: dict
+
+
+def view(d_k: int, optimizer: str, lr: str, steps: str, folded: bool, qk_norm: bool, seed: int):
+    variants = data.variant_names(folded, qk_norm)
+    seconds = data.cell_cost(d_k, int(steps), len(variants)) / 6  # one rate: ~⅙ of a 9-rate cell
+    with st.spinner(t("training.training_now", seconds=f"{seconds:.0f}"), show_time=True):
+        run = data.single_run(d_k, optimizer, float(lr), int(steps), variants, seed)
+    return View(d_k, optimizer, float(lr), int(steps), variants, seed, run)
+
+
+# --- controls ---------------------------------------------------------------------------------
+#: Session-state entry: the optimizer of the previous run (to reset the LR when it changes).
+_LAST_OPTIMIZER = "_training_optimizer"
+
+
+def lr_select(optimizer: str) -> str:
+    """The learning rate (a select slider over quarter decades), bound to ``?lr=``.
+
+    When the optimizer changes, the rate goes back to that optimizer's default
+    (``core.training.DEFAULT_LRS``): SGD's good rates are Adam's failing ones.
+    """
+    last = st.session_state.get(_LAST_OPTIMIZER)
+    st.session_state[_LAST_OPTIMIZER] = optimizer
+    if last is not None and last != optimizer:
+        st.session_state["lr"] = data.DEFAULT_LR_TEXT[optimizer]
+    return controls.choice(
+        "lr",
+        t("training.lr"),
+        data.LR_OPTIONS,
+        default=data.DEFAULT_LR_TEXT[optimizer],
+        widget="select_slider",
+        help=t(
+            "training.lr_help", sgd=data.DEFAULT_LR_TEXT["sgd"], adam=data.DEFAULT_LR_TEXT["adam"]
+        ),
+        allowed=t("training.lr_allowed", lo=data.LR_OPTIONS[0], hi=data.LR_OPTIONS[-1]),
+        reset_to=data.DEFAULT_LR_TEXT["adam"],
+    )
+
+
+def toggle(key: str, label: str, help: str) -> bool:
+    """A toggle bound to ``?key=true|false``; any other value warns and starts it off."""
+    st.session_state.setdefault(controls.DEFAULTS, {})[key] = False
+    if not controls.show_flagged(key) and key not in st.session_state:
+        raw = st.query_params.get_all(key)
+        if raw and (len(raw) != 1 or raw[0] not in ("true", "false")):
+            controls.flag_bad_param(key, "true, false", "false")
+            del st.query_params[key]
+            st.rerun()
+    return st.toggle(label, value=False, key=key, help=help, bind="query-params")
+
+
+def clamp_d_k(lo: int, hi: int) -> None:
+    """Bring a d_k carried over from another page into this page's range."""
+    value = st.session_state.get("d_k")
+    if isinstance(value, int) and not lo <= value <= hi:
+        st.session_state["d_k"] = min(hi, max(lo, value))
+
+
+# --- shared pieces ------------------------------------------------------------------------------
+def opt_name(optimizer: str) -> str:
+    return t(f"training.opt_{optimizer}")
+
+
+def fmt(x: float) -> str:
+    return "—" if not math.isfinite(x) else f"{x:.3g}" if x >= 1e-3 else f"{x:.1e}"
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f} %" if 0 < x < 0.01 else f"{100 * x:.0f} %"
+
+
+def finals_text(summary: pd.DataFrame) -> str:
+    return "; ".join(
+        f"{data.variant_label(r.variant)} {fmt(r.final_loss)}" for r in summary.itertuples()
+    )
+
+
+# --- 1: one run, side by side ------------------------------------------------------------------
+def one_run(v: View) -> None:
+    st.header(t("training.s1_title"))
+    st.markdown(
+        t(
+            "training.s1_text",
+            d_k=v.d_k,
+            opt=opt_name(v.optimizer),
+            lr=data.lr_text(v.lr),
+            steps=v.steps,
+        )
+    )
+    summary = v.run["summary"]
+    summary_table(summary)
+    diverged = summary[summary["diverged_at"] >= 0]
+    for r in diverged.itertuples():
+        st.warning(t("training.diverged", name=data.variant_label(r.variant), step=r.diverged_at))
+    ln_n = math.log(data.N_KEYS)
+    specs = {
+        "loss": {"log_y": True},
+        "accuracy": {
+            "y_domain": (0, 1),
+            "reference": pd.DataFrame(
+                {
+                    "y": [1 / data.N_KEYS],
+                    "label": [t("training.ref_chance", value=f"{1 / data.N_KEYS:.3g}")],
+                }
+            ),
+        },
+        "entropy": {
+            "y_domain": (0, ln_n * 1.05),
+            "reference": pd.DataFrame(
+                {"y": [ln_n], "label": [t("training.ref_uniform", value=f"{ln_n:.2f}")]}
+            ),
+        },
+        "dead_fraction": {"y_domain": (0, 1)},
+    }
+    finals = {
+        "loss": finals_text(summary),
+        "accuracy": "; ".join(
+            f"{data.variant_label(r.variant)} {r.accuracy:.2f}" for r in summary.itertuples()
+        ),
+        "entropy": "; ".join(
+            f"{data.variant_label(r.variant)} {r.entropy_0:.2f} → {r.entropy:.2f}"
+            for r in summary.itertuples()
+        ),
+        "dead_fraction": "; ".join(
+            f"{data.variant_label(r.variant)} {pct(r.dead_0)} → {pct(r.dead)}"
+            for r in summary.itertuples()
+        ),
+    }
+    for i, metric in enumerate(data.METRICS):
+        if i % 2 == 0:  # row by row, so a narrow screen stacks them in reading order
+            cols = st.columns(2)
+        frame = data.labelled(v.run["curves"][metric])
+        with cols[i % 2]:
+            chart = charts.curves(
+                frame,
+                title=t(f"training.{metric}_title"),
+                x_title=t("training.axis_step"),
+                y_title=t(f"training.{metric}_y"),
+                description=t(f"training.{metric}_alt", values=finals[metric], steps=v.steps),
+                **specs[metric],
+            )
+            workshop.chart(
+                chart,
+                key=f"training_{metric}",
+                data=frame.drop(columns="color"),
+                source=train_recall_variants,
+            )
+    st.caption(
+        t("training.curves_caption", window=data.SMOOTH, points=data.CURVE_POINTS, last=data.LAST)
+    )
+    st.caption(dead_rows_caption(summary))
+
+
+def summary_table(summary: pd.DataFrame) -> None:
+    rows = []
+    for r in summary.itertuples():
+        rows.append(
+            {
+                t("training.col_scaling"): data.variant_label(r.variant),
+                t("training.col_initial"): fmt(r.initial_loss),
+                t("training.col_final"): fmt(r.final_loss),
+                t("training.col_ratio"): pct(r.final_loss / r.initial_loss)
+                if math.isfinite(r.final_loss)
+                else "—",
+                t("training.col_accuracy"): f"{r.accuracy:.2f}",
+                t("training.col_dead"): f"{pct(r.dead_0)} → {pct(r.dead)}",
+                t("training.col_verdict"): t(
+                    f"training.verdict_{data.verdict(r.final_loss, r.initial_loss)}"
+                ),
+            }
+        )
+    table = pd.DataFrame(rows)
+    st.table(table.set_index(table.columns[0]))
+    st.caption(
+        t(
+            "training.table_caption",
+            last=data.LAST,
+            learn=pct(data.LEARN_RATIO),
+            fail=pct(data.FAIL_RATIO),
+        )
+    )
+
+
+def dead_rows_caption(summary: pd.DataFrame) -> str:
+    """Dead rows at step 0 and at the end, per variant, with how to read them."""
+    unscaled = summary[summary["variant"] == "alpha_0"].iloc[0]
+    return t(
+        "training.dead_caption",
+        dead_0=pct(unscaled.dead_0),
+        dead=pct(unscaled.dead),
+        acc=f"{unscaled.accuracy:.2f}",
+    )
+
+
+# --- 2: inside one run ---------------------------------------------------------------------------
+def inside_run(v: View) -> None:
+    st.header(t("training.s2_title"))
+    st.markdown(t("training.s2_text", n=data.N_PROBE))
+    probe = v.run["probe"]
+    frame = probe.assign(series=[data.variant_short(n) for n in probe["variant"]])
+    last = int(frame["snapshot"].max())
+    top = (
+        frame.groupby(["variant", "snapshot"], sort=False)["weight"]
+        .max()
+        .groupby(level=0)
+        .agg(["first", "last"])
+    )
+    on_target = (
+        frame[frame["target"] == 1].groupby(["variant", "snapshot"], sort=False)["weight"].mean()
+    )
+    described = "; ".join(
+        t(
+            "training.probe_alt_part",
+            name=data.variant_label(name),
+            top0=f"{top.loc[name, 'first']:.2f}",
+            target=f"{on_target.loc[(name, last)]:.2f}",
+        )
+        for name in v.variants
+    )
+    chart = charts.probe_heatmap(
+        frame,
+        title=t("training.probe_title"),
+        x_title=t("training.probe_x"),
+        y_title=t("training.probe_y"),
+        color_title=t("training.probe_color"),
+        step_title=t("training.axis_step"),
+        description=t("training.probe_alt", last=last, parts=described),
+    )
+    workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)
+    summary = v.run["summary"]
+    ln_n = math.log(data.N_KEYS)
+    st.caption(
+        t(
+            "training.probe_caption",
+            ln_n=f"{ln_n:.2f}",
+            entropies="; ".join(
+                f"{data.variant_label(r.variant)} {r.entropy_0:.2f} → {r.entropy:.2f}"
+                for r in summary.itertuples()
+            ),
+        )
+    )

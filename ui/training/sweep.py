@@ -1,0 +1,349 @@
+"""The learning-rate sweep of the training page, and the myth card that reads it.
+
+Sections 3 and 4 of the page (section 1 and 2: :mod:`ui.training.sections`). The sweep
+is shown at once from the shipped cells; missing cells are computed behind a button,
+one cached cell at a time, with the progress bar and status line outside the cache.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import streamlit as st
+
+from core.training import LR_GRIDS, final_loss, lr_sensitivity
+from ui.common import workshop
+from ui.common.i18n import t
+from ui.training import charts, data
+from ui.training.sections import View, fmt, opt_name, pct
+
+
+# --- 3: LR sensitivity ---------------------------------------------------------------------------
+def grid_text(optimizer: str) -> dict[str, str]:
+    grid = LR_GRIDS[optimizer]
+    return {"n": str(len(grid)), "lo": data.lr_text(grid[0]), "hi": data.lr_text(grid[-1])}
+
+
+def gather(v: View) -> dict[tuple, tuple[pd.DataFrame, str]]:
+    """The sweep cells available now (shipped or computed in this session)."""
+    out = {}
+    for cell in data.needed_cells(v.optimizer, v.d_k, v.seed, v.steps):
+        got = data.available(cell, v.variants)
+        if got is not None:
+            out[cell] = got
+    return out
+
+
+def compute_missing(v: View, missing: list[tuple]) -> None:
+    """Run the missing cells one by one (each cached), with a progress bar and a status
+    line outside the cached function."""
+    bar = st.progress(0.0, text=t("training.progress_start", n=len(missing)))
+    costs = [data.cell_cost(c[1], v.steps, len(v.variants)) for c in missing]
+    done_cost, spent, t0 = 0.0, 0.0, time.perf_counter()
+    for i, cell in enumerate(missing):
+        opt, d_k, seed, steps = cell
+        left_cost = sum(costs[i:])
+        eta = left_cost * (spent / done_cost) if done_cost else left_cost
+        bar.progress(
+            done_cost / sum(costs),
+            text=t(
+                "training.progress",
+                k=i + 1,
+                n=len(missing),
+                d_k=d_k,
+                seed=seed,
+                opt=opt_name(opt),
+                left=f"{eta:.0f}",
+            ),
+        )
+        data.store(cell, v.variants, data.sweep_cell(opt, d_k, seed, steps, v.variants))
+        done_cost += costs[i]
+        spent = time.perf_counter() - t0
+    bar.progress(1.0, text=t("training.progress_done", n=len(missing), seconds=f"{spent:.0f}"))
+
+
+def lr_sweep(v: View) -> dict | None:
+    """The sweep section; returns the numbers the myth card needs at the learner's d_k
+    (None while the sweep at that d_k is not available)."""
+    st.header(t("training.s3_title"))
+    grid = grid_text(v.optimizer)
+    st.markdown(t("training.s3_text", opt=opt_name(v.optimizer), **grid))
+    needed = data.needed_cells(v.optimizer, v.d_k, v.seed, v.steps)
+    have = gather(v)
+    missing = [c for c in needed if c not in have]
+    if missing:
+        estimate = sum(data.cell_cost(c[1], v.steps, len(v.variants)) for c in missing)
+        st.info(
+            t(
+                "training.not_precomputed",
+                n=len(missing),
+                total=len(needed),
+                seconds=f"{estimate:.0f}",
+                steps=data.PRECOMPUTED_STEPS,
+            ),
+            icon=":material/info:",
+        )
+        if st.button(
+            t("training.compute"),
+            key="training_compute",
+            type="primary",
+            icon=":material/play_arrow:",
+        ):
+            compute_missing(v, missing)
+            have = gather(v)
+    sources = [s for _, s in have.values()]
+    if have:
+        st.caption(
+            t(
+                "training.sources",
+                pre=sources.count("precomputed"),
+                now=sources.count("computed"),
+                total=len(needed),
+                seeds=", ".join(str(s) for s in data.sweep_seeds(v.seed)),
+            )
+        )
+    here = [c for c in needed[: data.SWEEP_SEEDS] if c in have]
+    if len(here) < data.SWEEP_SEEDS:
+        small_multiples(v, have)
+        return None
+    numbers = sweep_numbers(v, have, here)
+    if workshop.predict(**learns_question(v, numbers)):
+        sweep_charts(v, have, numbers)
+    return numbers
+
+
+def sweep_numbers(v: View, have: dict, keys: list[tuple]) -> dict:
+    summary, sens = data.summarise(tuple(keys), v.variants, [have[c][0] for c in keys])
+    sens = sens.set_index("variant")["sensitivity"]
+    per = {}
+    for name, part in summary.groupby("variant", sort=False):
+        verdicts = [
+            "diverged" if d == data.SWEEP_SEEDS else data.verdict(r * i, i)
+            for r, i, d in zip(part["ratio"], part["initial_loss"], part["diverged"], strict=True)
+        ]
+        best = part.loc[part["value"].idxmin()]
+        per[name] = {
+            "verdicts": verdicts,
+            "lrs": list(part["lr"]),
+            "best_lr": float(best["lr"]),
+            "best": float(best["value"]),
+            "initial": float(part["initial_loss"].iloc[0]),
+            "sensitivity": float(sens[name]),
+        }
+    return {"summary": summary, "per": per}
+
+
+def lr_list(entry: dict, which: str) -> str:
+    picked = [
+        data.lr_text(lr)
+        for lr, w in zip(entry["lrs"], entry["verdicts"], strict=True)
+        if w == which
+    ]
+    return ", ".join(picked) if picked else t("training.none")
+
+
+def count(entry: dict, which: str) -> int:
+    return entry["verdicts"].count(which)
+
+
+def sweep_charts(v: View, have: dict, numbers: dict) -> None:
+    summary = data.labelled(numbers["summary"])
+    initial = data.labelled(
+        summary.groupby("variant", sort=False)["initial_loss"].first().reset_index()
+    ).rename(columns={"initial_loss": "y"})
+    per = numbers["per"]
+    described = "; ".join(
+        t(
+            "training.lr_alt_part",
+            name=data.variant_label(name),
+            best=fmt(e["best"]),
+            lr=data.lr_text(e["best_lr"]),
+            learn=lr_list(e, "learns"),
+        )
+        for name, e in per.items()
+    )
+    chart = charts.lr_lines(
+        summary,
+        current_lr=v.lr if LR_GRIDS[v.optimizer][0] <= v.lr <= LR_GRIDS[v.optimizer][-1] else None,
+        title=t("training.lr_title", d_k=v.d_k, opt=opt_name(v.optimizer)).split("|"),
+        x_title=t("training.axis_lr"),
+        y_title=t("training.lr_y", last=data.LAST),
+        description=t("training.lr_alt", d_k=v.d_k, opt=opt_name(v.optimizer), parts=described),
+        initial=initial[["series", "color", "y"]],
+    )
+    workshop.chart(
+        chart,
+        key="training_lr",
+        data=summary.drop(columns="color"),
+        source=[data.sweep_cell, final_loss, lr_sensitivity],
+    )
+    st.caption(t("training.lr_caption", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO)))
+    sensitivity_table(per, v.optimizer)
+    diverged = int(numbers["summary"]["diverged"].sum())
+    st.caption(t("training.diverged_some", n=diverged) if diverged else t("training.diverged_none"))
+    small_multiples(v, have)
+
+
+def sensitivity_table(per: dict, optimizer: str) -> None:
+    rows = []
+    for name, e in per.items():
+        rows.append(
+            {
+                t("training.col_scaling"): data.variant_label(name),
+                t("training.col_sensitivity"): f"{e['sensitivity']:.3f}",
+                t("training.col_initial"): fmt(e["initial"]),
+                t("training.col_best"): f"{fmt(e['best'])} @ {data.lr_text(e['best_lr'])}",
+                t("training.col_learns"): lr_list(e, "learns"),
+                t("training.col_fails"): lr_list(e, "fails"),
+            }
+        )
+    table = pd.DataFrame(rows)
+    st.table(table.set_index(table.columns[0]))
+    st.caption(t("training.sensitivity_caption", **grid_text(optimizer)))
+
+
+def small_multiples(v: View, have: dict) -> None:
+    st.subheader(t("training.multiples_title", opt=opt_name(v.optimizer)))
+    frames = {}
+    for d_k in data.SWEEP_D_KS:
+        keys = [
+            c
+            for c in data.needed_cells(v.optimizer, d_k, v.seed, v.steps)[: data.SWEEP_SEEDS]
+            if c in have
+        ]
+        if len(keys) == data.SWEEP_SEEDS:
+            summary, _ = data.summarise(tuple(keys), v.variants, [have[c][0] for c in keys])
+            frames[d_k] = data.labelled(summary)
+    if not frames:
+        st.caption(t("training.multiples_missing"))
+        return
+    values = pd.concat(frames.values())
+    domain = (max(1e-5, float(values["lo"].min()) * 0.8), float(values["hi"].max()) * 1.25)
+    cols = st.columns(2)
+    for i, d_k in enumerate(data.SWEEP_D_KS):
+        with cols[i % 2]:
+            if d_k not in frames:
+                st.caption(t("training.multiple_missing", d_k=d_k))
+                continue
+            frame = frames[d_k]
+            best = "; ".join(
+                f"{data.variant_label(name)} {data.lr_text(part.loc[part['value'].idxmin(), 'lr'])}"
+                for name, part in frame.groupby("variant", sort=False)
+            )
+            chart = charts.lr_lines(
+                frame,
+                current_lr=None,
+                title=f"d_k = {d_k}",
+                x_title=t("training.axis_lr"),
+                y_title=t("training.lr_y_short"),
+                description=t(
+                    "training.multiple_alt", d_k=d_k, opt=opt_name(v.optimizer), best=best
+                ),
+                y_domain=domain,
+                height=340,
+            )
+            workshop.chart(
+                chart,
+                key=f"training_lr_{d_k}",
+                data=frame.drop(columns="color"),
+                source=data.sweep_cell,
+            )
+    best = {}
+    for frame in frames.values():
+        for name, part in frame.groupby("variant", sort=False):
+            best.setdefault(name, []).append(data.lr_text(part.loc[part["value"].idxmin(), "lr"]))
+    st.caption(
+        t(
+            "training.multiples_caption",
+            best="; ".join(f"{data.variant_label(n)}: {' → '.join(v)}" for n, v in best.items()),
+        )
+    )
+
+
+def learns_question(v: View, numbers: dict) -> dict:
+    per = numbers["per"]
+    n0, nh = count(per["alpha_0"], "learns"), count(per["alpha_half"], "learns")
+    answer = 0 if n0 == 0 else 1 if n0 < nh else 2
+    grid = grid_text(v.optimizer)
+    return {
+        "key": "training_learns",
+        "about": (v.d_k, v.optimizer, v.steps, v.seed, n0, nh),
+        "question": t(
+            "training_workshop.learns_q",
+            d_k=v.d_k,
+            opt=opt_name(v.optimizer),
+            steps=v.steps,
+            learn=pct(data.LEARN_RATIO),
+            **grid,
+        ),
+        "options": [
+            t("training_workshop.learns_none"),
+            t("training_workshop.learns_fewer"),
+            t("training_workshop.learns_as_many"),
+        ],
+        "answer": answer,
+        "explain": t(
+            "training_workshop.learns_explain",
+            n0=n0,
+            nh=nh,
+            lrs0=lr_list(per["alpha_0"], "learns"),
+            lrsh=lr_list(per["alpha_half"], "learns"),
+            s0=f"{per['alpha_0']['sensitivity']:.3f}",
+            sh=f"{per['alpha_half']['sensitivity']:.3f}",
+            n=grid["n"],
+        ),
+    }
+
+
+# --- 4: the claim --------------------------------------------------------------------------------
+def myth(v: View, numbers: dict | None) -> None:
+    st.header(t("training.s4_title"))
+    summary = v.run["summary"].set_index("variant")
+    run_part = t(
+        "training_workshop.myth_run",
+        lr=data.lr_text(v.lr),
+        f0=fmt(summary.loc["alpha_0", "final_loss"]),
+        l0=fmt(summary.loc["alpha_0", "initial_loss"]),
+        v0=t(
+            f"training.verdict_{data.verdict(summary.loc['alpha_0', 'final_loss'], summary.loc['alpha_0', 'initial_loss'])}"
+        ),
+        fh=fmt(summary.loc["alpha_half", "final_loss"]),
+        vh=t(
+            f"training.verdict_{data.verdict(summary.loc['alpha_half', 'final_loss'], summary.loc['alpha_half', 'initial_loss'])}"
+        ),
+    )
+    definition = t(
+        "training_workshop.myth_define",
+        learn=pct(data.LEARN_RATIO),
+        fail=pct(data.FAIL_RATIO),
+        last=data.LAST,
+    )
+    if numbers is None:
+        sweep_part = t("training_workshop.myth_no_sweep")
+    else:
+        e0, eh = numbers["per"]["alpha_0"], numbers["per"]["alpha_half"]
+        key = "myth_sweep" if count(e0, "learns") else "myth_sweep_holds"
+        sweep_part = t(
+            f"training_workshop.{key}",
+            d_k=v.d_k,
+            opt=opt_name(v.optimizer),
+            steps=v.steps,
+            n=len(e0["lrs"]),
+            n_learn=count(e0, "learns"),
+            learn=lr_list(e0, "learns"),
+            partly=lr_list(e0, "partly"),
+            fail=lr_list(e0, "fails"),
+            best=fmt(e0["best"]),
+            best_lr=data.lr_text(e0["best_lr"]),
+            l0=fmt(e0["initial"]),
+            nh=count(eh, "learns"),
+            learn_h=lr_list(eh, "learns"),
+            s0=f"{e0['sensitivity']:.3f}",
+            sh=f"{eh['sensitivity']:.3f}",
+            lh=fmt(eh["initial"]),
+        )
+        if count(e0, "diverged"):
+            sweep_part += " " + t("training_workshop.myth_diverged", lrs=lr_list(e0, "diverged"))
+    workshop.myth(t("training_workshop.myth_claim"), " ".join([definition, sweep_part, run_part]))
+    st.caption(t("training.s4_caption"))
