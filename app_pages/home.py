@@ -1,4 +1,4 @@
-"""Home: the formula, the four-step story, and where each step lives."""
+"""Home: the formula, the story step by step, and where each step lives."""
 
 import streamlit as st
 

@@ -8,8 +8,6 @@ the benchmark's business, on an idle machine.
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from benchmarks import load
@@ -38,7 +36,9 @@ def test_figures_are_sane(result: load.RunResult) -> None:
     assert 0 < result.rss_start_mb <= result.rss_warm_mb
     assert result.rss_sessions_mb > 0 and result.rss_end_mb > 0
     assert result.rss_peak_mb >= max(result.rss_sessions_mb, result.rss_end_mb)
-    assert not math.isnan(result.window_s) and result.window_s >= 4.0
+    # a learner stops early when its next pause would cross the end: the window is at most
+    # the duration plus the last change's run (bounded by the timeout)
+    assert 0 < result.window_s <= 4.0 + 60.0
 
 
 def test_values_mix_shared_and_fresh() -> None:
@@ -55,7 +55,7 @@ def test_values_mix_shared_and_fresh() -> None:
 
 
 def test_every_page_in_the_table_exists() -> None:
-    from ui.pages import PAGES
+    from ui.common.pages import PAGES
 
     url_paths = {spec.url_path for spec in PAGES}
     assert set(load.PAGES) <= url_paths

@@ -102,17 +102,11 @@ _ALL_PAGES: tuple[PageSpec, ...] = (
 #: The pages whose scripts exist, in story order.
 PAGES: tuple[PageSpec, ...] = tuple(p for p in _ALL_PAGES if (ROOT / p.script).exists())
 
-#: The four steps of the story, in order (home page links), then the practical page.
-STORY = ("variance", "saturation", "gradients", "sqrt_vs_d", "which_d")
-
-#: The training lab tests the story's claim right after √d_k vs d_k.
-STORY = (*STORY[: STORY.index("sqrt_vs_d") + 1], "training", *STORY[STORY.index("sqrt_vs_d") + 1 :])
+#: The story in order (home page links): the four steps at initialisation, the training lab
+#: that tests their claim, the practical question of which d, and what trained heads do.
+STORY = ("variance", "saturation", "gradients", "sqrt_vs_d", "training", "which_d", "real_models")
 
 
 def page(name: str) -> PageSpec | None:
     """The spec of page ``name``, or None if the app does not have it."""
     return next((p for p in PAGES if p.name == name), None)
-
-
-#: After the practical page, what trained models do with the scale: the story's last step.
-STORY += ("real_models",)
