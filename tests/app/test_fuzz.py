@@ -140,8 +140,12 @@ def test_nonfinite_checker_finds_nan_and_inf():
 
 
 def _signature(kind, widget) -> tuple:
-    """What a control accepts: its kind and range, or its options."""
-    if kind in {"number_input", "slider"}:
+    """What a control accepts: its kind and step, or its options. A number input's range
+    may differ between pages (d_k to 1024 in the training lab, 4096 elsewhere): a carried
+    value outside the page's range comes out clamped (see the test below)."""
+    if kind == "number_input":
+        return kind, widget.step
+    if kind == "slider":
         return kind, widget.min, widget.max, widget.step
     if kind in {"select_slider", "radio", "selectbox"}:
         return kind, tuple(widget.options)
@@ -160,3 +164,16 @@ def test_a_key_shared_by_pages_is_the_same_control_everywhere():
             first = seen.setdefault(widget.key, (script, signature))
             assert first[1] == signature, (widget.key, first, (script, signature))
     assert {"d_k", "n_keys", "alpha"} <= seen.keys()
+
+
+@pytest.mark.parametrize(("d_k", "expected"), [(4096, 1024), (2, 16), (128, 128)])
+def test_a_carried_value_outside_a_pages_range_is_clamped(d_k, expected):
+    """d_k = 4096 on the variance page, then the training lab (16 … 1024): Streamlit opens
+    the page at the nearest value it allows; nothing raises on the carried widget state."""
+    at = run_page("app_pages/variance.py", d_k=str(d_k))
+    assert at.number_input(key="d_k").value == d_k
+    at.switch_page("app_pages/training.py")
+    at.session_state["d_k"] = d_k  # as a browser session carries it from page to page
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.number_input(key="d_k").value == expected
