@@ -241,6 +241,7 @@ def small_multiples(v: View, have: dict) -> None:
                     "training.multiple_alt", d_k=d_k, opt=opt_name(v.optimizer), best=best
                 ),
                 y_domain=domain,
+                legend_columns=1,  # two panels to a row: ~210 px each at 800 px
                 height=340,
             )
             workshop.chart(
