@@ -167,6 +167,21 @@ def test_bad_values_fall_back_with_a_warning(key, value):
     assert widget(key=key).value == defaults[key]
 
 
+def test_order_one_claims_name_the_head_that_is_not():
+    """Layer 0, head 2 has a logit std near 11, about 2 √d_k: the reveal says "of order
+    one" only for most heads and names that one; the myth card speaks of the typical head."""
+    from ui.real_models import data
+
+    fig = data.figures(data.corpus())
+    layer, head = fig["std_hi_head"]
+    assert fig["std_hi"] > 32**0.5
+    at = open_page()
+    texts = " ".join(m.value for m in at.markdown)
+    assert f"The exception is layer {layer}, head {head}, with std {fig['std_hi']:.2f}" in texts
+    assert "the typical head's logits are of order one" in texts
+    assert "of the (head, sentence) pairs collapse" in " ".join(c.value for c in at.caption)
+
+
 def test_predict_then_reveal_and_myths():
     at = open_page(reveal=False)
     # before the guess: the grids and the histogram wait; the head and the summary show

@@ -128,6 +128,10 @@ def predict_std(c: data.Corpus, fig: dict) -> bool:
             lo=_f(min(fig["std_layers"])),
             hi=_f(max(fig["std_layers"])),
             pooled=_f(fig["pooled_std"]),
+            r=f"{c.d_k**0.5:.3g}",
+            head_hi=_f(fig["std_hi"]),
+            hi_l=fig["std_hi_head"][0],
+            hi_h=fig["std_hi_head"][1],
         ),
         about=(round(measured, 6),),
     )
