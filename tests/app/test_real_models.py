@@ -70,8 +70,23 @@ def test_page_runs_with_every_chart(lang):
     assert at.number_input(key="layer").value == 0
     assert at.number_input(key="head").value == 5
     assert at.radio(key="divide_by").value == "sqrt_d_k"
-    assert len(at.dataframe) == 2  # the counterfactual table and the field guide
+    assert len(at.dataframe) == 1  # the counterfactual table
+    assert len(at.table) == 1  # the field guide
     assert len(at.metric) == 5
+
+
+def test_field_guide_is_a_wrapping_table_with_a_link_per_row():
+    """A static table (cells wrap, nothing is cut to "…"), every row with its source as a
+    Markdown link that shows the host."""
+    from ui.real_models.field_guide import ROWS
+
+    at = open_page()
+    guide = at.table[0].value
+    assert list(guide.index) == [r.model for r in ROWS]
+    assert list(guide.columns) == ["d_k", "factor c on q·k", "extras", "source"]
+    for row, cell in zip(ROWS, guide["source"], strict=True):
+        host = row.source.split("/")[2].removeprefix("www.")
+        assert cell == f"[{host}]({row.source})"
 
 
 def test_numbers_on_the_page_match_an_independent_computation():
@@ -152,6 +167,21 @@ def test_bad_values_fall_back_with_a_warning(key, value):
     assert widget(key=key).value == defaults[key]
 
 
+def test_order_one_claims_name_the_head_that_is_not():
+    """Layer 0, head 2 has a logit std near 11, about 2 √d_k: the reveal says "of order
+    one" only for most heads and names that one; the myth card speaks of the typical head."""
+    from ui.real_models import data
+
+    fig = data.figures(data.corpus())
+    layer, head = fig["std_hi_head"]
+    assert fig["std_hi"] > 32**0.5
+    at = open_page()
+    texts = " ".join(m.value for m in at.markdown)
+    assert f"The exception is layer {layer}, head {head}, with std {fig['std_hi']:.2f}" in texts
+    assert "the typical head's logits are of order one" in texts
+    assert "of the (head, sentence) pairs collapse" in " ".join(c.value for c in at.caption)
+
+
 def test_predict_then_reveal_and_myths():
     at = open_page(reveal=False)
     # before the guess: the grids and the histogram wait; the head and the summary show
@@ -171,4 +201,4 @@ def test_presenter_steps():
     assert len(chart_data(at)) == 4  # grids, histogram, one head
     at = open_page(present="1", step="3")
     assert len(chart_data(at)) == N_CHARTS
-    assert len(at.dataframe) == 1  # the field guide waits for step 4
+    assert len(at.dataframe) == 1 and not at.table  # the field guide waits for step 4

@@ -98,6 +98,43 @@ def test_myth_card_reports_the_measured_rates(optimizer, d_k):
     assert "claim is too strong" in text
 
 
+@pytest.mark.parametrize("d_k", [16, 256])
+def test_myth_card_says_saturated_start_only_when_rows_start_dead(d_k):
+    """At d_k = 16 no unscaled row is dead at step 0: the card must not credit learning
+    "from a saturated start" there; at d_k = 256 it quotes the dead share it started from."""
+    at = open_page(d_k=str(d_k))
+    dead_0 = at.table[0].value.loc["none (α = 0)", "dead rows: step 0 → end"].split(" → ")[0]
+    text = _myth(at)
+    assert "claim is too strong" in text
+    if dead_0 == "0 %":
+        assert d_k == 16
+        assert "saturated did not stop" not in text
+        assert "none of its rows is dead at step 0" in text
+    else:
+        assert d_k == 256
+        assert f"{dead_0} of its rows dead at step 0" in text
+
+
+def test_half_width_charts_stack_their_legend_in_one_column():
+    """The curves and the d_k panels sit two to a row: at 800 px a chart is about 210 px
+    wide, and a two-column legend cut "1/√d_k (α = ½)" to "1/√d"."""
+    at = open_page()
+    half = {"Loss", "Retrieval accuracy", "Attention entropy", "Dead rows"}
+    half |= {f"d_k = {d}" for d in (16, 64, 256, 1024)}
+    seen = set()
+    for chart in chart_data(at):
+        title = chart["spec"]["title"]["text"]
+        if isinstance(title, str) and title in half:
+            seen.add(title)
+            legends = [
+                layer["encoding"]["color"]["legend"]
+                for layer in chart["spec"]["layer"]
+                if "legend" in layer.get("encoding", {}).get("color", {})
+            ]
+            assert legends and all(leg["columns"] == 1 for leg in legends), title
+    assert seen == half
+
+
 def test_extreme_settings_run():
     at = open_page(d_k="16", optimizer="sgd", lr="1000", steps="100", folded="true", qk_norm="true")
     assert not at.exception and not warnings(at)

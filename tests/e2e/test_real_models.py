@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from ui.real_models.field_guide import ROWS
+
 pytestmark = pytest.mark.e2e
 
 N_CHARTS = 6
@@ -36,6 +38,9 @@ def test_real_models_page_renders_and_the_map_follows_the_divisor(app):
     app.page.wait_for_function("() => location.search.includes('divide_by=none')", timeout=10_000)
     app.page.wait_for_function("() => location.search.includes('sentence=2')", timeout=10_000)
     # the field guide's links are there
-    expect(app.page.locator("[data-testid='stDataFrame']")).to_have_count(2)
+    expect(app.page.locator("[data-testid='stDataFrame']")).to_have_count(1)
+    guide = app.page.locator("[data-testid='stTable']")
+    expect(guide).to_have_count(1)
+    expect(guide.get_by_role("link")).to_have_count(len(ROWS))
     app.assert_healthy()
     app.screenshot("real_models")

@@ -9,6 +9,8 @@ Face ``transformers``.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pandas as pd
 import streamlit as st
 
@@ -126,6 +128,10 @@ def predict_std(c: data.Corpus, fig: dict) -> bool:
             lo=_f(min(fig["std_layers"])),
             hi=_f(max(fig["std_layers"])),
             pooled=_f(fig["pooled_std"]),
+            r=f"{c.d_k**0.5:.3g}",
+            head_hi=_f(fig["std_hi"]),
+            hi_l=fig["std_hi_head"][0],
+            hi_h=fig["std_hi_head"][1],
         ),
         about=(round(measured, 6),),
     )
@@ -390,20 +396,12 @@ def field_guide() -> None:
         "extras": t("real_models.col_extras"),
         "source": t("real_models.col_source"),
     }
-    frame = pd.DataFrame([row._asdict() for row in ROWS]).rename(columns=cols)
-    st.dataframe(
-        frame,
-        hide_index=True,
-        width="stretch",
-        height=35 * (len(frame) + 1) + 3,  # every row, no inner vertical scroll
-        column_config={
-            cols["model"]: st.column_config.TextColumn(pinned=True, width="medium"),
-            cols["d_k"]: st.column_config.TextColumn(width="small"),
-            cols["factor"]: st.column_config.TextColumn(width="large"),
-            cols["extras"]: st.column_config.TextColumn(width="large"),
-            cols["source"]: st.column_config.LinkColumn(
-                display_text=r"https?://(?:www\.)?([^/]+)/.*", width="small"
-            ),
-        },
-    )
+    rows = []
+    for row in ROWS:
+        host = urlsplit(row.source).netloc.removeprefix("www.")
+        rows.append(row._replace(source=f"[{host}]({row.source})")._asdict())
+    frame = pd.DataFrame(rows).rename(columns=cols)
+    # a static table wraps its cells: every row's factor, extras and source link show in
+    # full at 1400 and 800 px (a data grid cut them to "…" and hid the source column)
+    st.table(frame.set_index(cols["model"]))
     st.caption(t("real_models.guide_caption"))

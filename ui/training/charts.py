@@ -30,7 +30,7 @@ def curves(
     log_y: bool = False,
     y_domain: tuple[float, float] | None = None,
     reference: pd.DataFrame | None = None,
-    legend_columns: int = 2,
+    legend_columns: int = 1,
     height: int = 380,
 ) -> alt.LayerChart:
     """A per-step statistic, one colour per variant: faint raw points, a smoothed line.

@@ -241,6 +241,7 @@ def small_multiples(v: View, have: dict) -> None:
                     "training.multiple_alt", d_k=d_k, opt=opt_name(v.optimizer), best=best
                 ),
                 y_domain=domain,
+                legend_columns=1,  # two panels to a row: ~210 px each at 800 px
                 height=340,
             )
             workshop.chart(
@@ -324,6 +325,12 @@ def myth(v: View, numbers: dict | None) -> None:
     else:
         e0, eh = numbers["per"]["alpha_0"], numbers["per"]["alpha_half"]
         key = "myth_sweep" if count(e0, "learns") else "myth_sweep_holds"
+        dead_0 = float(summary.loc["alpha_0", "dead_0"])  # step 0: the same at every rate
+        start = (
+            t("training_workshop.myth_start_dead", dead_0=pct(dead_0))
+            if dead_0 > 0
+            else t("training_workshop.myth_start_alive")
+        )
         sweep_part = t(
             f"training_workshop.{key}",
             d_k=v.d_k,
@@ -342,6 +349,7 @@ def myth(v: View, numbers: dict | None) -> None:
             s0=f"{e0['sensitivity']:.3f}",
             sh=f"{eh['sensitivity']:.3f}",
             lh=fmt(eh["initial"]),
+            start=start,
         )
         if count(e0, "diverged"):
             sweep_part += " " + t("training_workshop.myth_diverged", lrs=lr_list(e0, "diverged"))
