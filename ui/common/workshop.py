@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import pickle
 import secrets
 import threading
 from collections.abc import Callable, Sequence
@@ -23,6 +24,7 @@ from urllib.parse import urlencode
 import altair as alt
 import pandas as pd
 import streamlit as st
+from streamlit.elements import vega_charts
 
 from ui.common import controls
 from ui.common.i18n import t
@@ -210,8 +212,53 @@ def _source(fn: Callable) -> str:
     return inspect.getsource(inspect.unwrap(fn))
 
 
+#: Finished chart specs kept per builder input (each a few KB to ~100 KB with its data).
+SPEC_CACHE_ENTRIES = 256
+
+
+@st.cache_data(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
+def _finished_spec(
+    builder: str, args: tuple, kwargs: dict, presenting: bool, _build: Callable
+) -> dict:
+    """The Vega-Lite spec Streamlit would send for ``_build()``, its datasets as Arrow.
+
+    Cached per input: ``builder`` (its qualified name), ``args`` and ``kwargs`` are the
+    key, ``_build`` (not hashed) builds the chart on a miss. The conversion is
+    Streamlit's own (the one ``st.altair_chart`` runs: Altair's theme off, each dataset
+    as Arrow IPC under a content-hash name), so ``st.vega_lite_chart`` of this dict
+    sends the same element ``st.altair_chart`` would. Streamlit is pinned in
+    requirements.txt; tests/app/test_pinned_charts.py and tests/ui/test_workshop.py
+    compare the two paths.
+    """
+    chart_obj = _build.func(
+        *map(_settled, _build.args), **{k: _settled(v) for k, v in _build.keywords.items()}
+    )
+    if presenting:
+        chart_obj = _for_projector(chart_obj)
+    return vega_charts._convert_altair_to_vega_lite_spec(_prevalidated(chart_obj))
+
+
+def _settled(value):
+    """``value``, or for a DataFrame or Series its pickled-and-restored copy: the form
+    ``st.cache_data`` hands out on a hit. Equal frames can differ in layout (a string
+    column in several Arrow chunks when freshly concatenated, one after a round trip),
+    and the layout shows in the Arrow bytes and so in the dataset's name; a spec shared
+    by every equal input must not depend on which one built it."""
+    if isinstance(value, pd.DataFrame | pd.Series):
+        return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    return value
+
+
+def _build_key(build: functools.partial) -> tuple[str, tuple, dict]:
+    """The cache key of a deferred chart: builder name, positional and keyword args."""
+    name = f"{build.func.__module__}.{build.func.__qualname__}"
+    if "<" in name:  # a lambda or a local function: its name does not identify it
+        raise TypeError(f"chart builder must be a module-level function, got {name}")
+    return name, build.args, build.keywords
+
+
 def chart(
-    chart_obj: alt.TopLevelMixin,
+    chart_obj: alt.TopLevelMixin | functools.partial,
     *,
     key: str,
     data: pd.DataFrame | None = None,
@@ -219,13 +266,24 @@ def chart(
 ) -> None:
     """Draw a chart; under it a CSV download of ``data`` and the source of ``source``.
 
+    ``chart_obj`` is an Altair chart or, better, the builder call that makes it,
+    deferred: ``functools.partial(charts.builder, frame, title=…)``. A deferred chart
+    is built and serialised once per distinct input (builder, arguments, presenter
+    mode) for the whole server and kept in :func:`_finished_spec`: a rerun with inputs
+    already seen hashes the arguments and sends the stored spec, with no Altair work.
+
     The CSV is produced only when the button is pressed, and pressing it does not rerun
     the page. ``source`` is the core function (or functions) that computed the data —
     the same code the tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
-    if is_presenting():
-        chart_obj = _for_projector(chart_obj)
-    st.altair_chart(_prevalidated(chart_obj), width="stretch", key=key)
+    if isinstance(chart_obj, functools.partial):
+        name, args, kwargs = _build_key(chart_obj)
+        spec = _finished_spec(name, args, kwargs, is_presenting(), chart_obj)
+        st.vega_lite_chart(spec=spec, width="stretch", key=key)
+    else:
+        if is_presenting():
+            chart_obj = _for_projector(chart_obj)
+        st.altair_chart(_prevalidated(chart_obj), width="stretch", key=key)
     if data is None and source is None:
         return
     # stacked, not side by side: beside the button the code would get half a chart's width

@@ -9,6 +9,7 @@ source of the core functions behind it).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import altair as alt
 import numpy as np
@@ -45,7 +46,8 @@ def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
         label = controls.alpha_label(a)
         with col:
             workshop.chart(
-                charts.weight_bars(
+                partial(
+                    charts.weight_bars,
                     side,
                     color=alpha_color(a),
                     title=t("saturation.row_title", label=label, **stats),
@@ -104,7 +106,8 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     with left:
         ovf_frame = frames.overflow_frame(ovf, ovf_mine)
         workshop.chart(
-            charts.overflow_lines(
+            partial(
+                charts.overflow_lines,
                 ovf_frame,
                 current_d=d_k,
                 title=t("saturation.ovf_title", n=n_keys),
@@ -180,6 +183,12 @@ def sweep_chart(
     return chart, frame
 
 
+def sweep_figure(*args, **kwargs) -> alt.LayerChart:
+    """The chart of :func:`sweep_chart` alone (what :func:`ui.common.workshop.chart`
+    builds from the same arguments)."""
+    return sweep_chart(*args, **kwargs)[0]
+
+
 #: Core functions behind the sweep charts (shown under them).
 SWEEP_SOURCE = (experiments.saturation_sweep, experiments.row_quantities)
 
@@ -198,7 +207,8 @@ def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
         "entropy": (ln_n, t("saturation.ref_ln_n", n=n_keys)),
     }
     for i, (stat, ref) in enumerate(refs.items()):  # full width: four legend entries
-        chart, frame = sweep_chart(
+        inputs = partial(
+            sweep_chart,
             stat,
             n_keys,
             alpha,
@@ -211,8 +221,9 @@ def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
             y_title=t(f"saturation.axis_{stat}"),
             description=t(f"saturation.sweep_{stat}_alt", n=n_keys),
         )
+        _, frame = inputs()
         workshop.chart(
-            chart,
+            partial(sweep_figure, *inputs.args, **inputs.keywords),
             key=f"saturation_sweep_{stat}",
             data=frame,
             source=SWEEP_SOURCE if i == 0 else None,
