@@ -12,6 +12,7 @@ Pages use them like this::
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import math
 import pickle
@@ -217,18 +218,16 @@ SPEC_CACHE_ENTRIES = 256
 
 
 @st.cache_data(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
-def _finished_spec(
-    builder: str, args: tuple, kwargs: dict, presenting: bool, _build: Callable
-) -> dict:
+def _finished_spec(digest: str, presenting: bool, _build: functools.partial) -> dict:
     """The Vega-Lite spec Streamlit would send for ``_build()``, its datasets as Arrow.
 
-    Cached per input: ``builder`` (its qualified name), ``args`` and ``kwargs`` are the
-    key, ``_build`` (not hashed) builds the chart on a miss. The conversion is
-    Streamlit's own (the one ``st.altair_chart`` runs: Altair's theme off, each dataset
-    as Arrow IPC under a content-hash name), so ``st.vega_lite_chart`` of this dict
-    sends the same element ``st.altair_chart`` would. Streamlit is pinned in
-    requirements.txt; tests/app/test_pinned_charts.py and tests/ui/test_workshop.py
-    compare the two paths.
+    Cached per input: ``digest`` (:func:`input_digest` of the builder and its
+    arguments) and ``presenting`` are the key; ``_build`` (not hashed) builds the chart
+    on a miss. The conversion is Streamlit's own (the one ``st.altair_chart`` runs:
+    Altair's theme off, each dataset as Arrow IPC under a content-hash name), so
+    ``st.vega_lite_chart`` of this dict sends the element ``st.altair_chart`` would.
+    Streamlit is pinned in requirements.txt; tests/app/test_pinned_charts.py and
+    tests/ui/test_workshop_charts.py compare the two.
     """
     chart_obj = _build.func(
         *map(_settled, _build.args), **{k: _settled(v) for k, v in _build.keywords.items()}
@@ -249,12 +248,22 @@ def _settled(value):
     return value
 
 
-def _build_key(build: functools.partial) -> tuple[str, tuple, dict]:
-    """The cache key of a deferred chart: builder name, positional and keyword args."""
+def input_digest(build: functools.partial) -> str:
+    """A digest of a deferred chart: the builder's qualified name and the pickled
+    arguments (frames included). Pickling a chart's frame takes well under a
+    millisecond; ``st.cache_data``'s own hashing of it takes tens of milliseconds.
+
+    TypeError when the builder is a lambda or a local function (its name does not
+    identify it) or an argument cannot be pickled.
+    """
     name = f"{build.func.__module__}.{build.func.__qualname__}"
-    if "<" in name:  # a lambda or a local function: its name does not identify it
+    if "<" in name:
         raise TypeError(f"chart builder must be a module-level function, got {name}")
-    return name, build.args, build.keywords
+    try:
+        blob = pickle.dumps((name, build.args, build.keywords), protocol=5)
+    except (pickle.PicklingError, AttributeError) as err:
+        raise TypeError(f"arguments of {name} cannot be pickled: {err}") from err
+    return hashlib.blake2b(blob, digest_size=20).hexdigest()
 
 
 def chart(
@@ -277,8 +286,7 @@ def chart(
     the same code the tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
     if isinstance(chart_obj, functools.partial):
-        name, args, kwargs = _build_key(chart_obj)
-        spec = _finished_spec(name, args, kwargs, is_presenting(), chart_obj)
+        spec = _finished_spec(input_digest(chart_obj), is_presenting(), chart_obj)
         st.vega_lite_chart(spec=spec, width="stretch", key=key)
     else:
         if is_presenting():
