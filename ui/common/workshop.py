@@ -6,7 +6,7 @@ Pages use them like this::
     box = workshop.controls_box()            # sidebar when presenting, bordered box otherwise
     step = workshop.steps(["…", "…", "…"])   # 1-based step, or None when not presenting
     if workshop.shown(1, step):
-        workshop.chart(builder(...), data=df, key="…", source=core.fn)
+        workshop.chart(partial(builder, df, ...), data=df, key="…", source=core.fn)
 """
 
 from __future__ import annotations
