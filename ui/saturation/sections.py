@@ -37,12 +37,12 @@ from ui.saturation import charts, data, frames
 def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     """One query's weights over its keys, unscaled beside scaled."""
     st.subheader(t("saturation.row_header"))
-    row, rs = data.one_row(d_k, n_keys, alpha, seed)
+    sides, rs = data.one_row_sides(d_k, n_keys, alpha, seed)
     st.markdown(t("saturation.row_lead", d_k=d_k, n=n_keys, std=f"{math.sqrt(d_k):.3g}"))
     for col, scaled, a in zip(st.columns(2), (False, True), (0.0, alpha), strict=True):
         name = "scaled" if scaled else "unscaled"
         stats = {"max": f"{rs[f'max_{name}']:.3f}", "h": f"{rs[f'entropy_{name}']:.3f}"}
-        side = row[row.scaled == scaled].drop(columns="scaled")
+        side = sides[scaled]
         label = controls.alpha_label(a)
         with col:
             workshop.chart(
@@ -67,9 +67,8 @@ def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> No
     """The question on the mean largest weight at the largest d_k, then :func:`sweeps`."""
     st.subheader(t("saturation.sweep_header"))
     n_rows = data.sat_sweep_rows(n_keys)
-    fixed = saturation_sweep(n_keys, controls.ALPHA_PRESETS, 0.0, seed, n_rows)
-    d_top = int(fixed["d"].max())
-    top = {a: frames.sweep_at(fixed, a, d_top, "max_weight_mean") for a in (0.0, 0.5)}
+    far = data.sweep_far_end(n_keys, seed)
+    d_top = far["d"]
     if workshop.predict(
         "saturation_mean_max",
         t(
@@ -80,12 +79,12 @@ def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> No
             std=f"{math.sqrt(d_top):g}",
         ),
         frames.weight_options(n_keys),
-        answer=frames.bin_index(top[0.0], frames.weight_bins(n_keys)),
+        answer=frames.bin_index(far["mean_0"], frames.weight_bins(n_keys)),
         explain=t(
             "saturation_workshop.predict_mean_explain",
-            mean=f"{top[0.0]:.4f}",
-            se=f"{frames.sweep_at(fixed, 0.0, d_top, 'max_weight_se'):.4f}",
-            mean_s=f"{top[0.5]:.3f}",
+            mean=f"{far['mean_0']:.4f}",
+            se=f"{far['se_0']:.4f}",
+            mean_s=f"{far['mean_half']:.3f}",
         ),
         about=(n_keys, seed),
     ):
