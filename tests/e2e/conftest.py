@@ -518,3 +518,32 @@ def app(browser, app_server: str, artifacts_dir: Path, request) -> Iterator[AppD
         driver.assert_no_console_errors()
     finally:
         context.close()
+
+
+@pytest.fixture
+def make_app(browser, app_server: str, artifacts_dir: Path) -> Iterator[Callable[..., AppDriver]]:
+    """A factory of :class:`AppDriver` s on fresh contexts with other options than ``app``'s:
+    ``make_app(viewport=..., is_mobile=True, has_touch=True, color_scheme="dark",
+    init_script=js)``. Each driver is checked like ``app``'s at teardown (no Streamlit
+    exception, no console error)."""
+    contexts: list[tuple[object, AppDriver]] = []
+
+    def make(*, init_script: str | None = None, **options) -> AppDriver:
+        options.setdefault("viewport", VIEWPORT)
+        options.setdefault("device_scale_factor", 1)
+        context = browser.new_context(**options)
+        context.set_default_timeout(RERUN_TIMEOUT_MS)
+        if init_script:
+            context.add_init_script(init_script)
+        driver = AppDriver(context.new_page(), app_server, artifacts_dir)
+        contexts.append((context, driver))
+        return driver
+
+    try:
+        yield make
+        for _, driver in contexts:
+            driver.assert_no_exception()
+            driver.assert_no_console_errors()
+    finally:
+        for context, _ in contexts:
+            context.close()
