@@ -29,23 +29,6 @@ LAPTOP_HEIGHT = 900
 #: page name -> key of the button to tap, for a page without a ``*_double`` button.
 TAP_CONTROL: dict[str, str] = {}
 
-#: Installed before any page script: records the text Vega draws on each canvas.
-CANVAS_TEXT_JS = """
-(() => {
-  const proto = CanvasRenderingContext2D.prototype;
-  const fillText = proto.fillText, clearRect = proto.clearRect;
-  proto.clearRect = function (...args) {
-    this.canvas.__e2eTexts = [];
-    return clearRect.apply(this, args);
-  };
-  proto.fillText = function (text, ...rest) {
-    const c = this.canvas;
-    (c.__e2eTexts = c.__e2eTexts || []).push({text: String(text), fill: String(this.fillStyle)});
-    return fillText.call(this, text, ...rest);
-  };
-})();
-"""
-
 #: Per chart: its box, the drawn canvas/svg box, and the text drawn on it.
 CHART_TEXTS_JS = """
 (sel) => Array.from(document.querySelectorAll(sel)).map((chart) => {
@@ -107,19 +90,9 @@ def measure(app) -> dict:
     return {"overflow": overflow, "too_wide": too_wide, "cut": cut, "charts": len(charts)}
 
 
-#: Streamlit draws a grey placeholder until an element's code has arrived.
-NO_PLACEHOLDERS_JS = "() => !document.querySelector(\"[data-testid='stSkeleton']\")"
-
-
 def _open_everything(app, spec) -> None:
     app.open(spec.url_path)
-    app.page.wait_for_function(NO_PLACEHOLDERS_JS, timeout=60_000, polling=200)
-    app.reveal_predictions()
-    app.page.wait_for_function(NO_PLACEHOLDERS_JS, timeout=60_000, polling=200)
-    # draw every chart: Vega only renders a canvas once it has a size
-    for chart in app.page.locator("[data-testid='stVegaLiteChart']").all():
-        chart.scroll_into_view_if_needed()
-    app.wait_charts_rendered()
+    app.draw_every_chart()
 
 
 def _tap_target(app, spec):
@@ -157,25 +130,25 @@ def _check_page(app, spec, label: str) -> None:
 
 
 @pytest.fixture
-def phone(make_app):
+def phone(make_app, canvas_text_js):
     """An AppDriver in a phone-sized, touch, mobile-emulating context."""
     return make_app(
         viewport=PHONE,
         device_scale_factor=2,
         is_mobile=True,
         has_touch=True,
-        init_script=CANVAS_TEXT_JS,
+        init_script=canvas_text_js,
     )
 
 
 @pytest.fixture
-def laptop(make_app):
+def laptop(make_app, canvas_text_js):
     """An AppDriver on a 1100-px window with touch; the test widens it until the main
     area beside the open sidebar is LAPTOP_MAIN px."""
     return make_app(
         viewport={"width": 1100, "height": LAPTOP_HEIGHT},
         has_touch=True,
-        init_script=CANVAS_TEXT_JS,
+        init_script=canvas_text_js,
     )
 
 
