@@ -9,7 +9,8 @@ named in TAP_CONTROL. Screenshots go to artifacts/narrow-<page>-<width>.png.
 Chart text is read where Vega draws it: the canvas renderer's ``fillText`` calls are
 recorded per canvas (reset by the ``clearRect`` that starts each redraw), and an SVG
 chart's ``<text>`` nodes are read directly. Vega marks a truncated title, legend or axis
-label with "…", so any recorded text holding one was cut.
+label with "…", so any recorded text holding one was cut. An SVG chart's text that reaches
+past the drawing's edge (two legends side by side, wider than a phone) is cut off there.
 """
 
 from __future__ import annotations
@@ -39,7 +40,13 @@ CHART_TEXTS_JS = """
         text: el.textContent, fill: getComputedStyle(el).fill || el.getAttribute('fill')}));
   const box = chart.getBoundingClientRect();
   const own = drawn ? drawn.getBoundingClientRect() : box;
-  return {container: [box.left, box.right], drawn: [own.left, own.right], texts};
+  // an SVG chart's text that runs past the drawing's right edge is cut off there
+  const offEdge = !drawn || drawn.tagName.toLowerCase() === 'canvas' ? [] :
+    Array.from(drawn.querySelectorAll('text')).filter((el) => {
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.right > own.right + 2;
+    }).map((el) => el.textContent);
+  return {container: [box.left, box.right], drawn: [own.left, own.right], texts, offEdge};
 })
 """
 
@@ -87,7 +94,14 @@ def measure(app) -> dict:
         if c["drawn"][1] > c["container"][1] + 1 or c["drawn"][0] < c["container"][0] - 1
     ]
     cut = [(i, t["text"]) for i, c in enumerate(charts) for t in c["texts"] if "…" in t["text"]]
-    return {"overflow": overflow, "too_wide": too_wide, "cut": cut, "charts": len(charts)}
+    off_edge = [(i, text) for i, c in enumerate(charts) for text in c["offEdge"]]
+    return {
+        "overflow": overflow,
+        "too_wide": too_wide,
+        "cut": cut,
+        "off_edge": off_edge,
+        "charts": len(charts),
+    }
 
 
 def _open_everything(app, spec) -> None:
@@ -117,6 +131,9 @@ def _check_page(app, spec, label: str) -> None:
         found["too_wide"]
     )
     assert not found["cut"], f"{spec.name} at {label}: chart text cut with …: {found['cut']}"
+    assert not found["off_edge"], (
+        f"{spec.name} at {label}: chart text past the chart's edge: {found['off_edge']}"
+    )
     if not found["charts"]:  # a page without charts has nothing to rerun
         return
     target = _tap_target(app, spec)

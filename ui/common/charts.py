@@ -156,24 +156,33 @@ def chart_title(text: str, subtitle: str | None = None, **options) -> str | alt.
     return alt.Title(title_text, **options)
 
 
-def legend_below(labels: Sequence[str], *, columns: int | None = None, **options) -> alt.Legend:
+def legend_below(
+    labels: Sequence[str], *, columns: int | None = None, orient: str = "bottom", **options
+) -> alt.Legend:
     """A legend under the plot whose labels are never cut, even on a phone.
 
     As many entries share a row as fit :data:`NARROW_CHART_PX` with the longest of
     ``labels`` (at most ``columns``, if given); a label may take the whole width.
-    ``options`` go to ``alt.Legend`` (e.g. ``symbolOpacity=1``).
+    ``options`` go to ``alt.Legend`` (e.g. ``symbolOpacity=1``). A chart's second
+    legend goes above the plot (:func:`legend_above`): Vega sets legends that share
+    a side next to each other, wider than a phone.
     """
     longest = max((text_columns(str(label)) for label in labels), default=1)
     entry_px = longest * LEGEND_PX_PER_COLUMN + LEGEND_SYMBOL_PX
     fit = max(1, int(NARROW_CHART_PX // entry_px))
     n = max(1, len(labels))
     options.setdefault("labelLimit", NARROW_CHART_PX - LEGEND_SYMBOL_PX)
-    return alt.Legend(orient="bottom", columns=min(fit, n, columns or n), **options)
+    return alt.Legend(orient=orient, columns=min(fit, n, columns or n), **options)
+
+
+def legend_above(labels: Sequence[str], **options) -> alt.Legend:
+    """:func:`legend_below`, above the plot: for a chart's second legend."""
+    return legend_below(labels, orient="top", **options)
 
 
 def gradient_legend_below(**options) -> alt.Legend:
     """A colour-ramp legend under the plot (beside it, it takes a phone chart's width)."""
-    options.setdefault("gradientLength", 200)
+    options.setdefault("gradientLength", 120)
     return alt.Legend(orient="bottom", direction="horizontal", **options)
 
 

@@ -12,6 +12,7 @@ from ui.common.charts import (
     check_rows,
     gradient_legend_below,
     lean,
+    legend_above,
     legend_below,
     legend_colors,
     sweep_lines,
@@ -115,7 +116,7 @@ def gap_explorer(
         title=None,
         sort=list(kind_order),
         scale=alt.Scale(domain=list(kind_order), range=[[1, 0], [6, 4]]),
-        legend=legend_below(kind_order),
+        legend=legend_above(kind_order),
     )
     x = alt.X("g:Q", title=x_title)
     y = alt.Y(
@@ -203,7 +204,7 @@ def median_mean_sweep(
                 "stat:N",
                 title=None,
                 scale=alt.Scale(domain=[mean_label], range=[[6, 4]]),
-                legend=legend_below([mean_label]),
+                legend=legend_above([mean_label]),
             ),
             tooltip=[
                 alt.Tooltip("series:N"),

@@ -12,6 +12,7 @@ from ui.common.charts import (
     d_marker,
     gradient_legend_below,
     lean,
+    legend_above,
     legend_below,
     legend_colors,
     sweep_lines,
@@ -254,7 +255,7 @@ def rowmax_histogram(
                 title=None,
                 sort=kinds,
                 scale=alt.Scale(domain=kinds, range=[[1, 0], [6, 3], [2, 2]][: len(kinds)]),
-                legend=legend_below(kinds, columns=1),
+                legend=legend_above(kinds, columns=1),
             ),
             tooltip=[
                 alt.Tooltip("series:N"),
@@ -328,7 +329,7 @@ def overflow_lines(
                 title=None,
                 sort=dtypes,
                 scale=alt.Scale(domain=dtypes, range=[[1, 0], [6, 3]][: len(dtypes)]),
-                legend=legend_below(dtypes, symbolStrokeColor=COLORS["theory"]),
+                legend=legend_above(dtypes, symbolStrokeColor=COLORS["theory"]),
             ),
             tooltip=tooltip,
         )

@@ -11,6 +11,7 @@ from ui.common.charts import (
     d_marker,
     gradient_legend_below,
     lean,
+    legend_above,
     legend_below,
     legend_colors,
     sweep_lines,
@@ -149,7 +150,7 @@ def alpha_heatmap(
                 title=None,
                 sort=labels,
                 scale=alt.Scale(domain=labels, range=list(rules["color"])),
-                legend=legend_below(labels),
+                legend=legend_above(labels),
             ),
             tooltip=[alt.Tooltip("label:N"), alt.Tooltip("alpha:Q", title="α", format=".2f")],
         )

@@ -194,7 +194,14 @@ def term_bars(
         alt.Chart(df)
         .mark_bar()
         .encode(
-            x=alt.X("i:O", title=x_title, axis=alt.Axis(labelOverlap=True, labelAngle=0)),
+            # a band of outer padding: at 64 bars on a phone the last label would
+            # otherwise stick out past the plot's right edge
+            x=alt.X(
+                "i:O",
+                title=x_title,
+                scale=alt.Scale(paddingOuter=1),
+                axis=alt.Axis(labelOverlap=True, labelAngle=0),
+            ),
             y=alt.Y("term:Q", title=y_title),
             color=alt.Color(
                 "sign:N",
