@@ -74,7 +74,7 @@ def jacobian_heatmap(
                 alt.Tooltip("p_j:Q", title="p_j", format=".6~g"),
             ],
         )
-        .properties(title=chart_title(title, subtitle), description=description, height=340)
+        .properties(title=chart_title(title, subtitle), description=description, height=380)
     )
 
 

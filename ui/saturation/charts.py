@@ -179,7 +179,7 @@ def attention_heatmap(
         )
     )
     data = df.assign(ink=df["weight"].gt(0.5).map({True: "white", False: "black"}))
-    side = 120 + max(200, min(520, 22 * n))  # plot area + axes and title
+    side = 160 + max(200, min(520, 22 * n))  # plot area + axes, title and colour ramp
     return alt.layer(
         cells, text, data=data, title=chart_title(title), description=description, height=side
     )

@@ -161,7 +161,7 @@ def alpha_heatmap(
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
         title=chart_title(title),
         description=description,
-        height=360,
+        height=440,  # a legend above and a colour ramp below the plot
     )
 
 
