@@ -11,14 +11,15 @@ import streamlit as st
 
 from ui.common import controls, workshop
 from ui.common.i18n import LANGUAGES, t
-from ui.common.pages import APP_PARAMS, PAGES
+from ui.common.pages import APP_PARAMS, PAGES, ROOT
 
 st.set_page_config(
     page_title="Attention Scaling Lab",
     page_icon=":material/functions:",
     layout="wide",
-    initial_sidebar_state="expanded",
+    initial_sidebar_state="auto",  # collapsed on phones, open on wider screens
 )
+st.html(ROOT / "ui" / "common" / "layout.css")  # formulas and tables scroll in their own box
 controls.notice_area()  # warnings about the link go above the page, full width
 
 with st.sidebar:

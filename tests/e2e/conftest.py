@@ -300,6 +300,26 @@ CHART_SIGNATURES_JS = """
 """
 
 
+# Installed before any page script (``make_app(init_script=CANVAS_TEXT_JS)``): records
+# the text Vega draws on each canvas, with its fill, as ``canvas.__e2eTexts``; the
+# ``clearRect`` that starts each redraw resets it.
+CANVAS_TEXT_JS = """
+(() => {
+  const proto = CanvasRenderingContext2D.prototype;
+  const fillText = proto.fillText, clearRect = proto.clearRect;
+  proto.clearRect = function (...args) {
+    this.canvas.__e2eTexts = [];
+    return clearRect.apply(this, args);
+  };
+  proto.fillText = function (text, ...rest) {
+    const c = this.canvas;
+    (c.__e2eTexts = c.__e2eTexts || []).push({text: String(text), fill: String(this.fillStyle)});
+    return fillText.call(this, text, ...rest);
+  };
+})();
+"""
+
+
 class AppDriver:
     """One browser page on the app, with helpers to load, interact and check it."""
 
@@ -370,6 +390,26 @@ class AppDriver:
         self.page.wait_for_function(
             _CHARTS_RENDERED_JS, arg=CHART_SELECTOR, timeout=timeout_ms, polling=100
         )
+
+    def wait_placeholders_gone(self, timeout_ms: int = LOAD_TIMEOUT_MS) -> None:
+        """Wait until no element is still a grey placeholder (``stSkeleton``): Streamlit
+        draws one until an element's code has reached the browser, which on a busy
+        machine can be after the DOM has settled."""
+        self.page.wait_for_function(
+            "() => !document.querySelector(\"[data-testid='stSkeleton']\")",
+            timeout=timeout_ms,
+            polling=200,
+        )
+
+    def draw_every_chart(self) -> None:
+        """Reveal every prediction and scroll each chart into view, so that every chart
+        is drawn (Vega draws a canvas once it has a size)."""
+        self.wait_placeholders_gone()
+        self.reveal_predictions()
+        self.wait_placeholders_gone()
+        for chart in self.page.locator(CHART_SELECTOR).all():
+            chart.scroll_into_view_if_needed()
+        self.wait_charts_rendered()
 
     def run_counts(self) -> tuple[int, int]:
         counts = self.page.evaluate("() => window.__e2e || {started: 0, finished: 0}")
@@ -518,3 +558,38 @@ def app(browser, app_server: str, artifacts_dir: Path, request) -> Iterator[AppD
         driver.assert_no_console_errors()
     finally:
         context.close()
+
+
+@pytest.fixture
+def make_app(browser, app_server: str, artifacts_dir: Path) -> Iterator[Callable[..., AppDriver]]:
+    """A factory of :class:`AppDriver` s on fresh contexts with other options than ``app``'s:
+    ``make_app(viewport=..., is_mobile=True, has_touch=True, color_scheme="dark",
+    init_script=js)``. Each driver is checked like ``app``'s at teardown (no Streamlit
+    exception, no console error)."""
+    contexts: list[tuple[object, AppDriver]] = []
+
+    def make(*, init_script: str | None = None, **options) -> AppDriver:
+        options.setdefault("viewport", VIEWPORT)
+        options.setdefault("device_scale_factor", 1)
+        context = browser.new_context(**options)
+        context.set_default_timeout(RERUN_TIMEOUT_MS)
+        if init_script:
+            context.add_init_script(init_script)
+        driver = AppDriver(context.new_page(), app_server, artifacts_dir)
+        contexts.append((context, driver))
+        return driver
+
+    try:
+        yield make
+        for _, driver in contexts:
+            driver.assert_no_exception()
+            driver.assert_no_console_errors()
+    finally:
+        for context, _ in contexts:
+            context.close()
+
+
+@pytest.fixture(scope="session")
+def canvas_text_js() -> str:
+    """:data:`CANVAS_TEXT_JS`, for ``make_app(init_script=...)``."""
+    return CANVAS_TEXT_JS

@@ -20,17 +20,25 @@ uses; each page's own builders live in ``ui/<page>/charts.py``.
 from __future__ import annotations
 
 import functools
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
 
-#: Okabe–Ito colours, by role.
+#: Okabe–Ito colours, by role. Axis, title and legend text take the app theme's colour
+#: (Streamlit's chart theme), so no colour here may be black or white: every one must
+#: read on the light and on the dark background.
 COLORS = {
     "unscaled": "#D55E00",  # vermillion
     "sqrt": "#0072B2",  # blue: 1/√d_k
     "linear": "#009E73",  # green: 1/d_k
     "custom": "#CC79A7",  # reddish purple: free α
-    "theory": "#000000",
+    # exact laws and reference lines: a grey with contrast ≥ 4.2 on white and on the
+    # dark theme's #0E1117 alike (black vanishes on the dark background)
+    "theory": "#7A7A7A",
     "accent": "#E69F00",  # orange
     "sky": "#56B4E9",
     "grey": "#999999",
@@ -39,6 +47,143 @@ COLORS = {
 
 #: Largest number of rows a builder accepts (the browser gets binned data only).
 MAX_ROWS = 5_000
+
+
+# --- titles and legends that fit a phone ------------------------------------------------
+# Chart text is measured in columns: a Latin letter is one, a CJK character (full width)
+# two. Vega cuts a line longer than its room with "…"; these helpers break titles into
+# lines and size legends so that nothing is cut on a 390-px phone, on a half-width chart
+# beside an open sidebar, or in presenter mode's larger type.
+
+#: Width of one column of title text, px: bold 19 px (presenter mode; 16 px otherwise).
+TITLE_PX_PER_COLUMN = 10.5
+#: Line lengths (columns) a title may be wrapped to; the widest that fits is drawn.
+TITLE_LINE_COLUMNS = (26, 34, 46, 62, 84)
+#: Subtitles are wrapped once, to fit the narrowest chart (phone, presenter type).
+SUBTITLE_LINE_COLUMNS = 40
+#: Width of the narrowest chart the app draws (a 390-px phone, less the page margins).
+NARROW_CHART_PX = 300
+#: Width of one column of legend label text, px (14 px labels; 15 px when presenting).
+LEGEND_PX_PER_COLUMN = 7.5
+#: A legend entry's symbol and padding, px.
+LEGEND_SYMBOL_PX = 24
+
+# breakable units: runs of spaces, single CJK characters, runs of other characters
+_CJK = "\u2e80-\u303f\u3040-\u9fff\uf900-\ufaff\uff00-\uffef"
+_TOKEN = re.compile(rf"\s+|[{_CJK}]|[^\s{_CJK}]+")
+#: Punctuation that never starts a line / never ends one.
+_CLOSING, _OPENING = "，。、；：！？）》」』”’,.;:!?)]", "（《「『“‘(["
+
+
+def text_columns(text: str) -> int:
+    """Display width of ``text`` in columns: 2 for a wide (CJK) character, else 1."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def wrap_text(text: str, columns: int) -> list[str]:
+    """``text`` broken into lines of at most ``columns`` (see :func:`text_columns`).
+
+    English breaks at spaces; Chinese between any two characters (it has no spaces),
+    but never before closing or after opening punctuation. A word longer than a line
+    keeps a line of its own: a word is never cut.
+
+    Raises
+    ------
+    ValueError
+        If ``columns`` < 1.
+    """
+    if columns < 1:
+        raise ValueError(f"columns must be at least 1, got {columns}")
+    tokens: list[str] = []
+    for token in _TOKEN.findall(text.strip()):
+        # closing punctuation sticks to what precedes it, opening to what follows
+        if (
+            tokens
+            and not tokens[-1].isspace()
+            and (token[0] in _CLOSING or tokens[-1][-1] in _OPENING)
+        ):
+            tokens[-1] += token
+        else:
+            tokens.append(token)
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if token.isspace():
+            if line:
+                line += " "
+            continue
+        if line and text_columns(line + token) > columns:
+            lines.append(line.rstrip())
+            line = ""
+        line += token
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines or [""]
+
+
+def _text(lines: list[str]) -> str | list[str]:
+    return lines[0] if len(lines) == 1 else lines
+
+
+def chart_title(text: str, subtitle: str | None = None, **options) -> str | alt.Title:
+    """A chart title that wraps instead of being cut: use it for every chart's title.
+
+    Vega draws a title on one line and cuts it with "…" where it meets the chart's
+    width. This title is the text wrapped to each of :data:`TITLE_LINE_COLUMNS`, and the
+    chart draws the widest wrapping whose lines fit its plot width (a Vega expression on
+    ``width``, so it follows the chart as the window changes). The subtitle is wrapped
+    once, for the narrowest chart. ``options`` go to ``alt.Title`` as they are. A title
+    that fits on one line everywhere, with nothing else, stays a plain string.
+    """
+    wraps: list[list[str]] = []  # narrowest first, each distinct wrapping once
+    for columns in TITLE_LINE_COLUMNS:
+        lines = wrap_text(text, columns)
+        if lines not in wraps:
+            wraps.append(lines)
+    if len(wraps) == 1:
+        title_text: object = _text(wraps[0])
+    else:
+        # widest first: "width >= 650 ? [...] : width >= 480 ? [...] : [...]"
+        expr = json.dumps(wraps[0], ensure_ascii=False)
+        for lines in wraps[1:]:
+            need = round(text_columns(max(lines, key=text_columns)) * TITLE_PX_PER_COLUMN)
+            expr = f"width >= {need} ? {json.dumps(lines, ensure_ascii=False)} : {expr}"
+        title_text = alt.ExprRef(expr)
+    if subtitle is not None:
+        options["subtitle"] = _text(wrap_text(subtitle, SUBTITLE_LINE_COLUMNS))
+    if isinstance(title_text, str) and not options:
+        return title_text
+    return alt.Title(title_text, **options)
+
+
+def legend_below(
+    labels: Sequence[str], *, columns: int | None = None, orient: str = "bottom", **options
+) -> alt.Legend:
+    """A legend under the plot whose labels are never cut, even on a phone.
+
+    As many entries share a row as fit :data:`NARROW_CHART_PX` with the longest of
+    ``labels`` (at most ``columns``, if given); a label may take the whole width.
+    ``options`` go to ``alt.Legend`` (e.g. ``symbolOpacity=1``). A chart's second
+    legend goes above the plot (:func:`legend_above`): Vega sets legends that share
+    a side next to each other, wider than a phone.
+    """
+    longest = max((text_columns(str(label)) for label in labels), default=1)
+    entry_px = longest * LEGEND_PX_PER_COLUMN + LEGEND_SYMBOL_PX
+    fit = max(1, int(NARROW_CHART_PX // entry_px))
+    n = max(1, len(labels))
+    options.setdefault("labelLimit", NARROW_CHART_PX - LEGEND_SYMBOL_PX)
+    return alt.Legend(orient=orient, columns=min(fit, n, columns or n), **options)
+
+
+def legend_above(labels: Sequence[str], **options) -> alt.Legend:
+    """:func:`legend_below`, above the plot: for a chart's second legend."""
+    return legend_below(labels, orient="top", **options)
+
+
+def gradient_legend_below(**options) -> alt.Legend:
+    """A colour-ramp legend under the plot (beside it, it takes a phone chart's width)."""
+    options.setdefault("gradientLength", 120)
+    return alt.Legend(orient="bottom", direction="horizontal", **options)
 
 
 def lean(builder):
@@ -154,7 +299,7 @@ def sweep_lines(
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=alt.Legend(orient="bottom", columns=legend_columns, symbolOpacity=1, labelLimit=260),
+        legend=legend_below(order, columns=legend_columns, symbolOpacity=1),
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
@@ -191,7 +336,7 @@ def sweep_lines(
         )
     marker = d_marker(current_d)
     layers.append(marker)
-    return alt.layer(*layers, title=title, description=description, height=height)
+    return alt.layer(*layers, title=chart_title(title), description=description, height=height)
 
 
 @lean
@@ -254,7 +399,7 @@ def log_histogram(
     return alt.layer(
         bars,
         rule,
-        title=alt.Title(title, subtitle=subtitle),
+        title=chart_title(title, subtitle),
         description=description,
         height=300,
     )

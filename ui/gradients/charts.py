@@ -6,7 +6,17 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from ui.common.charts import COLORS, check_rows, lean, legend_colors, sweep_lines
+from ui.common.charts import (
+    COLORS,
+    chart_title,
+    check_rows,
+    gradient_legend_below,
+    lean,
+    legend_above,
+    legend_below,
+    legend_colors,
+    sweep_lines,
+)
 
 #: Diverging, colour-blind-safe scheme for signed Jacobian entries (blue < 0 < orange).
 JACOBIAN_SCHEME = "blueorange"
@@ -54,7 +64,7 @@ def jacobian_heatmap(
                 "value:Q",
                 title=color_title,
                 scale=alt.Scale(scheme=JACOBIAN_SCHEME, domain=[-m, m], domainMid=0),
-                legend=alt.Legend(orient="right", format=".2~g", gradientLength=220),
+                legend=gradient_legend_below(format=".2~g"),
             ),
             tooltip=[
                 alt.Tooltip("i:O", title="i"),
@@ -64,7 +74,7 @@ def jacobian_heatmap(
                 alt.Tooltip("p_j:Q", title="p_j", format=".6~g"),
             ],
         )
-        .properties(title=alt.Title(title, subtitle=subtitle), description=description, height=340)
+        .properties(title=chart_title(title, subtitle), description=description, height=380)
     )
 
 
@@ -99,14 +109,14 @@ def gap_explorer(
         title=None,
         sort=list(quantity_order),
         scale=alt.Scale(domain=list(quantity_order), range=[COLORS["sqrt"], COLORS["custom"]]),
-        legend=alt.Legend(orient="bottom", labelLimit=300),
+        legend=legend_below(quantity_order),
     )
     dash = alt.StrokeDash(
         "kind:N",
         title=None,
         sort=list(kind_order),
         scale=alt.Scale(domain=list(kind_order), range=[[1, 0], [6, 4]]),
-        legend=alt.Legend(orient="bottom", labelLimit=300),
+        legend=legend_above(kind_order),
     )
     x = alt.X("g:Q", title=x_title)
     y = alt.Y(
@@ -145,7 +155,7 @@ def gap_explorer(
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
         .encode(x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", format=".2f")])
     )
-    return alt.layer(lines, marker, title=title, description=description, height=320)
+    return alt.layer(lines, marker, title=chart_title(title), description=description, height=320)
 
 
 @lean
@@ -194,7 +204,7 @@ def median_mean_sweep(
                 "stat:N",
                 title=None,
                 scale=alt.Scale(domain=[mean_label], range=[[6, 4]]),
-                legend=alt.Legend(orient="bottom-left", labelLimit=300),
+                legend=legend_above([mean_label]),
             ),
             tooltip=[
                 alt.Tooltip("series:N"),
@@ -207,6 +217,6 @@ def median_mean_sweep(
     # (slow) merging of the layers' parameters on every rerun
     chart = base
     chart.layer.append(means)
-    chart.title = alt.Title(title, subtitle=subtitle)
+    chart.title = chart_title(title, subtitle)
     chart.height = 440  # two legends, a subtitle and a log axis spanning 30 decades
     return chart

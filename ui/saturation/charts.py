@@ -5,7 +5,18 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import check_rows, d_marker, lean, legend_colors, sweep_lines
+from ui.common.charts import (
+    COLORS,
+    chart_title,
+    check_rows,
+    d_marker,
+    gradient_legend_below,
+    lean,
+    legend_above,
+    legend_below,
+    legend_colors,
+    sweep_lines,
+)
 
 
 @lean
@@ -43,7 +54,7 @@ def two_score_bars(
                 title=None,
                 sort=order,
                 scale=alt.Scale(domain=order, range=colors),
-                legend=alt.Legend(orient="bottom", columns=1, labelLimit=400, symbolOpacity=1),
+                legend=legend_below(order, columns=1, symbolOpacity=1),
             ),
             tooltip=[
                 alt.Tooltip("version:N"),
@@ -61,7 +72,7 @@ def two_score_bars(
         bars,
         labels,
         data=df.drop(columns="color"),
-        title=title,
+        title=chart_title(title),
         description=description,
         height=360,
     )
@@ -100,7 +111,7 @@ def weight_bars(
                 alt.Tooltip("weight:Q", title=y_title, format=".4g"),
             ],
         )
-        .properties(title=title, description=description, height=260)
+        .properties(title=chart_title(title), description=description, height=260)
     )
 
 
@@ -140,7 +151,7 @@ def attention_heatmap(
                 "weight:Q",
                 title=color_title,
                 scale=alt.Scale(scheme="blues", domain=[0, 1]),
-                legend=alt.Legend(orient="right", gradientLength=160),
+                legend=gradient_legend_below(),
             ),
             tooltip=[
                 alt.Tooltip("i:O", title=y_title),
@@ -168,8 +179,10 @@ def attention_heatmap(
         )
     )
     data = df.assign(ink=df["weight"].gt(0.5).map({True: "white", False: "black"}))
-    side = 120 + max(200, min(520, 22 * n))  # plot area + axes and title
-    return alt.layer(cells, text, data=data, title=title, description=description, height=side)
+    side = 160 + max(200, min(520, 22 * n))  # plot area + axes, title and colour ramp
+    return alt.layer(
+        cells, text, data=data, title=chart_title(title), description=description, height=side
+    )
 
 
 @lean
@@ -204,7 +217,7 @@ def rowmax_histogram(
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=alt.Legend(orient="bottom", direction="vertical", symbolOpacity=1, labelLimit=400),
+        legend=legend_below(order, columns=1, symbolOpacity=1),
     )
     x_scale = alt.Scale(domain=[0, 1])
     bars = (
@@ -242,7 +255,7 @@ def rowmax_histogram(
                 title=None,
                 sort=kinds,
                 scale=alt.Scale(domain=kinds, range=[[1, 0], [6, 3], [2, 2]][: len(kinds)]),
-                legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=400),
+                legend=legend_above(kinds, columns=1),
             ),
             tooltip=[
                 alt.Tooltip("series:N"),
@@ -251,7 +264,7 @@ def rowmax_histogram(
             ],
         )
     )
-    return alt.layer(bars, rules, title=title, description=description, height=420)
+    return alt.layer(bars, rules, title=chart_title(title), description=description, height=420)
 
 
 @lean
@@ -283,7 +296,7 @@ def overflow_lines(
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=alt.Legend(orient="bottom", columns=4, symbolOpacity=1, symbolType="stroke"),
+        legend=legend_below(order, columns=4, symbolOpacity=1, symbolType="stroke"),
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(domain=[0, 1])
@@ -316,7 +329,7 @@ def overflow_lines(
                 title=None,
                 sort=dtypes,
                 scale=alt.Scale(domain=dtypes, range=[[1, 0], [6, 3]][: len(dtypes)]),
-                legend=alt.Legend(orient="bottom", symbolStrokeColor="black"),
+                legend=legend_above(dtypes, symbolStrokeColor=COLORS["theory"]),
             ),
             tooltip=tooltip,
         )
@@ -334,7 +347,7 @@ def overflow_lines(
         points,
         marker,
         data=df.drop(columns="color"),
-        title=title,
+        title=chart_title(title),
         description=description,
         height=400,
     )

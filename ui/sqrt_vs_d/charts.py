@@ -5,7 +5,17 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import check_rows, d_marker, lean, legend_colors, sweep_lines
+from ui.common.charts import (
+    chart_title,
+    check_rows,
+    d_marker,
+    gradient_legend_below,
+    lean,
+    legend_above,
+    legend_below,
+    legend_colors,
+    sweep_lines,
+)
 
 
 @lean
@@ -45,7 +55,7 @@ def logit_scale(
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=alt.Legend(orient="bottom", columns=legend_columns),
+        legend=legend_below(order, columns=legend_columns),
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log")
@@ -75,7 +85,7 @@ def logit_scale(
         bars,
         points,
         marker,
-        title=alt.TitleParams(title, subtitle=subtitle),
+        title=chart_title(title, subtitle),
         description=description,
         height=300,
     )
@@ -119,7 +129,7 @@ def alpha_heatmap(
                 "share:Q",
                 title=color_title,
                 scale=alt.Scale(scheme="greys", domain=[0, 1], reverse=True),
-                legend=alt.Legend(orient="right", gradientLength=220),
+                legend=gradient_legend_below(),
             ),
             tooltip=[
                 alt.Tooltip("d:O", title="d_k"),
@@ -140,7 +150,7 @@ def alpha_heatmap(
                 title=None,
                 sort=labels,
                 scale=alt.Scale(domain=labels, range=list(rules["color"])),
-                legend=alt.Legend(orient="bottom"),
+                legend=legend_above(labels),
             ),
             tooltip=[alt.Tooltip("label:N"), alt.Tooltip("alpha:Q", title="α", format=".2f")],
         )
@@ -149,9 +159,9 @@ def alpha_heatmap(
         rect,
         lines,
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
-        title=title,
+        title=chart_title(title),
         description=description,
-        height=360,
+        height=440,  # a legend above and a colour ramp below the plot
     )
 
 

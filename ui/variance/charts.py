@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, check_rows, d_marker, lean
+from ui.common.charts import COLORS, chart_title, check_rows, d_marker, lean, legend_below
 
 
 @lean
@@ -39,7 +39,7 @@ def histogram_with_law(
         alt.Tooltip("exact:Q", title=law_labels[0], format=".4g"),
     ]
     # rectangles from 0 to the density over [x0, x1] (a bar with x2 would be horizontal)
-    bars = base.mark_rect(opacity=0.55, color=color, stroke="white", strokeWidth=0.5).encode(
+    bars = base.mark_rect(opacity=0.55, color=color).encode(
         x=alt.X("x0:Q", title=x_title),
         x2=alt.X2("x1:Q"),
         y=alt.Y("density:Q", title=y_title),
@@ -59,7 +59,7 @@ def histogram_with_law(
                 "law:N",
                 title=None,
                 sort=list(names.values()),
-                legend=alt.Legend(orient="top-right"),
+                legend=legend_below(list(names.values())),
             ),
             tooltip=[
                 alt.Tooltip("law:N"),
@@ -68,7 +68,7 @@ def histogram_with_law(
             ],
         )
     )
-    return alt.layer(bars, lines, title=title, description=description, height=300)
+    return alt.layer(bars, lines, title=chart_title(title), description=description, height=300)
 
 
 @lean
@@ -101,7 +101,7 @@ def variance_sweep(
         "series:N",
         title=None,
         scale=alt.Scale(domain=list(series_order), range=[COLORS["unscaled"], COLORS["sqrt"]]),
-        legend=alt.Legend(orient="top-left"),
+        legend=legend_below(series_order),
     )
     tooltip = [
         alt.Tooltip("series:N"),
@@ -122,7 +122,9 @@ def variance_sweep(
         x=x, y=alt.Y("var:Q", scale=y_scale, title=y_title), color=series, tooltip=tooltip
     )
     marker = d_marker(current_d)
-    return alt.layer(theory, bars, points, marker, title=title, description=description, height=320)
+    return alt.layer(
+        theory, bars, points, marker, title=chart_title(title), description=description, height=320
+    )
 
 
 @lean
@@ -158,10 +160,13 @@ def running_sums(
         )
     )
     env = alt.Chart(envelope)
-    dash = alt.StrokeDash("band:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400))
+    bands = list(dict.fromkeys(envelope["band"]))
+    dash = alt.StrokeDash("band:N", title=None, legend=legend_below(bands))
     upper = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("hi:Q"), strokeDash=dash)
     lower = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("lo:Q"), strokeDash=dash)
-    return alt.layer(lines, upper, lower, title=title, description=description, height=320)
+    return alt.layer(
+        lines, upper, lower, title=chart_title(title), description=description, height=320
+    )
 
 
 @lean
@@ -189,7 +194,14 @@ def term_bars(
         alt.Chart(df)
         .mark_bar()
         .encode(
-            x=alt.X("i:O", title=x_title, axis=alt.Axis(labelOverlap=True, labelAngle=0)),
+            # a band of outer padding: at 64 bars on a phone the last label would
+            # otherwise stick out past the plot's right edge
+            x=alt.X(
+                "i:O",
+                title=x_title,
+                scale=alt.Scale(paddingOuter=1),
+                axis=alt.Axis(labelOverlap=True, labelAngle=0),
+            ),
             y=alt.Y("term:Q", title=y_title),
             color=alt.Color(
                 "sign:N",
@@ -197,9 +209,9 @@ def term_bars(
                 scale=alt.Scale(
                     domain=list(sign_order), range=[COLORS["sqrt"], COLORS["unscaled"]]
                 ),
-                legend=alt.Legend(orient="bottom"),
+                legend=legend_below(sign_order),
             ),
             tooltip=[alt.Tooltip("i:O", title="i"), alt.Tooltip("term:Q", format=".4g")],
         )
-        .properties(title=title, description=description, height=300)
+        .properties(title=chart_title(title), description=description, height=300)
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, check_rows, lean, legend_colors
+from ui.common.charts import COLORS, chart_title, check_rows, lean, legend_below, legend_colors
 
 
 @lean
@@ -112,7 +112,7 @@ def divisor_bars(
                 tooltip=[alt.Tooltip(field="theory_std", type="quantitative", format=".4g")],
             )
         )
-    options = {"title": title, "description": description, "height": 280}
+    options = {"title": chart_title(title), "description": description, "height": 280}
     shared = alt.FacetedEncoding(x=x, y=y)  # given to the constructor: .encode() copies
     if reference is None or not len(reference):
         return alt.layer(*marks, data=data, encoding=shared, **options)
@@ -161,7 +161,7 @@ def scale_lines(
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=alt.Legend(orient="top-left"),
+        legend=legend_below(order),
     )
     scales = sorted(float(s) for s in df["scale"].unique())
     x = alt.X(
@@ -202,7 +202,7 @@ def scale_lines(
         theory,
         marker,
         data=df.drop(columns="color"),
-        title=title,
+        title=chart_title(title),
         description=description,
         height=320,
     )

@@ -1,5 +1,8 @@
 """Shared chart builders: sweep lines against d_k, valid Vega-Lite, intended encodings."""
 
+import json
+import re
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -112,3 +115,79 @@ def test_check_rows():
     assert charts.check_rows(ok) is ok
     with pytest.raises(ValueError, match="at most 5000 rows"):
         charts.check_rows(pd.DataFrame({"x": range(charts.MAX_ROWS + 1)}))
+
+
+# --- titles and legends that fit a phone ---------------------------------------------------
+def test_text_columns_counts_cjk_twice():
+    assert charts.text_columns("d_k") == 3
+    assert charts.text_columns("方差") == 4
+    assert charts.text_columns("α 的值") == 6  # α is narrow, the space one, 的值 four
+
+
+def test_wrap_text_breaks_english_at_spaces_only():
+    text = "q·k as a running sum over dimensions (20 pairs), with ±1 and ±2 std envelopes"
+    lines = charts.wrap_text(text, 26)
+    assert " ".join(lines) == text
+    assert all(charts.text_columns(line) <= 26 for line in lines)
+    assert lines == [
+        "q·k as a running sum over",
+        "dimensions (20 pairs),",
+        "with ±1 and ±2 std",
+        "envelopes",
+    ]
+    # a word longer than the line keeps a line of its own, whole
+    assert charts.wrap_text("a ‖∂p/∂s‖_F=d_k^−α‖J‖_F b", 6) == ["a", "‖∂p/∂s‖_F=d_k^−α‖J‖_F", "b"]
+
+
+def test_wrap_text_breaks_chinese_between_characters_not_before_closing_punctuation():
+    text = "每行最大权重（批次 4，序列长度 10），带 ±2 标准误"
+    lines = charts.wrap_text(text, 12)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert all(charts.text_columns(line) <= 12 for line in lines)
+    assert not any(line[0] in "，。、；：）" for line in lines)
+    assert not any(line[-1] in "（" for line in lines)
+    with pytest.raises(ValueError, match="columns must be at least 1"):
+        charts.wrap_text("x", 0)
+
+
+def test_chart_title_picks_a_wrapping_by_plot_width():
+    assert charts.chart_title("Short") == "Short"  # fits everywhere: a plain string
+    long = "Mean largest weight against d_k, n_keys = 10 (bands ±2 s.e.)"
+    title = charts.chart_title(long, "a subtitle " * 8).to_dict()
+    expr = title["text"]["expr"]
+    # every wrapping holds the whole title; the narrowest is the fallback at the end
+    narrow = charts.wrap_text(long, charts.TITLE_LINE_COLUMNS[0])
+    assert expr.endswith(": " + json.dumps(narrow, ensure_ascii=False))
+    assert expr.startswith("width >= ")
+    widths = [int(w) for w in re.findall(r"width >= (\d+)", expr)]
+    assert widths == sorted(widths, reverse=True)
+    assert all(
+        charts.text_columns(line) <= charts.SUBTITLE_LINE_COLUMNS for line in title["subtitle"]
+    )
+
+
+def test_legend_below_fits_the_narrowest_chart():
+    short = charts.legend_below(["a", "b", "c", "d"]).to_dict()
+    assert short["orient"] == "bottom" and short["columns"] == 4
+    labels = ["none (α = 0)", "1/√d_k (α = ½)", "1/d_k (α = 1)", "α = 0.75"]
+    legend = charts.legend_below(labels, columns=4).to_dict()
+    entry = max(map(charts.text_columns, labels)) * charts.LEGEND_PX_PER_COLUMN
+    assert legend["columns"] * (entry + charts.LEGEND_SYMBOL_PX) <= charts.NARROW_CHART_PX
+    assert legend["labelLimit"] >= entry
+    assert charts.legend_below(labels, columns=1).to_dict()["columns"] == 1
+
+
+def test_colours_read_on_light_and_dark_backgrounds():
+    def luminance(hex_colour: str) -> float:
+        rgb = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    def contrast(a: str, b: str) -> float:
+        hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+        return (hi + 0.05) / (lo + 0.05)
+
+    # the series and the exact laws; the orange d_k marker is a wide rule, not a series
+    for role in ("theory", "unscaled", "sqrt", "linear", "custom"):
+        for background in ("#FFFFFF", "#0E1117"):  # Streamlit's light and dark backgrounds
+            assert contrast(charts.COLORS[role], background) >= 3, (role, background)
