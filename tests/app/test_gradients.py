@@ -6,6 +6,7 @@ import pyarrow as pa
 import pytest
 
 from tests.app.helpers import chart_data, reveal_all, run_page, warnings
+from ui.common.charts import title_text
 
 PAGE = "app_pages/gradients.py"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -134,7 +135,7 @@ def test_query_params_set_the_controls():
     assert at.slider(key="alpha").value == 1.0
     assert at.slider(key="gap").value == 10.5
     assert at.select_slider(key="gap2").value == "2"
-    assert "n_keys = 20" in chart_data(at)[GAP]["spec"]["title"]
+    assert "n_keys = 20" in title_text(chart_data(at)[GAP]["spec"]["title"])
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import core.experiments
 from tests.app.helpers import chart_data, reveal_all, run_page, warnings
+from ui.common.charts import title_text
 
 SCRIPT = "app_pages/sqrt-vs-d.py"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -29,8 +30,7 @@ def _frame(arrow: bytes) -> pd.DataFrame:
 def _by_title(at: AppTest) -> dict[str, dict]:
     out = {}
     for chart in chart_data(at):
-        title = chart["spec"].get("title")
-        out[title["text"] if isinstance(title, dict) else title] = chart
+        out[title_text(chart["spec"].get("title"))] = chart
     return out
 
 

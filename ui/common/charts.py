@@ -156,6 +156,24 @@ def chart_title(text: str, subtitle: str | None = None, **options) -> str | alt.
     return alt.Title(title_text, **options)
 
 
+def title_text(title: object) -> str:
+    """The text of a chart title as one line, whatever form :func:`chart_title` gave it
+    (a string, a list of lines, a ``{"text": …}`` object or an expression choosing a
+    wrapping); for finding a chart by its title in a spec."""
+    if isinstance(title, dict):
+        title = title.get("text", "")
+        if isinstance(title, dict):  # {"expr": "width >= … ? [widest lines] : …"}
+            title = json.JSONDecoder().raw_decode(title["expr"][title["expr"].index("[") :])[0]
+    if isinstance(title, list):
+        cjk = re.compile(f"[{_CJK}]")
+        joined = ""
+        for line in title:  # Chinese lines join without a space
+            gap = "" if not joined or (cjk.search(joined[-1]) and cjk.search(line[0])) else " "
+            joined += gap + line
+        return joined
+    return str(title)
+
+
 def legend_below(
     labels: Sequence[str], *, columns: int | None = None, orient: str = "bottom", **options
 ) -> alt.Legend:

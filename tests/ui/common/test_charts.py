@@ -191,3 +191,18 @@ def test_colours_read_on_light_and_dark_backgrounds():
     for role in ("theory", "unscaled", "sqrt", "linear", "custom"):
         for background in ("#FFFFFF", "#0E1117"):  # Streamlit's light and dark backgrounds
             assert contrast(charts.COLORS[role], background) >= 3, (role, background)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Short",
+        "Mean largest weight against d_k, n_keys = 10 (bands ±2 s.e.), unscaled and scaled",
+        "每行最大权重（批次 4，序列长度 10），带 ±2 标准误，这个标题足够长，需要换行才能放下",
+    ],
+)
+def test_title_text_recovers_the_title(text):
+    title = charts.chart_title(text)
+    spec = title if isinstance(title, str) else title.to_dict()
+    assert charts.title_text(spec) == text
+    assert charts.title_text({"text": ["two", "lines"]}) == "two lines"
