@@ -8,8 +8,6 @@ reruns that panel only: the two-score playground (``score_1``, ``score_2``,
 
 from __future__ import annotations
 
-from functools import partial
-
 import pandas as pd
 import streamlit as st
 
@@ -63,8 +61,7 @@ def playground() -> None:
     pair = frames.two_score_frame(raw, div, labels, keys)
     with left:
         workshop.chart(
-            partial(
-                charts.two_score_bars,
+            charts.two_score_bars(
                 pair,
                 title=t("saturation.play_title", c=f"{c:g}"),
                 x_title=t("saturation.axis_key"),
@@ -168,8 +165,7 @@ def _classic_charts(
         cells = heat[heat.scaled == scaled].drop(columns="scaled")
         with col:
             workshop.chart(
-                partial(
-                    charts.attention_heatmap,
+                charts.attention_heatmap(
                     cells,
                     title=t(f"saturation.heat_title_{name}", d_k=dk),
                     x_title=t("saturation.axis_key_j"),
@@ -195,8 +191,7 @@ def _classic_charts(
     bars, marks = frames.rowmax_frames(hist, summary)
     with left:
         workshop.chart(
-            partial(
-                charts.rowmax_histogram,
+            charts.rowmax_histogram(
                 bars,
                 marks,
                 title=t("saturation.dist_title", b=batch, n=seq, d_k=dk),

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import partial
 
 import streamlit as st
 
@@ -93,8 +92,7 @@ def histograms(v: View, revealed: bool) -> None:
     left, right = st.columns(2)
     with left:
         workshop.chart(
-            partial(
-                charts.histogram_with_law,
+            charts.histogram_with_law(
                 raw,
                 title=t("variance.hist_raw_title", d_k=d_k),
                 x_title=t("variance.axis_score"),
@@ -109,8 +107,7 @@ def histograms(v: View, revealed: bool) -> None:
         )
     with right:
         workshop.chart(
-            partial(
-                charts.histogram_with_law,
+            charts.histogram_with_law(
                 scaled,
                 title=t("variance.hist_scaled_title", d_k=d_k),
                 x_title=t("variance.axis_scaled_score"),
@@ -139,8 +136,7 @@ def variance_against_d_k(v: View) -> None:
         ),
     ).drop(columns="scaled")
     workshop.chart(
-        partial(
-            charts.variance_sweep,
+        charts.variance_sweep(
             sweep,
             current_d=v.d_k,
             series_order=(t("variance.series_raw"), t("variance.series_scaled")),
@@ -169,8 +165,7 @@ def dimension_by_dimension(v: View) -> None:
             band=envelope.k.map({1: t("variance.band_1"), 2: t("variance.band_2")})
         )
         workshop.chart(
-            partial(
-                charts.running_sums,
+            charts.running_sums(
                 paths,
                 envelope,
                 title=t("variance.paths_title", n=data.N_PATHS),
@@ -190,8 +185,7 @@ def dimension_by_dimension(v: View) -> None:
             columns="positive"
         )
         workshop.chart(
-            partial(
-                charts.term_bars,
+            charts.term_bars(
                 terms,
                 title=t("variance.terms_title", total=f"{total:.3g}"),
                 x_title=t("variance.axis_i"),
