@@ -24,6 +24,8 @@ MAIN_CONTROL = {
     "gradients": ("d_k", "number", "256"),
     "sqrt_vs_d": ("alpha", "slider", "1"),
     "which_d": ("d_model", "number", "1024"),
+    "training": ("d_k", "number", "128"),
+    "real_models": ("head", "number", "3"),
 }
 STORY_PAGES = [p for p in PAGES if p.url_path]
 
