@@ -371,6 +371,7 @@ def log_histogram(
     y_title: str,
     median_title: str,
     description: str,
+    bin_titles: tuple[str, str],
 ) -> alt.LayerChart:
     """Histogram on a log10 axis with its median as a dashed rule.
 
@@ -378,6 +379,8 @@ def log_histogram(
     ----------
     df : DataFrame
         ``x0``, ``x1`` (bin edges in decades), ``share`` (% of rows).
+    bin_titles : (str, str)
+        Tooltip titles of a bin's lower and upper edge.
     median, median_log10 : float
         The median (for the tooltip) and its log10 (where the rule is drawn).
     x_domain : (float, float)
@@ -399,8 +402,8 @@ def log_histogram(
             y=alt.Y("share:Q", title=y_title),
             y2=alt.Y2(datum=0),
             tooltip=[
-                alt.Tooltip("x0:Q", title="log10 from", format=".2f"),
-                alt.Tooltip("x1:Q", title="log10 to", format=".2f"),
+                alt.Tooltip("x0:Q", title=bin_titles[0], format=".2f"),
+                alt.Tooltip("x1:Q", title=bin_titles[1], format=".2f"),
                 alt.Tooltip("share:Q", title=y_title, format=".2f"),
             ],
         )

@@ -308,6 +308,7 @@ def query_gradient(
                     subtitle=t("gradients.qgrad_subtitle", d_k=d_k, n_keys=n_keys),
                     x_title=t("gradients.axis_log_grad"), y_title=t("gradients.axis_share"),
                     median_title=t("gradients.median_label"),
+                    bin_titles=(t("common.tip_log_bin_from"), t("common.tip_log_bin_to")),
                     description=t("gradients.qgrad_alt", label=label, d_k=d_k, median=f"{q['median']:.2e}"),
                 ),
                 key=f"gradients_qgrad_{which}", data=frame, source=query_grad_norms,

@@ -102,7 +102,9 @@ def head_grid_heatmap(
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
         title=alt.Title(title),
         description=description,
-        height=320,
+        # the whole chart's height (Streamlit fits the view): title, axes and the colour
+        # legend below take about 200 px, the six layer rows the rest
+        height=360,
     )
 
 
@@ -117,6 +119,7 @@ def logit_histogram(
     bars_label: str,
     curve_label: str,
     description: str,
+    bin_titles: tuple[str, str],
 ) -> alt.LayerChart:
     """Pooled histogram of the scaled logits (bars) against the N(0, 1) density (line).
 
@@ -128,6 +131,8 @@ def logit_histogram(
         ``x``, ``density`` of N(0, 1).
     bars_label, curve_label : str
         Legend entries.
+    bin_titles : (str, str)
+        Tooltip titles of a bin's lower and upper edge.
     """
     check_rows(bars)
     check_rows(curve)
@@ -146,10 +151,12 @@ def logit_histogram(
             x=alt.X(field="x0", type="quantitative", title=x_title, scale=x_scale),
             x2=alt.X2(field="x1"),
             y=alt.Y(field="density", type="quantitative", title=y_title),
+            # without a base, a bar ranged in x is drawn as a thin horizontal tick at y
+            y2=alt.datum(0),
             color=color,
             tooltip=[
-                _q("x0", "from", ".2f"),
-                _q("x1", "to", ".2f"),
+                _q("x0", bin_titles[0], ".2f"),
+                _q("x1", bin_titles[1], ".2f"),
                 _q("density", y_title, ".4f"),
             ],
         )
@@ -163,7 +170,9 @@ def logit_histogram(
             color=color,
         )
     )
-    return alt.layer(hist, line, title=alt.Title(title), description=description, height=260)
+    # the whole chart's height (Streamlit fits the view): title, x axis and the legend
+    # below take about 190 px, the plot the rest
+    return alt.layer(hist, line, title=alt.Title(title), description=description, height=450)
 
 
 @lean
@@ -210,7 +219,11 @@ def attention_heatmap(
                 field="key",
                 type="ordinal",
                 title=x_title,
-                axis=alt.Axis(labelAngle=-50, orient="top", **axis),
+                # upright labels stay over their own column: a slanted last label
+                # would reach past the chart's right edge on a phone
+                axis=alt.Axis(
+                    labelAngle=-90, labelAlign="left", labelBaseline="middle", orient="top", **axis
+                ),
             ),
             y=alt.Y(field="query", type="ordinal", title=y_title, axis=alt.Axis(**axis)),
             color=alt.Color(

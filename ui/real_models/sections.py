@@ -202,6 +202,7 @@ def glance(c: data.Corpus, fig: dict) -> None:
             description=t(
                 "real_models.hist_alt", std=_f(fig["pooled_std"]), mean=_f(fig["pooled_mean"])
             ),
+            bin_titles=(t("common.tip_bin_from"), t("common.tip_bin_to")),
         ),
         key="real_models_hist",
         data=bars,

@@ -194,6 +194,7 @@ def rowmax_histogram(
     x_title: str,
     y_title: str,
     description: str,
+    bin_titles: tuple[str, str],
 ) -> alt.LayerChart:
     """Overlaid histograms of the row max (unscaled, scaled) with rules at summary values.
 
@@ -208,6 +209,8 @@ def rowmax_histogram(
     marks : DataFrame
         Vertical rules: ``series``, ``color``, ``value`` (x), ``kind`` (legend label of
         the dash style, e.g. "mean of rows", "largest entry of a tensor (median)").
+    bin_titles : (str, str)
+        Tooltip titles of a bin's lower and upper edge.
     """
     check_rows(hist)
     check_rows(marks)
@@ -237,8 +240,8 @@ def rowmax_histogram(
             color=color,
             tooltip=[
                 alt.Tooltip("series:N"),
-                alt.Tooltip("x0:Q", title="from", format=".2f"),
-                alt.Tooltip("x1:Q", title="to", format=".2f"),
+                alt.Tooltip("x0:Q", title=bin_titles[0], format=".2f"),
+                alt.Tooltip("x1:Q", title=bin_titles[1], format=".2f"),
                 alt.Tooltip("share:Q", title=y_title, format=".1%"),
             ],
         )

@@ -203,6 +203,7 @@ def _classic_charts(
                     mean_s=f"{s['mean']:.3f}",
                     top=frames.fmt_weight(u["tensor_max_median"]),
                 ),
+                bin_titles=(t("common.tip_bin_from"), t("common.tip_bin_to")),
             ),
             key="saturation_rowmax",
             data=bars,

@@ -200,8 +200,10 @@ def test_log_histogram_chart():
         y_title="%",
         median_title="median",
         description="alt",
+        bin_titles=("from", "to"),
     ).to_dict()
     bars, rule = _layers(spec)
+    assert [tip.get("title") for tip in bars["encoding"]["tooltip"][:2]] == ["from", "to"]
     assert bars["mark"]["type"] == "bar" and bars["encoding"]["x2"]["field"] == "x1"
     assert bars["encoding"]["y2"] == {"datum": 0}
     assert bars["encoding"]["x"]["scale"]["domain"] == [geo["lo"], geo["hi"]]

@@ -57,9 +57,12 @@ def test_logit_histogram():
     bars, curve = data.histogram_frames()
     spec = charts.logit_histogram(
         bars, curve, title="T", x_title="x", y_title="density", bars_label="pooled",
-        curve_label="N(0, 1)", description="alt",
+        curve_label="N(0, 1)", description="alt", bin_titles=("from", "to"),
     ).to_dict()  # fmt: skip
     assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "line"]
+    # bars rise from 0: a bar ranged in x without a base is drawn as a tick at its height
+    assert spec["layer"][0]["encoding"]["y2"] == {"datum": 0}
+    assert [tip["title"] for tip in spec["layer"][0]["encoding"]["tooltip"][:2]] == ["from", "to"]
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["pooled", "N(0, 1)"]
     assert sorted(len(v) for v in spec["datasets"].values()) == [64, 161]
     assert len(bars) == len(data.HIST_EDGES) - 1

@@ -117,8 +117,9 @@ def test_rowmax_histogram_and_frames():
     assert len(bars) == 100 and len(marks) == 4
     assert set(marks["value"]) == {0.865, 0.9999995, 0.32, 0.63}
     spec = charts.rowmax_histogram(
-        bars, marks, title="T", x_title="row max", y_title="share", description="a"
-    ).to_dict()
+        bars, marks, title="T", x_title="row max", y_title="share", description="a",
+        bin_titles=("from", "to"),
+    ).to_dict()  # fmt: skip
     hist_layer, rules = _layers(spec)
     assert hist_layer["mark"]["type"] == "bar"
     assert hist_layer["encoding"]["x"]["scale"]["domain"] == [0, 1]
