@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -161,7 +162,8 @@ def one_run(v: View) -> None:
             cols = st.columns(2)
         frame = data.labelled(v.run["curves"][metric])
         with cols[i % 2]:
-            chart = charts.curves(
+            chart = partial(
+                charts.curves,
                 frame,
                 title=t(f"training.{metric}_title"),
                 x_title=t("training.axis_step"),
@@ -247,7 +249,8 @@ def inside_run(v: View) -> None:
         )
         for name in v.variants
     )
-    chart = charts.probe_heatmap(
+    chart = partial(
+        charts.probe_heatmap,
         frame,
         title=t("training.probe_title"),
         x_title=t("training.probe_x"),

@@ -8,6 +8,7 @@ one cached cell at a time, with the progress bar and status line outside the cac
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -163,7 +164,8 @@ def sweep_charts(v: View, have: dict, numbers: dict) -> None:
         )
         for name, e in per.items()
     )
-    chart = charts.lr_lines(
+    chart = partial(
+        charts.lr_lines,
         summary,
         current_lr=v.lr if LR_GRIDS[v.optimizer][0] <= v.lr <= LR_GRIDS[v.optimizer][-1] else None,
         title=t("training.lr_title", d_k=v.d_k, opt=opt_name(v.optimizer)).split("|"),
@@ -231,7 +233,8 @@ def small_multiples(v: View, have: dict) -> None:
                 f"{data.variant_label(name)} {data.lr_text(part.loc[part['value'].idxmin(), 'lr'])}"
                 for name, part in frame.groupby("variant", sort=False)
             )
-            chart = charts.lr_lines(
+            chart = partial(
+                charts.lr_lines,
                 frame,
                 current_lr=None,
                 title=f"d_k = {d_k}",
