@@ -110,7 +110,9 @@ class Control:
 PAGES: dict[str, Control] = {
     "saturation": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
     "sqrt-vs-d": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
-    "training": Control("d_k", (16, 32, 64, 128, 256), range(16, 257), "d_k=64"),
+    # the training page trains at powers of two only: 512 and 1024 are the fresh ones
+    "training": Control("d_k", (16, 32, 64, 128, 256), range(512, 1025, 512), "d_k=64"),
+    "real-models": Control("head", (0, 2, 5, 8), range(0, 12), "head=5"),
     "which-d": Control("d_model", (256, 512, 768, 1024, 2048), range(64, 4097), "d_model=512"),
     "variance": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
     "gradients": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),

@@ -120,7 +120,7 @@ def thinned_steps(steps: int, points: int = CURVE_POINTS) -> np.ndarray:
     return np.unique(np.r_[np.arange(0, steps, stride), steps - 1])
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False)
 def single_run(
     d_k: int, optimizer: str, lr: float, steps: int, variants: tuple[str, ...], seed: int
 ) -> dict[str, pd.DataFrame]:
