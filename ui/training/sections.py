@@ -18,6 +18,7 @@ from core.training import train_recall_variants
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.training import charts, data
+from ui.training.runs import D_K_POWERS
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,6 @@ def toggle(key: str, label: str, help: str) -> bool:
     return st.toggle(label, value=False, key=key, help=help, bind="query-params")
 
 
-#: d_k values this page trains at: powers of two, so that a workshop's learners share a
-#: handful of runs (each new one costs 0.5-1.5 s of server CPU; benchmarks/load.py).
-D_K_POWERS = tuple(2**i for i in range(4, 11))  # 16 … 1024
 _LAST_D_K = "_training_d_k"  # the d_k this page last trained at (session)
 _D_K_MOVED = "_training_d_k_moved"  # (asked, used) when a value was moved to a power
 
