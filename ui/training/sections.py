@@ -144,6 +144,11 @@ def d_k_input() -> int:
 
 
 # --- shared pieces ------------------------------------------------------------------------------
+def tips(*names: str) -> dict[str, str]:
+    """Tooltip titles of a chart, from the catalog (``training.tip_<name>``)."""
+    return {name: t(f"training.tip_{name}") for name in names}
+
+
 def opt_name(optimizer: str) -> str:
     return t(f"training.opt_{optimizer}")
 
@@ -225,6 +230,7 @@ def one_run(v: View) -> None:
                 x_title=t("training.axis_step"),
                 y_title=t(f"training.{metric}_y"),
                 description=t(f"training.{metric}_alt", values=finals[metric], steps=v.steps),
+                tips=tips("series", "step", "smooth", "raw", "reference"),
                 **specs[metric],
             )
             workshop.chart(
@@ -314,6 +320,7 @@ def inside_run(v: View) -> None:
         color_title=t("training.probe_color"),
         step_title=t("training.axis_step"),
         description=t("training.probe_alt", last=last, parts=described),
+        tips=tips("series", "row", "key", "weight"),
     )
     workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)
     summary = v.run["summary"]

@@ -17,7 +17,7 @@ from core.training import LR_GRIDS, final_loss, lr_sensitivity
 from ui.common import workshop
 from ui.common.i18n import t
 from ui.training import charts, data
-from ui.training.sections import View, fmt, opt_name, pct
+from ui.training.sections import View, fmt, opt_name, pct, tips
 
 
 # --- 3: LR sensitivity ---------------------------------------------------------------------------
@@ -172,6 +172,7 @@ def sweep_charts(v: View, have: dict, numbers: dict) -> None:
         x_title=t("training.axis_lr"),
         y_title=t("training.lr_y", last=data.LAST),
         description=t("training.lr_alt", d_k=v.d_k, opt=opt_name(v.optimizer), parts=described),
+        tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"),
         initial=initial[["series", "color", "y"]],
     )
     workshop.chart(
@@ -243,6 +244,7 @@ def small_multiples(v: View, have: dict) -> None:
                 description=t(
                     "training.multiple_alt", d_k=d_k, opt=opt_name(v.optimizer), best=best
                 ),
+                tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"),
                 y_domain=domain,
                 legend_columns=1,  # two panels to a row: ~210 px each at 800 px
                 height=340,
