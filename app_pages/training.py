@@ -15,8 +15,7 @@ st.info(t("training.model", n=data.N_KEYS), icon=":material/info:")
 with workshop.controls_box():
     c1, c2, c3 = workshop.control_columns([3, 2, 5])
     with c1:
-        sections.clamp_d_k(16, 1024)
-        d_k = controls.d_k_input(min_value=16, max_value=1024)
+        d_k = sections.d_k_input()
     with c2:
         optimizer = controls.choice(
             "optimizer", t("training.optimizer"), OPTIMIZERS, default="adam",

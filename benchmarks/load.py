@@ -110,7 +110,9 @@ class Control:
 PAGES: dict[str, Control] = {
     "saturation": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
     "sqrt-vs-d": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
-    "training": Control("d_k", (16, 32, 64, 128, 256), range(16, 257), "d_k=64"),
+    # the training page trains at powers of two only: 512 and 1024 are the fresh ones
+    "training": Control("d_k", (16, 32, 64, 128, 256), range(512, 1025, 512), "d_k=64"),
+    "real-models": Control("head", (0, 2, 5, 8), range(0, 12), "head=5"),
     "which-d": Control("d_model", (256, 512, 768, 1024, 2048), range(64, 4097), "d_model=512"),
     "variance": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
     "gradients": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
@@ -420,17 +422,18 @@ class Learner:
         if ran is not None:
             self.stats.load_s = time.perf_counter() - t0
 
-    async def change(self, key: str, value: int) -> None:
+    async def change(self, key: str, value: int) -> float | None:
         wid = self.control_id(key)
         if wid is None:
             self.stats.errors.append(f"control {key!r} not on the page")
-            return
+            return None
         self.widgets[wid].int_value = value
         params = [(k, v) for k, v in urllib.parse.parse_qsl(self.query) if k != key]
         self.query = urllib.parse.urlencode([*params, (key, str(value))])
         latency = await self._rerun(first=False)
         if latency is not None:
             self.stats.latencies.append(latency)
+        return latency
 
     async def close(self) -> None:
         if self._reader is not None:
@@ -496,6 +499,9 @@ class RunResult:
     client_cpu_s: float = float("nan")
     window_s: float = float("nan")
     unknown_widgets: list[str] = field(default_factory=list)
+    #: every change: (seconds into the change phase, value, from the shared list,
+    #: latency in s or None when its run did not finish) — where a tail comes from
+    changes: list[tuple[float, int, bool, float | None]] = field(default_factory=list)
     refs: int = 0
 
     @property
@@ -587,7 +593,9 @@ async def _workshop(
             while time.monotonic() < end:
                 value, was_shared = values.next(learner.current(control.key))
                 shared_count += was_shared
-                await learner.change(control.key, value)
+                at = time.monotonic() - t_start
+                latency = await learner.change(control.key, value)
+                res.changes.append((round(at, 3), value, was_shared, latency))
                 pause = res.think_s * rng.uniform(0.5, 1.5)
                 if time.monotonic() + pause >= end:
                     break

@@ -56,20 +56,14 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from core.training import LR_GRIDS, Variant, final_loss, train_recall_variants  # noqa: E402
+from core.training import LR_GRIDS, final_loss, train_recall_variants  # noqa: E402
+from ui.training.runs import VARIANTS  # noqa: E402  (the page's variants, in the file's order)
 
 OUT = REPO_ROOT / "data" / "training_sweep.json"
 OPTIMIZERS = ("sgd", "adam")
 #: 9-point grids, half a decade apart (core.training.LR_GRIDS says how they were chosen).
 LRS = {opt: np.asarray(LR_GRIDS[opt]) for opt in OPTIMIZERS}
 D_KS = (16, 64, 256, 1024)
-VARIANTS = {
-    "alpha_0": Variant(0.0),
-    "alpha_half": Variant(0.5),
-    "alpha_1": Variant(1.0),
-    "folded": Variant(0.0, "folded"),
-    "qk_norm": Variant(0.5, "fan_in", True),
-}
 SEEDS = (0, 1, 2)
 PARAMS = {"n_keys": 16, "d_in": 32, "d_v": 8, "batch": 64, "noise": 0.5, "steps": 300}
 LAST = 30  # final loss = mean of the last 30 steps

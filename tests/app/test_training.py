@@ -225,9 +225,9 @@ def test_malformed_params_warn_and_fall_back(params, name):
 
 
 def test_sweep_button_runs_to_the_end_with_progress():
-    """d_k = 24 is not shipped: three runs (one per seed) are computed on demand."""
-    at = open_page(d_k="24")
-    assert len(chart_data(at)) == 9  # the LR chart at d_k = 24 waits; the panels are shipped
+    """d_k = 32 is not shipped: three runs (one per seed) are computed on demand."""
+    at = open_page(d_k="32")
+    assert len(chart_data(at)) == 9  # the LR chart at d_k = 32 waits; the panels are shipped
     info = [i.value for i in at.info if "not shipped" in i.value]
     assert info and "3 of the 15 runs" in info[0]
     at.button(key="training_compute").click().run(timeout=300)  # ~6 s of CPU; a loaded CI is slower
@@ -239,8 +239,39 @@ def test_sweep_button_runs_to_the_end_with_progress():
     reveal_all(at)
     assert len(chart_data(at)) == N_CHARTS
     assert any("12 precomputed" in c.value and "3 computed now" in c.value for c in at.caption)
-    assert "d_k = 24, Adam" in " ".join(map(str, _titles(at)))
+    assert "d_k = 32, Adam" in " ".join(map(str, _titles(at)))
     # computed results stay for the session: a rerun shows them without the button
     at.run()
     assert not [b for b in at.button if b.key == "training_compute"]
-    assert "d_k = 24 with Adam" in _myth(at)
+    assert "d_k = 32 with Adam" in _myth(at)
+
+
+def test_d_k_is_a_power_of_two():
+    """The page trains at 16, 32, …, 1024 only: a link, a typed value and another page's
+    d_k move to the nearest power (log scale) with a note; − / + step to the next one."""
+    at = open_page(reveal=False, d_k="24")
+    assert at.number_input(key="d_k").value == 32
+    assert at.query_params["d_k"] in ("32", ["32"])
+    assert any("d_k = 24 became 32" in c.value for c in at.caption)
+    at.number_input(key="d_k").set_value(33).run()  # the input's +
+    assert at.number_input(key="d_k").value == 64
+    assert not any("became" in c.value for c in at.caption)  # a step needs no note
+    at.number_input(key="d_k").set_value(63).run()  # its −
+    assert at.number_input(key="d_k").value == 32
+    at.number_input(key="d_k").set_value(182).run()  # typed: log2 182 = 7.51 -> 256
+    assert at.number_input(key="d_k").value == 256
+    assert any("d_k = 182 became 256" in c.value for c in at.caption)
+    at.number_input(key="d_k").set_value(180).run()  # log2 180 = 7.49 -> 128
+    assert at.number_input(key="d_k").value == 128
+    assert not at.exception
+
+
+@pytest.mark.parametrize(
+    ("value", "previous", "want"),
+    [(16, None, 16), (1024, 7, 1024), (4096, None, 1024), (1, None, 16), (22, None, 16),
+     (23, None, 32), (65, 64, 128), (127, 128, 64), (65, 32, 64), (700, None, 512)],
+)  # fmt: skip
+def test_snap_d_k(value, previous, want):
+    from ui.training.sections import snap_d_k
+
+    assert snap_d_k(value, previous) == want

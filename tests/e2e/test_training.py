@@ -57,8 +57,8 @@ def test_training_in_chinese_from_a_deep_link(app):
 
 
 def test_training_sweep_computes_with_progress(app):
-    app.open("training", "d_k=24")
-    _assert_charts_drawn(app, 9)  # the LR chart at d_k = 24 waits for its runs
+    app.open("training", "d_k=32")
+    _assert_charts_drawn(app, 9)  # the LR chart at d_k = 32 waits for its runs
     button = app.button("training_compute")
     expect(button).to_be_visible()
     app.interact(button.click, expect_chart_change=False, timeout_ms=SWEEP_TIMEOUT_MS)

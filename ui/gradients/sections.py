@@ -9,6 +9,7 @@ steps); everything here reads its inputs from arguments and cached calls in
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -81,7 +82,7 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
         frame = cells[cells.which == which].drop(columns="which")
         with col:
             workshop.chart(
-                charts.jacobian_heatmap(
+                partial(charts.jacobian_heatmap,
                     frame, domain_max=cells.value.abs().max(), title=label,
                     subtitle=t("gradients.heat_subtitle", p=p_text, fro=f"{r['fro']:.2e}"),
                     x_title=t("gradients.axis_j"), y_title=t("gradients.axis_i"),
@@ -134,7 +135,7 @@ def gap_explorer(n_keys: int) -> None:
     names = dict(zip(("fro", "offdiag", "exact", "law"), q_labels + k_labels, strict=True))
     curves = data.gap_curves(n_keys, gap2).replace(names)
     workshop.chart(
-        charts.gap_explorer(
+        partial(charts.gap_explorer,
             curves, current_g=g, quantity_order=q_labels, kind_order=k_labels,
             title=t("gradients.gap_title", n_keys=n_keys), x_title=t("gradients.axis_gap"),
             y_title=t("gradients.axis_size"), description=t("gradients.gap_alt", n_keys=n_keys),
@@ -181,7 +182,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     for col, name in zip(st.columns(2), ("jac", "grad"), strict=True):
         with col:
             workshop.chart(
-                charts.median_mean_sweep(
+                partial(charts.median_mean_sweep,
                     frames[name], current_d=d_k, title=t(f"gradients.{name}_title"),
                     subtitle=t("gradients.sweep_subtitle"), x_title=t("gradients.axis_d_k"),
                     y_title=t(f"gradients.axis_{name}"), mean_label=t("gradients.mean_label"),
@@ -192,7 +193,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     left, right = st.columns(2)
     with left:
         workshop.chart(
-            sweep_lines(
+            partial(sweep_lines,
                 frames["dead"], current_d=d_k, title=t("gradients.dead_title"),
                 x_title=t("gradients.axis_d_k"), y_title=t("gradients.axis_dead"),
                 description=t("gradients.dead_alt"), y_domain=(0, 1), legend_columns=2, height=360,
@@ -302,7 +303,7 @@ def query_gradient(
         frame = bins[bins.which == which].drop(columns="which")
         with col:
             workshop.chart(
-                log_histogram(
+                partial(log_histogram,
                     frame, median=q["median"], median_log10=q["median_log10"],
                     x_domain=(geo["lo"], geo["hi"]), color=colors[which], title=label,
                     subtitle=t("gradients.qgrad_subtitle", d_k=d_k, n_keys=n_keys),

@@ -9,6 +9,7 @@ Face ``transformers``.
 
 from __future__ import annotations
 
+from functools import partial
 from urllib.parse import urlsplit
 
 import pandas as pd
@@ -158,7 +159,8 @@ def glance(c: data.Corpus, fig: dict) -> None:
     for col, (value, log_color, extra) in zip(st.columns(2), specs, strict=True):
         with col:
             workshop.chart(
-                charts.head_grid_heatmap(
+                partial(
+                    charts.head_grid_heatmap,
                     grid[["layer", "head", value, f"{value}_min", f"{value}_max"]],
                     value=value,
                     title=t(f"real_models.grid_{value}_title", **extra).split("\n"),
@@ -191,7 +193,8 @@ def glance(c: data.Corpus, fig: dict) -> None:
     )
     bars, curve = data.histogram_frames()
     workshop.chart(
-        charts.logit_histogram(
+        partial(
+            charts.logit_histogram,
             bars,
             curve,
             title=t("real_models.hist_title").split("\n"),
@@ -256,7 +259,8 @@ def one_head(c: data.Corpus, sentence: int, layer: int, head: int, divisor: str)
     m = data.head_metrics(frame)
     label = divisor_label(divisor, c.d_k)
     workshop.chart(
-        charts.attention_heatmap(
+        partial(
+            charts.attention_heatmap,
             frame,
             list(c.tokens[sentence]),
             title=t("real_models.map_title", layer=layer, head=head, div=label).split("\n"),
@@ -327,7 +331,8 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
     for col, (value, fmt, axis_format, ref) in zip(st.columns(2), specs, strict=True):
         with col:
             workshop.chart(
-                charts.divisor_layer_bars(
+                partial(
+                    charts.divisor_layer_bars,
                     layers,
                     value=value,
                     labels=labels,

@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.common.data import rng_for, sweep_rows
+from ui.common.controls import ALPHA_PRESETS
+from ui.common.data import rng_for, saturation_sweep, sweep_rows
+from ui.saturation.frames import sweep_at
 
 STREAM_SAT_ROW, STREAM_SAT_HEATMAP, STREAM_SAT_ROWMAX, STREAM_SAT_OVERFLOW = 20, 21, 22, 23
 
@@ -45,6 +47,32 @@ def overflow_rows(n_keys: int) -> int:
 def rowmax_replicates(batch: int, seq_len: int) -> int:
     """Replicates of the toy experiment drawn for its row-max distribution."""
     return int(min(2000, max(50, ROWMAX_BUDGET // (batch * seq_len * seq_len))))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def one_row_sides(
+    d_k: int, n_keys: int, alpha: float, seed: int
+) -> tuple[dict[bool, pd.DataFrame], dict]:
+    """:func:`one_row` split by ``scaled`` (False, True), without that column: the frame
+    each of the two charts draws and offers as CSV; and the stats."""
+    row, stats = one_row(d_k, n_keys, alpha, seed)
+    return {s: row[row.scaled == s].drop(columns="scaled") for s in (False, True)}, stats
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def sweep_far_end(n_keys: int, seed: int) -> dict:
+    """The saturation sweep (α = 0, ½, 1) at its largest d_k, for the prediction:
+    ``d`` (that d_k), ``mean_0`` and ``se_0`` (mean largest weight at α = 0 and its
+    s.e.), ``mean_half`` (at α = ½)."""
+    fixed = saturation_sweep(n_keys, ALPHA_PRESETS, 0.0, seed, sat_sweep_rows(n_keys))
+    d = int(fixed["d"].max())
+    cell = lambda alpha, field: sweep_at(fixed, alpha, d, field)  # noqa: E731
+    return {
+        "d": d,
+        "mean_0": cell(0.0, "max_weight_mean"),
+        "se_0": cell(0.0, "max_weight_se"),
+        "mean_half": cell(0.5, "max_weight_mean"),
+    }
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

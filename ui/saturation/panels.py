@@ -8,6 +8,8 @@ reruns that panel only: the two-score playground (``score_1``, ``score_2``,
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -61,7 +63,8 @@ def playground() -> None:
     pair = frames.two_score_frame(raw, div, labels, keys)
     with left:
         workshop.chart(
-            charts.two_score_bars(
+            partial(
+                charts.two_score_bars,
                 pair,
                 title=t("saturation.play_title", c=f"{c:g}"),
                 x_title=t("saturation.axis_key"),
@@ -165,7 +168,8 @@ def _classic_charts(
         cells = heat[heat.scaled == scaled].drop(columns="scaled")
         with col:
             workshop.chart(
-                charts.attention_heatmap(
+                partial(
+                    charts.attention_heatmap,
                     cells,
                     title=t(f"saturation.heat_title_{name}", d_k=dk),
                     x_title=t("saturation.axis_key_j"),
@@ -191,7 +195,8 @@ def _classic_charts(
     bars, marks = frames.rowmax_frames(hist, summary)
     with left:
         workshop.chart(
-            charts.rowmax_histogram(
+            partial(
+                charts.rowmax_histogram,
                 bars,
                 marks,
                 title=t("saturation.dist_title", b=batch, n=seq, d_k=dk),

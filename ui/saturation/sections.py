@@ -9,6 +9,7 @@ source of the core functions behind it).
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import altair as alt
 import numpy as np
@@ -36,16 +37,17 @@ from ui.saturation import charts, data, frames
 def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     """One query's weights over its keys, unscaled beside scaled."""
     st.subheader(t("saturation.row_header"))
-    row, rs = data.one_row(d_k, n_keys, alpha, seed)
+    sides, rs = data.one_row_sides(d_k, n_keys, alpha, seed)
     st.markdown(t("saturation.row_lead", d_k=d_k, n=n_keys, std=f"{math.sqrt(d_k):.3g}"))
     for col, scaled, a in zip(st.columns(2), (False, True), (0.0, alpha), strict=True):
         name = "scaled" if scaled else "unscaled"
         stats = {"max": f"{rs[f'max_{name}']:.3f}", "h": f"{rs[f'entropy_{name}']:.3f}"}
-        side = row[row.scaled == scaled].drop(columns="scaled")
+        side = sides[scaled]
         label = controls.alpha_label(a)
         with col:
             workshop.chart(
-                charts.weight_bars(
+                partial(
+                    charts.weight_bars,
                     side,
                     color=alpha_color(a),
                     title=t("saturation.row_title", label=label, **stats),
@@ -65,9 +67,8 @@ def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> No
     """The question on the mean largest weight at the largest d_k, then :func:`sweeps`."""
     st.subheader(t("saturation.sweep_header"))
     n_rows = data.sat_sweep_rows(n_keys)
-    fixed = saturation_sweep(n_keys, controls.ALPHA_PRESETS, 0.0, seed, n_rows)
-    d_top = int(fixed["d"].max())
-    top = {a: frames.sweep_at(fixed, a, d_top, "max_weight_mean") for a in (0.0, 0.5)}
+    far = data.sweep_far_end(n_keys, seed)
+    d_top = far["d"]
     if workshop.predict(
         "saturation_mean_max",
         t(
@@ -78,12 +79,12 @@ def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> No
             std=f"{math.sqrt(d_top):g}",
         ),
         frames.weight_options(n_keys),
-        answer=frames.bin_index(top[0.0], frames.weight_bins(n_keys)),
+        answer=frames.bin_index(far["mean_0"], frames.weight_bins(n_keys)),
         explain=t(
             "saturation_workshop.predict_mean_explain",
-            mean=f"{top[0.0]:.4f}",
-            se=f"{frames.sweep_at(fixed, 0.0, d_top, 'max_weight_se'):.4f}",
-            mean_s=f"{top[0.5]:.3f}",
+            mean=f"{far['mean_0']:.4f}",
+            se=f"{far['se_0']:.4f}",
+            mean_s=f"{far['mean_half']:.3f}",
         ),
         about=(n_keys, seed),
     ):
@@ -104,7 +105,8 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     with left:
         ovf_frame = frames.overflow_frame(ovf, ovf_mine)
         workshop.chart(
-            charts.overflow_lines(
+            partial(
+                charts.overflow_lines,
                 ovf_frame,
                 current_d=d_k,
                 title=t("saturation.ovf_title", n=n_keys),
@@ -180,6 +182,12 @@ def sweep_chart(
     return chart, frame
 
 
+def sweep_figure(*args, **kwargs) -> alt.LayerChart:
+    """The chart of :func:`sweep_chart` alone (what :func:`ui.common.workshop.chart`
+    builds from the same arguments)."""
+    return sweep_chart(*args, **kwargs)[0]
+
+
 #: Core functions behind the sweep charts (shown under them).
 SWEEP_SOURCE = (experiments.saturation_sweep, experiments.row_quantities)
 
@@ -198,7 +206,8 @@ def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
         "entropy": (ln_n, t("saturation.ref_ln_n", n=n_keys)),
     }
     for i, (stat, ref) in enumerate(refs.items()):  # full width: four legend entries
-        chart, frame = sweep_chart(
+        inputs = partial(
+            sweep_chart,
             stat,
             n_keys,
             alpha,
@@ -211,8 +220,9 @@ def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
             y_title=t(f"saturation.axis_{stat}"),
             description=t(f"saturation.sweep_{stat}_alt", n=n_keys),
         )
+        _, frame = inputs()
         workshop.chart(
-            chart,
+            partial(sweep_figure, *inputs.args, **inputs.keywords),
             key=f"saturation_sweep_{stat}",
             data=frame,
             source=SWEEP_SOURCE if i == 0 else None,

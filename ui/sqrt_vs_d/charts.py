@@ -176,8 +176,8 @@ def chart(
 
     ``legend_cols`` entries per legend row (half-width charts cannot fit four Chinese α
     labels in one row), with the plot made taller to keep its size; None keeps the
-    builder's legend. Building is cheaper than hashing the frames for a cache lookup
-    would be (about 2–3 ms a chart), so charts are built on every run.
+    builder's legend. Sections pass this call deferred to ``workshop.chart``, which
+    builds it once per distinct input.
     """
     if legend_cols:
         options = {**options, "legend_columns": legend_cols}

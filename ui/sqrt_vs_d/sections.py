@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -68,7 +69,7 @@ def view(
 
 def show(builder: str, frame, *extra, key: str, source=SWEEP, **options) -> None:
     """Build and draw one chart, with its data as CSV and its core source."""
-    chart = charts.chart(builder, frame, *extra, **options)
+    chart = partial(charts.chart, builder, frame, *extra, **options)
     workshop.chart(chart, key=f"sqrt_vs_d_{key}", data=frame, source=source)
 
 

@@ -27,6 +27,7 @@ def curves(
     x_title: str,
     y_title: str,
     description: str,
+    tips: dict[str, str],
     log_y: bool = False,
     y_domain: tuple[float, float] | None = None,
     reference: pd.DataFrame | None = None,
@@ -46,6 +47,8 @@ def curves(
         Fixed y-range, e.g. (0, 1) for shares.
     reference : DataFrame, optional
         Horizontal dashed lines: ``y`` and ``label`` (e.g. ln n_keys, 1/n_keys).
+    tips : dict
+        Tooltip titles: ``series``, ``step``, ``smooth``, ``raw``, ``reference``.
     """
     check_rows(df)
     color = _color(df, legend_columns)
@@ -67,10 +70,10 @@ def curves(
         y=alt.Y("smooth:Q", scale=y_scale, title=y_title),
         color=color,
         tooltip=[
-            alt.Tooltip("series:N"),
-            alt.Tooltip("step:Q"),
-            alt.Tooltip("smooth:Q", format=".4g"),
-            alt.Tooltip("raw:Q", format=".4g"),
+            alt.Tooltip("series:N", title=tips["series"]),
+            alt.Tooltip("step:Q", title=tips["step"]),
+            alt.Tooltip("smooth:Q", title=tips["smooth"], format=".4g"),
+            alt.Tooltip("raw:Q", title=tips["raw"], format=".4g"),
         ],
     )
     layers = [points, line]
@@ -79,7 +82,11 @@ def curves(
             alt.Chart(reference)
             .mark_rule(color=COLORS["theory"], strokeDash=[4, 3])
             .encode(
-                y=alt.Y("y:Q"), tooltip=[alt.Tooltip("label:N"), alt.Tooltip("y:Q", format=".4g")]
+                y=alt.Y("y:Q"),
+                tooltip=[
+                    alt.Tooltip("label:N", title=tips["reference"]),
+                    alt.Tooltip("y:Q", title=y_title, format=".4g"),
+                ],
             )
         )
         layers.append(
@@ -102,6 +109,7 @@ def probe_heatmap(
     color_title: str,
     step_title: str,
     description: str,
+    tips: dict[str, str],
     cell: int = 4,
 ) -> alt.FacetChart:
     """Attention weights of the probe rows: one small heatmap per (variant, snapshot).
@@ -112,6 +120,8 @@ def probe_heatmap(
         ``series`` (variant label, facet row), ``snapshot`` (step, facet column),
         ``row`` (probe row), ``key``, ``weight`` (0 … 1), ``target`` (1 on the row's
         target key, which gets a black outline).
+    tips : dict
+        Tooltip titles: ``series``, ``row``, ``key``, ``weight``.
     cell : int
         Pixels per key (the chart must fit 390 px with its labels).
     """
@@ -132,11 +142,11 @@ def probe_heatmap(
                 legend=alt.Legend(orient="bottom", gradientLength=160),
             ),
             tooltip=[
-                alt.Tooltip("series:N"),
+                alt.Tooltip("series:N", title=tips["series"]),
                 alt.Tooltip("snapshot:O", title=step_title),
-                alt.Tooltip("row:O"),
-                alt.Tooltip("key:O"),
-                alt.Tooltip("weight:Q", format=".3f"),
+                alt.Tooltip("row:O", title=tips["row"]),
+                alt.Tooltip("key:O", title=tips["key"]),
+                alt.Tooltip("weight:Q", title=tips["weight"], format=".3f"),
             ],
         )
     )
@@ -173,6 +183,7 @@ def lr_lines(
     x_title: str,
     y_title: str,
     description: str,
+    tips: dict[str, str],
     initial: pd.DataFrame | None = None,
     y_domain: tuple[float, float] | None = None,
     legend_columns: int = 2,
@@ -192,6 +203,9 @@ def lr_lines(
         ℓ₀ of each variant: ``series``, ``color``, ``y`` — dashed rules in its colour.
     y_domain : (float, float), optional
         Shared y-range of small multiples.
+    tips : dict
+        Tooltip titles: ``series``, ``lr``, ``value``, ``lo``, ``hi``, ``ratio``,
+        ``diverged``, ``initial``.
     """
     check_rows(df)
     color = _color(df, legend_columns)
@@ -208,13 +222,13 @@ def lr_lines(
         y=alt.Y("value:Q", scale=y_scale, title=y_title),
         color=color,
         tooltip=[
-            alt.Tooltip("series:N"),
-            alt.Tooltip("lr:Q", format="~g"),
-            alt.Tooltip("value:Q", format=".4g"),
-            alt.Tooltip("lo:Q", format=".4g"),
-            alt.Tooltip("hi:Q", format=".4g"),
-            alt.Tooltip("ratio:Q", title="final / ℓ₀", format=".3g"),
-            alt.Tooltip("diverged:Q"),
+            alt.Tooltip("series:N", title=tips["series"]),
+            alt.Tooltip("lr:Q", title=tips["lr"], format="~g"),
+            alt.Tooltip("value:Q", title=tips["value"], format=".4g"),
+            alt.Tooltip("lo:Q", title=tips["lo"], format=".4g"),
+            alt.Tooltip("hi:Q", title=tips["hi"], format=".4g"),
+            alt.Tooltip("ratio:Q", title=tips["ratio"], format=".3g"),
+            alt.Tooltip("diverged:Q", title=tips["diverged"]),
         ],
     )
     layers = [band, line]
@@ -225,7 +239,10 @@ def lr_lines(
             .encode(
                 y=alt.Y("y:Q", scale=y_scale),
                 color=color,
-                tooltip=[alt.Tooltip("series:N"), alt.Tooltip("y:Q", title="ℓ₀", format=".4g")],
+                tooltip=[
+                    alt.Tooltip("series:N", title=tips["series"]),
+                    alt.Tooltip("y:Q", title=tips["initial"], format=".4g"),
+                ],
             )
         )
     if current_lr is not None:

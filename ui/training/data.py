@@ -26,28 +26,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.training import DEFAULT_LRS, LR_GRIDS, Variant, final_loss, train_recall_variants
+from core.training import DEFAULT_LRS, LR_GRIDS, final_loss, train_recall_variants
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import alpha_label
 from ui.common.i18n import t
+from ui.training import runs
+from ui.training.runs import BASE_VARIANTS, N_PROBE, SNAPSHOTS, VARIANTS
 
 SWEEP_FILE = Path(__file__).resolve().parents[2] / "data" / "training_sweep.json"
 
-#: Every variant the page can train, by the name the sweep file uses.
-VARIANTS = {
-    "alpha_0": Variant(0.0),
-    "alpha_half": Variant(0.5),
-    "alpha_1": Variant(1.0),
-    "folded": Variant(0.0, "folded"),
-    "qk_norm": Variant(0.5, "fan_in", True),
-}
-#: Always trained; the other two follow the page's toggles.
-BASE_VARIANTS = ("alpha_0", "alpha_half", "alpha_1")
 #: Task settings (the issue's defaults; the page does not change them).
 N_KEYS, LAST = 16, 30
-#: Steps at which the probe rows' weights are recorded (the last step is added).
-SNAPSHOTS = (0, 10, 50)
-N_PROBE = 4
 #: Steps the page offers, and the d_k of the small multiples.
 STEPS_OPTIONS = ("100", "200", "300", "500", "1000")
 SWEEP_D_KS = (16, 64, 256, 1024)
@@ -120,13 +109,20 @@ def thinned_steps(steps: int, points: int = CURVE_POINTS) -> np.ndarray:
     return np.unique(np.r_[np.arange(0, steps, stride), steps - 1])
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_resource(show_spinner=False)
+def shipped_runs() -> dict[str, np.ndarray]:
+    """The shipped runs (:mod:`ui.training.runs`), read once per server."""
+    return runs.load()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
 def single_run(
     d_k: int, optimizer: str, lr: float, steps: int, variants: tuple[str, ...], seed: int
 ) -> dict[str, pd.DataFrame]:
     """Train ``variants`` side by side at one learning rate; small frames of the result.
 
-    About 0.6 s of CPU at d_k = 64, 300 steps, 3 variants (one BLAS thread).
+    About 0.6 s of CPU at d_k = 64, 300 steps, 3 variants (one BLAS thread); read from
+    the shipped runs instead at their settings (:func:`ui.training.runs.shipped`).
 
     Returns
     -------
@@ -140,7 +136,9 @@ def single_run(
         (mean of the last 30 steps), ``accuracy``, ``entropy`` and ``dead`` (last 30
         steps), ``dead_0``, ``entropy_0`` (step 0), ``diverged_at`` (−1 if never).
     """
-    histories = train_recall_variants(
+    histories = runs.shipped(
+        shipped_runs(), d_k, optimizer, lr, steps, variants, seed
+    ) or train_recall_variants(
         d_k,
         [VARIANTS[v] for v in variants],
         [lr],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -17,6 +18,7 @@ from core.training import train_recall_variants
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.training import charts, data
+from ui.training.runs import D_K_POWERS
 
 
 @dataclass(frozen=True)
@@ -79,14 +81,74 @@ def toggle(key: str, label: str, help: str) -> bool:
     return st.toggle(label, value=False, key=key, help=help, bind="query-params")
 
 
-def clamp_d_k(lo: int, hi: int) -> None:
-    """Bring a d_k carried over from another page into this page's range."""
-    value = st.session_state.get("d_k")
-    if isinstance(value, int) and not lo <= value <= hi:
-        st.session_state["d_k"] = min(hi, max(lo, value))
+_LAST_D_K = "_training_d_k"  # the d_k this page last trained at (session)
+_D_K_MOVED = "_training_d_k_moved"  # (asked, used) when a value was moved to a power
+
+
+def snap_d_k(value: int, previous: int | None) -> int:
+    """The power of two in :data:`D_K_POWERS` that ``value`` moves to.
+
+    A step of one away from ``previous`` (the number input's − / +) goes on to the next
+    power in that direction, so − / + walk through the powers; any other value (typed,
+    linked, another page's d_k) goes to the nearest power on a log scale.
+    """
+    lo, hi = D_K_POWERS[0], D_K_POWERS[-1]
+    value = min(hi, max(lo, int(value)))
+    if value in D_K_POWERS:
+        return value
+    up = next(p for p in D_K_POWERS if p > value)
+    down = up // 2
+    if previous is not None and abs(value - previous) == 1:
+        return up if value > previous else down
+    return up if math.log2(value) - math.log2(down) >= 0.5 else down
+
+
+def d_k_input() -> int:
+    """d_k, a power of two from 16 to 1024, with ÷2 and ×2 buttons, bound to ``?d_k=``.
+
+    Before the input is drawn, a value that is not a power of two (typed, stepped with
+    − / +, carried over from another page or given in the link) is moved to one (see
+    :func:`snap_d_k`); the page says so when the value was typed or linked.
+    """
+    lo, hi = D_K_POWERS[0], D_K_POWERS[-1]
+    state = st.session_state
+    previous = state.get(_LAST_D_K)
+    value = state.get("d_k")
+    value_from_link = value is None
+    if value_from_link:  # first run: the link seeds the input
+        raw = st.query_params.get_all("d_k")
+        value = controls.parse_int(raw, 1, 4096) if raw else None
+        if value is not None and not lo <= value <= hi:
+            value = None  # out of range: the input's own check warns and uses the default
+    if (
+        isinstance(value, int)
+        and value not in D_K_POWERS
+        and (state.get("d_k") is not None or lo <= value <= hi)
+    ):
+        used = snap_d_k(value, previous)
+        stepped = previous is not None and abs(value - previous) == 1
+        if not stepped:
+            state[_D_K_MOVED] = (value, used)
+        state["d_k"] = used
+        if value_from_link:  # the link seeds the input when it is first made: fix the link
+            st.query_params["d_k"] = str(used)
+            st.rerun()
+    d_k = controls.halving_input(
+        "d_k", t("common.d_k"), default=64, min_value=lo, max_value=hi, help=t("training.d_k_help")
+    )
+    moved = state.pop(_D_K_MOVED, None)
+    if moved is not None:
+        st.caption(t("training.d_k_moved", asked=moved[0], used=moved[1]))
+    state[_LAST_D_K] = d_k
+    return d_k
 
 
 # --- shared pieces ------------------------------------------------------------------------------
+def tips(*names: str) -> dict[str, str]:
+    """Tooltip titles of a chart, from the catalog (``training.tip_<name>``)."""
+    return {name: t(f"training.tip_{name}") for name in names}
+
+
 def opt_name(optimizer: str) -> str:
     return t(f"training.opt_{optimizer}")
 
@@ -161,12 +223,14 @@ def one_run(v: View) -> None:
             cols = st.columns(2)
         frame = data.labelled(v.run["curves"][metric])
         with cols[i % 2]:
-            chart = charts.curves(
+            chart = partial(
+                charts.curves,
                 frame,
                 title=t(f"training.{metric}_title"),
                 x_title=t("training.axis_step"),
                 y_title=t(f"training.{metric}_y"),
                 description=t(f"training.{metric}_alt", values=finals[metric], steps=v.steps),
+                tips=tips("series", "step", "smooth", "raw", "reference"),
                 **specs[metric],
             )
             workshop.chart(
@@ -247,7 +311,8 @@ def inside_run(v: View) -> None:
         )
         for name in v.variants
     )
-    chart = charts.probe_heatmap(
+    chart = partial(
+        charts.probe_heatmap,
         frame,
         title=t("training.probe_title"),
         x_title=t("training.probe_x"),
@@ -255,6 +320,7 @@ def inside_run(v: View) -> None:
         color_title=t("training.probe_color"),
         step_title=t("training.axis_step"),
         description=t("training.probe_alt", last=last, parts=described),
+        tips=tips("series", "row", "key", "weight"),
     )
     workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)
     summary = v.run["summary"]

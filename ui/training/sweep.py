@@ -8,6 +8,7 @@ one cached cell at a time, with the progress bar and status line outside the cac
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -16,7 +17,7 @@ from core.training import LR_GRIDS, final_loss, lr_sensitivity
 from ui.common import workshop
 from ui.common.i18n import t
 from ui.training import charts, data
-from ui.training.sections import View, fmt, opt_name, pct
+from ui.training.sections import View, fmt, opt_name, pct, tips
 
 
 # --- 3: LR sensitivity ---------------------------------------------------------------------------
@@ -163,13 +164,15 @@ def sweep_charts(v: View, have: dict, numbers: dict) -> None:
         )
         for name, e in per.items()
     )
-    chart = charts.lr_lines(
+    chart = partial(
+        charts.lr_lines,
         summary,
         current_lr=v.lr if LR_GRIDS[v.optimizer][0] <= v.lr <= LR_GRIDS[v.optimizer][-1] else None,
         title=t("training.lr_title", d_k=v.d_k, opt=opt_name(v.optimizer)).split("|"),
         x_title=t("training.axis_lr"),
         y_title=t("training.lr_y", last=data.LAST),
         description=t("training.lr_alt", d_k=v.d_k, opt=opt_name(v.optimizer), parts=described),
+        tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"),
         initial=initial[["series", "color", "y"]],
     )
     workshop.chart(
@@ -231,7 +234,8 @@ def small_multiples(v: View, have: dict) -> None:
                 f"{data.variant_label(name)} {data.lr_text(part.loc[part['value'].idxmin(), 'lr'])}"
                 for name, part in frame.groupby("variant", sort=False)
             )
-            chart = charts.lr_lines(
+            chart = partial(
+                charts.lr_lines,
                 frame,
                 current_lr=None,
                 title=f"d_k = {d_k}",
@@ -240,6 +244,7 @@ def small_multiples(v: View, have: dict) -> None:
                 description=t(
                     "training.multiple_alt", d_k=d_k, opt=opt_name(v.optimizer), best=best
                 ),
+                tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"),
                 y_domain=domain,
                 legend_columns=1,  # two panels to a row: ~210 px each at 800 px
                 height=340,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import streamlit as st
 
@@ -92,7 +93,8 @@ def histograms(v: View, revealed: bool) -> None:
     left, right = st.columns(2)
     with left:
         workshop.chart(
-            charts.histogram_with_law(
+            partial(
+                charts.histogram_with_law,
                 raw,
                 title=t("variance.hist_raw_title", d_k=d_k),
                 x_title=t("variance.axis_score"),
@@ -107,7 +109,8 @@ def histograms(v: View, revealed: bool) -> None:
         )
     with right:
         workshop.chart(
-            charts.histogram_with_law(
+            partial(
+                charts.histogram_with_law,
                 scaled,
                 title=t("variance.hist_scaled_title", d_k=d_k),
                 x_title=t("variance.axis_scaled_score"),
@@ -136,7 +139,8 @@ def variance_against_d_k(v: View) -> None:
         ),
     ).drop(columns="scaled")
     workshop.chart(
-        charts.variance_sweep(
+        partial(
+            charts.variance_sweep,
             sweep,
             current_d=v.d_k,
             series_order=(t("variance.series_raw"), t("variance.series_scaled")),
@@ -165,7 +169,8 @@ def dimension_by_dimension(v: View) -> None:
             band=envelope.k.map({1: t("variance.band_1"), 2: t("variance.band_2")})
         )
         workshop.chart(
-            charts.running_sums(
+            partial(
+                charts.running_sums,
                 paths,
                 envelope,
                 title=t("variance.paths_title", n=data.N_PATHS),
@@ -185,7 +190,8 @@ def dimension_by_dimension(v: View) -> None:
             columns="positive"
         )
         workshop.chart(
-            charts.term_bars(
+            partial(
+                charts.term_bars,
                 terms,
                 title=t("variance.terms_title", total=f"{total:.3g}"),
                 x_title=t("variance.axis_i"),

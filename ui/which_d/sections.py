@@ -12,6 +12,7 @@ steps); the experiments come from the cached calls of :mod:`ui.which_d.data`.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -158,7 +159,8 @@ def divisor_charts(
     for col, value in zip(st.columns(2), ("std", "entropy"), strict=True):
         with col:
             workshop.chart(
-                charts.divisor_bars(
+                partial(
+                    charts.divisor_bars,
                     bars,
                     points,
                     value=value,
@@ -355,7 +357,8 @@ def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
     lines, series = data.qk_lines(sweep)
     with left:
         workshop.chart(
-            charts.scale_lines(
+            partial(
+                charts.scale_lines,
                 lines,
                 current=x_scale,
                 title=t("which_d.qk_title", r=f"{math.sqrt(d_k):.3g}"),

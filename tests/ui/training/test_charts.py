@@ -32,11 +32,27 @@ def _curve_frame(n_steps=100, names=("a", "b")) -> pd.DataFrame:
     )
 
 
+CURVE_TIPS = {
+    "series": "scaling",
+    "step": "step",
+    "smooth": "avg",
+    "raw": "batch",
+    "reference": "ref",
+}
+PROBE_TIPS = {"series": "scaling", "row": "probe row", "key": "key", "weight": "w"}
+LR_TIPS = dict.fromkeys(("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"), "")
+LR_TIPS |= {"lr": "learning rate", "initial": "ℓ₀"}
+
+
+def _titles(layer) -> list[str]:
+    return [tip["title"] for tip in layer["encoding"]["tooltip"]]
+
+
 def test_curves_spec_has_points_line_and_reference():
     ref = pd.DataFrame({"y": [math.log(16)], "label": ["uniform"]})
     spec = charts.curves(
         _curve_frame(), title="Loss", x_title="step", y_title="loss", description="alt",
-        log_y=True, reference=ref,
+        log_y=True, reference=ref, tips=CURVE_TIPS,
     ).to_dict()  # fmt: skip
     layers = _layers(spec)
     assert [layer["mark"]["type"] for layer in layers] == ["circle", "line", "rule", "text"]
@@ -47,19 +63,24 @@ def test_curves_spec_has_points_line_and_reference():
     assert layers[1]["encoding"]["color"]["legend"]["orient"] == "bottom"
     assert spec["description"] == "alt"
     assert "color" not in next(iter(spec["datasets"].values()))[0]
+    assert _titles(layers[1]) == ["scaling", "step", "avg", "batch"]  # from the catalog
+    assert _titles(layers[2]) == ["ref", "loss"]
 
 
 def test_curves_fixed_domain():
     spec = charts.curves(
         _curve_frame(), title="Acc", x_title="step", y_title="share", description="d",
-        y_domain=(0, 1),
+        y_domain=(0, 1), tips=CURVE_TIPS,
     ).to_dict()  # fmt: skip
     assert _layers(spec)[1]["encoding"]["y"]["scale"]["domain"] == [0, 1]
 
 
 def test_builders_refuse_too_many_rows():
     with pytest.raises(ValueError, match="at most"):
-        charts.curves(_curve_frame(MAX_ROWS), title="t", x_title="x", y_title="y", description="d")
+        charts.curves(
+            _curve_frame(MAX_ROWS), title="t", x_title="x", y_title="y", description="d",
+            tips=CURVE_TIPS,
+        )  # fmt: skip
 
 
 def test_probe_heatmap_facets_and_target_outline():
@@ -72,7 +93,7 @@ def test_probe_heatmap_facets_and_target_outline():
     df = pd.concat([one.assign(series="none"), one.assign(series="sqrt")], ignore_index=True)
     spec = charts.probe_heatmap(
         df, title="W", x_title="key", y_title="row", color_title="weight",
-        step_title="step", description="alt",
+        step_title="step", description="alt", tips=PROBE_TIPS,
     ).to_dict()  # fmt: skip
     assert spec["facet"]["row"]["field"] == "series"
     assert spec["facet"]["column"]["field"] == "snapshot"
@@ -81,6 +102,7 @@ def test_probe_heatmap_facets_and_target_outline():
     assert rect["encoding"]["color"]["scale"]["domain"] == [0, 1]
     assert outline["transform"] == [{"filter": "(datum.target === 1)"}]
     assert spec["spec"]["width"] == 4 * keys
+    assert _titles(rect) == ["scaling", "step", "probe row", "key", "w"]
     assert len(next(iter(spec["datasets"].values()))) == 2 * 4 * rows * keys
 
 
@@ -106,7 +128,7 @@ def test_lr_lines_log_log_with_rules():
     )
     spec = charts.lr_lines(
         _lr_frame(), current_lr=0.01, title=["Final loss", "d_k = 64"], x_title="lr",
-        y_title="loss", description="alt", initial=initial,
+        y_title="loss", description="alt", initial=initial, tips=LR_TIPS,
     ).to_dict()  # fmt: skip
     layers = _layers(spec)
     assert [layer["mark"]["type"] for layer in layers] == ["area", "line", "rule", "rule"]
@@ -114,12 +136,13 @@ def test_lr_lines_log_log_with_rules():
     assert layers[1]["encoding"]["y"]["scale"]["type"] == "log"
     assert layers[2]["encoding"]["color"]["field"] == "series"  # ℓ₀ in each scaling's colour
     assert spec["title"]["text"] == ["Final loss", "d_k = 64"]
+    assert _titles(layers[1])[1] == "learning rate" and _titles(layers[2])[1] == "ℓ₀"
 
 
 def test_lr_lines_without_marker_and_shared_domain():
     spec = charts.lr_lines(
         _lr_frame(), current_lr=None, title="d_k = 16", x_title="lr", y_title="loss",
-        description="d", y_domain=(1e-3, 1.2),
+        description="d", y_domain=(1e-3, 1.2), tips=LR_TIPS,
     ).to_dict()  # fmt: skip
     layers = _layers(spec)
     assert len(layers) == 2
