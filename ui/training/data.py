@@ -214,6 +214,33 @@ def labelled(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(series=[labels[v] for v in names], color=[colors[v] for v in names])
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def run_curves(
+    d_k: int, optimizer: str, lr: float, steps: int, variants: tuple[str, ...], seed: int, lang: str
+) -> dict[str, pd.DataFrame]:
+    """:func:`single_run`'s curves with legend labels and colours (:func:`labelled`),
+    per metric; ``lang`` keys the labels' language. A rerun at seen settings reads them."""
+    run = single_run(d_k, optimizer, lr, steps, variants, seed)
+    return {metric: labelled(run["curves"][metric]) for metric in METRICS}
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def shipped_multiples(
+    optimizer: str, seed: int, steps: int, variants: tuple[str, ...], lang: str
+) -> dict[int, pd.DataFrame]:
+    """Per d_k of ``SWEEP_D_KS`` the labelled :func:`sweep_summary` of its seeds, when
+    every cell is shipped (else {}): the small multiples, read on a rerun."""
+    cells = precomputed()
+    out = {}
+    for d_k in SWEEP_D_KS:
+        keys = [(optimizer, d_k, s, steps) for s in sweep_seeds(seed)]
+        if not all(k in cells for k in keys):
+            return {}
+        frames = [cells[k][cells[k]["variant"].isin(variants)] for k in keys]
+        out[d_k] = labelled(summarise(tuple(keys), variants, frames)[0])
+    return out
+
+
 # --- the LR sweep --------------------------------------------------------------------------
 #: Columns of a sweep cell: one row per (variant, lr).
 CELL_COLUMNS = ("variant", "lr", "final_loss", "final_accuracy", "diverged_at", "initial_loss")

@@ -16,7 +16,7 @@ import streamlit as st
 
 from core.training import train_recall_variants
 from ui.common import controls, workshop
-from ui.common.i18n import t
+from ui.common.i18n import current_language, t
 from ui.training import charts, data
 from ui.training.runs import D_K_POWERS
 
@@ -218,10 +218,13 @@ def one_run(v: View) -> None:
             for r in summary.itertuples()
         ),
     }
+    curves = data.run_curves(
+        v.d_k, v.optimizer, v.lr, v.steps, v.variants, v.seed, current_language()
+    )
     for i, metric in enumerate(data.METRICS):
         if i % 2 == 0:  # row by row, so a narrow screen stacks them in reading order
             cols = st.columns(2)
-        frame = data.labelled(v.run["curves"][metric])
+        frame = curves[metric]
         with cols[i % 2]:
             chart = partial(
                 charts.curves,

@@ -15,7 +15,7 @@ import streamlit as st
 
 from core.training import LR_GRIDS, final_loss, lr_sensitivity
 from ui.common import workshop
-from ui.common.i18n import t
+from ui.common.i18n import current_language, t
 from ui.training import charts, data
 from ui.training.sections import View, fmt, opt_name, pct, tips
 
@@ -208,8 +208,8 @@ def sensitivity_table(per: dict, optimizer: str) -> None:
 
 def small_multiples(v: View, have: dict) -> None:
     st.subheader(t("training.multiples_title", opt=opt_name(v.optimizer)))
-    frames = {}
-    for d_k in data.SWEEP_D_KS:
+    frames = data.shipped_multiples(v.optimizer, v.seed, v.steps, v.variants, current_language())
+    for d_k in () if frames else data.SWEEP_D_KS:  # not all shipped: from what is here
         keys = [
             c
             for c in data.needed_cells(v.optimizer, d_k, v.seed, v.steps)[: data.SWEEP_SEEDS]
