@@ -68,3 +68,20 @@ def test_training_sweep_computes_with_progress(app):
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert "3 computed now" in main
     app.assert_healthy()
+
+
+def test_d_k_moves_to_a_power_of_two_in_the_link_and_by_the_stepper(app):
+    """A link's d_k = 100 trains at 128 (input, link and a note agree); the input's "+"
+    then goes on to the next power, 256."""
+    app.open("training", "d_k=100")
+    box = app.widget("d_k").locator("input")
+    expect(box).to_have_value("128", timeout=10_000)
+    app.page.wait_for_function("() => location.search.includes('d_k=128')", timeout=10_000)
+    main = app.page.locator("[data-testid='stMain']")
+    expect(main).to_contain_text("d_k = 100 became 128")
+    step_up = app.widget("d_k").locator("[data-testid='stNumberInputStepUp']")
+    before, after = app.interact(step_up.click, timeout_ms=60_000)
+    assert before != after, "stepping d_k changed no chart"
+    expect(box).to_have_value("256", timeout=10_000)
+    app.page.wait_for_function("() => location.search.includes('d_k=256')", timeout=10_000)
+    app.assert_healthy()
