@@ -261,6 +261,32 @@ _REFERENCE_LABELS = {
 }
 
 
+def band_and_line(
+    df: pd.DataFrame,
+    *,
+    x: alt.X,
+    y_scale: alt.Scale,
+    y_title: str,
+    color: alt.Color,
+    tooltip: list[alt.Tooltip],
+    band_opacity: float = 0.18,
+) -> list[alt.Chart]:
+    """The two layers of a statistic with a band: an area from ``lo`` to ``hi`` and a
+    line with points through ``value`` (the tooltip on the line), over ``x``.
+
+    ``df`` has ``series``, ``color`` (dropped: the colour scale holds it), ``value``,
+    ``lo``, ``hi`` and the x field.
+    """
+    base = alt.Chart(df.drop(columns="color"))
+    band = base.mark_area(opacity=band_opacity).encode(
+        x=x, y=alt.Y("lo:Q", scale=y_scale, title=y_title), y2=alt.Y2("hi:Q"), color=color
+    )
+    line = base.mark_line(point=True, strokeWidth=2).encode(
+        x=x, y=alt.Y("value:Q", scale=y_scale, title=y_title), color=color, tooltip=tooltip
+    )
+    return [band, line]
+
+
 @lean
 def sweep_lines(
     df: pd.DataFrame,
@@ -323,23 +349,14 @@ def sweep_lines(
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
     if y_domain is not None:
         y_scale = alt.Scale(type="log" if log_y else "linear", domain=list(y_domain))
-    base = alt.Chart(df.drop(columns="color"))
-    band = base.mark_area(opacity=0.18).encode(
-        x=x, y=alt.Y("lo:Q", scale=y_scale, title=y_title), y2=alt.Y2("hi:Q"), color=color
-    )
-    line = base.mark_line(point=True, strokeWidth=2).encode(
-        x=x,
-        y=alt.Y("value:Q", scale=y_scale, title=y_title),
-        color=color,
-        tooltip=[
-            alt.Tooltip("series:N"),
-            alt.Tooltip("d:Q", title="d_k"),
-            alt.Tooltip("value:Q", format=".4g"),
-            alt.Tooltip("lo:Q", format=".4g"),
-            alt.Tooltip("hi:Q", format=".4g"),
-        ],
-    )
-    layers = [band, line]
+    tooltip = [
+        alt.Tooltip("series:N"),
+        alt.Tooltip("d:Q", title="d_k"),
+        alt.Tooltip("value:Q", format=".4g"),
+        alt.Tooltip("lo:Q", format=".4g"),
+        alt.Tooltip("hi:Q", format=".4g"),
+    ]
+    layers = band_and_line(df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip)
     if reference is not None and len(reference):
         rule = alt.Chart(reference).mark_rule(color=COLORS["theory"], strokeDash=[4, 3])
         layers.append(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, check_rows, lean, legend_colors
+from ui.common.charts import COLORS, band_and_line, check_rows, lean, legend_colors
 
 
 def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
@@ -213,25 +213,18 @@ def lr_lines(
     y_scale = (
         alt.Scale(type="log") if y_domain is None else alt.Scale(type="log", domain=list(y_domain))
     )
-    base = alt.Chart(df.drop(columns="color"))
-    band = base.mark_area(opacity=0.15).encode(
-        x=x, y=alt.Y("lo:Q", scale=y_scale, title=y_title), y2=alt.Y2("hi:Q"), color=color
+    tooltip = [
+        alt.Tooltip("series:N", title=tips["series"]),
+        alt.Tooltip("lr:Q", title=tips["lr"], format="~g"),
+        alt.Tooltip("value:Q", title=tips["value"], format=".4g"),
+        alt.Tooltip("lo:Q", title=tips["lo"], format=".4g"),
+        alt.Tooltip("hi:Q", title=tips["hi"], format=".4g"),
+        alt.Tooltip("ratio:Q", title=tips["ratio"], format=".3g"),
+        alt.Tooltip("diverged:Q", title=tips["diverged"]),
+    ]
+    layers = band_and_line(
+        df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip, band_opacity=0.15
     )
-    line = base.mark_line(point=True, strokeWidth=2).encode(
-        x=x,
-        y=alt.Y("value:Q", scale=y_scale, title=y_title),
-        color=color,
-        tooltip=[
-            alt.Tooltip("series:N", title=tips["series"]),
-            alt.Tooltip("lr:Q", title=tips["lr"], format="~g"),
-            alt.Tooltip("value:Q", title=tips["value"], format=".4g"),
-            alt.Tooltip("lo:Q", title=tips["lo"], format=".4g"),
-            alt.Tooltip("hi:Q", title=tips["hi"], format=".4g"),
-            alt.Tooltip("ratio:Q", title=tips["ratio"], format=".3g"),
-            alt.Tooltip("diverged:Q", title=tips["diverged"]),
-        ],
-    )
-    layers = [band, line]
     if initial is not None and len(initial):
         layers.append(
             alt.Chart(initial.drop(columns="color"))
