@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -58,3 +59,23 @@ def chart_data(at: AppTest) -> list[dict]:
 
 def warnings(at: AppTest) -> list[str]:
     return [w.value for w in at.warning]
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def assert_page_in(at: AppTest, lang: str, n_charts: int, *, title: bool = True) -> list[dict]:
+    """The run ended without an exception or a warning, drew ``n_charts`` charts, and its
+    title (with ``title``) and every chart's alt text are in ``lang`` (Chinese characters
+    exactly when ``lang == "zh"``). Returns the charts (:func:`chart_data`)."""
+    zh = lang == "zh"
+    assert not at.exception
+    assert not warnings(at)
+    if title:
+        assert bool(CJK.search(at.title[0].value)) == zh
+    charts = chart_data(at)
+    assert len(charts) == n_charts
+    for chart in charts:
+        assert chart["spec"]["description"]
+        assert bool(CJK.search(chart["spec"]["description"])) == zh
+    return charts

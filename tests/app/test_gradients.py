@@ -1,15 +1,12 @@
 """Gradients page through AppTest, in both languages."""
 
-import re
-
 import pyarrow as pa
 import pytest
 
-from tests.app.helpers import chart_data, reveal_all, run_page, warnings
+from tests.app.helpers import CJK, assert_page_in, chart_data, reveal_all, run_page, warnings
 from ui.common.charts import title_text
 
 PAGE = "app_pages/gradients.py"
-CJK = re.compile(r"[\u4e00-\u9fff]")
 N_CHARTS = 8  # 2 heatmaps, gap explorer, 2 sweeps, dead rows, 2 histograms
 HEAT_U, HEAT_S, GAP, JAC, GRAD, DEAD, HIST_U, HIST_S = range(N_CHARTS)
 N_GATED = 3  # before the two predictions are answered: the heatmaps and the gap explorer
@@ -23,14 +20,7 @@ def _largest_dataset(chart: dict) -> int:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_gradients_runs_with_every_chart(lang):
     at = run_page(PAGE, lang=lang)
-    assert not at.exception
-    assert not warnings(at)
-    assert bool(CJK.search(at.title[0].value)) == (lang == "zh")
-    charts = chart_data(at)
-    assert len(charts) == N_CHARTS
-    for chart in charts:
-        assert chart["spec"]["description"]
-        assert bool(CJK.search(chart["spec"]["description"])) == (lang == "zh")
+    charts = assert_page_in(at, lang, N_CHARTS)
     assert len(at.latex) == 4  # formula, saturated cases, live rows, gap explorer
     assert len(at.table) == 1
     total = sum(len(c["raw"]) for c in charts)

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import io
 import math
-import re
 
 import pandas as pd
 import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import chart_data, reveal_all, run_page, warnings
+from tests.app.helpers import CJK, assert_page_in, chart_data, reveal_all, run_page, warnings
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
 SCRIPT = "app_pages/which-d.py"
 N_CHARTS = 5  # multi-head std + entropy, cross-attention std + entropy, QK LayerNorm
 MH_STD, MH_ENTROPY, CROSS_STD, CROSS_ENTROPY, QK = range(N_CHARTS)
@@ -38,14 +36,7 @@ def bars_frame(chart: dict) -> pd.DataFrame:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_page_runs_with_every_chart(lang):
     at = open_page(lang=lang)
-    assert not at.exception
-    assert not warnings(at)
-    assert bool(CJK.search(at.title[0].value)) == (lang == "zh")
-    charts = chart_data(at)
-    assert len(charts) == N_CHARTS
-    for chart in charts:
-        assert chart["spec"]["description"]
-        assert bool(CJK.search(chart["spec"]["description"])) == (lang == "zh")
+    assert_page_in(at, lang, N_CHARTS)
     assert len(at.latex) == 7
     assert len(at.metric) == 13
     assert at.number_input(key="d_model").value == 512
