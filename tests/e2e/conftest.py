@@ -391,6 +391,22 @@ class AppDriver:
             _CHARTS_RENDERED_JS, arg=CHART_SELECTOR, timeout=timeout_ms, polling=100
         )
 
+    def assert_charts_drawn(self, expected: int, *, min_px: int, timeout_ms: int) -> None:
+        """Exactly ``expected`` charts within ``timeout_ms`` (the last ones can land after
+        the run ends), each drawn and, scrolled into view, more than ``min_px`` wide and
+        tall."""
+        from playwright.sync_api import expect
+
+        charts = self.page.locator(CHART_SELECTOR)
+        expect(charts).to_have_count(expected, timeout=timeout_ms)
+        self.wait_charts_rendered()
+        for i in range(expected):
+            charts.nth(i).scroll_into_view_if_needed()
+            box = charts.nth(i).bounding_box()
+            assert box and box["width"] > min_px and box["height"] > min_px, (
+                f"chart {i} is tiny: {box}"
+            )
+
     def wait_placeholders_gone(self, timeout_ms: int = LOAD_TIMEOUT_MS) -> None:
         """Wait until no element is still a grey placeholder (``stSkeleton``): Streamlit
         draws one until an element's code has reached the browser, which on a busy

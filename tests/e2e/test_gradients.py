@@ -20,13 +20,7 @@ def _charts(app):
 
 
 def _assert_every_chart_drawn(app) -> None:
-    charts = _charts(app)
-    expect(charts).to_have_count(N_CHARTS, timeout=30_000)
-    app.wait_charts_rendered()
-    assert charts.count() == N_CHARTS, f"expected {N_CHARTS} charts, found {charts.count()}"
-    for i in range(charts.count()):
-        box = charts.nth(i).bounding_box()
-        assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} is tiny: {box}"
+    app.assert_charts_drawn(N_CHARTS, min_px=50, timeout_ms=30_000)
 
 
 def test_gradients_page_renders_every_chart(app):

@@ -19,12 +19,7 @@ def test_real_models_page_renders_and_the_map_follows_the_divisor(app):
     charts = app.page.locator(CHARTS)
     expect(charts).to_have_count(N_CHARTS - 3)  # section 1 waits for the prediction
     app.reveal_predictions("real_models_std")
-    expect(charts).to_have_count(N_CHARTS)
-    app.wait_charts_rendered()
-    for i in range(N_CHARTS):
-        charts.nth(i).scroll_into_view_if_needed()
-        box = charts.nth(i).bounding_box()
-        assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} is tiny: {box}"
+    app.assert_charts_drawn(N_CHARTS, min_px=50, timeout_ms=5_000)
     # the URL chose the sentence by its index
     expect(app.widget("sentence").get_by_role("combobox")).to_have_accessible_name("Sentence")
     assert "2 · She gave him the book" in app.widget("sentence").aria_snapshot()

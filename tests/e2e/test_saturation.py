@@ -18,12 +18,7 @@ CHARTS = "[data-testid='stVegaLiteChart']"
 def _assert_charts_drawn(app) -> None:
     # wait for the first question: on a loaded machine the DOM can settle before it is drawn
     app.reveal_predictions("saturation_median")
-    charts = app.page.locator("[data-testid='stVegaLiteChart']")
-    expect(charts).to_have_count(N_CHARTS, timeout=15_000)  # charts may land after idle
-    for i in range(charts.count()):
-        charts.nth(i).scroll_into_view_if_needed()
-        box = charts.nth(i).bounding_box()
-        assert box and box["width"] > 100 and box["height"] > 100, f"chart {i} is tiny: {box}"
+    app.assert_charts_drawn(N_CHARTS, min_px=100, timeout_ms=15_000)
 
 
 def test_saturation_page_renders_every_chart(app):

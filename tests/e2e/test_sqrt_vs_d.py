@@ -13,16 +13,10 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.e2e
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-CHARTS = "[data-testid='stVegaLiteChart']"
 
 
 def _assert_charts_drawn(app, expected: int) -> None:
-    charts = app.page.locator(CHARTS)
-    expect(charts).to_have_count(expected, timeout=15_000)  # the last charts may land late
-    app.wait_charts_rendered()
-    for i in range(expected):
-        box = charts.nth(i).bounding_box()
-        assert box and box["width"] > 200 and box["height"] > 200, f"chart {i} is tiny: {box}"
+    app.assert_charts_drawn(expected, min_px=200, timeout_ms=15_000)
 
 
 def test_sqrt_vs_d_renders_every_chart_and_rho_preset_removes_one(app):

@@ -10,7 +10,6 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.e2e
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-CHARTS = "[data-testid='stVegaLiteChart']"
 #: Charts at a shipped setting: 4 curves, the heatmap, the LR chart and 4 d_k panels.
 N_CHARTS = 10
 #: Computing 3 sweep runs is a few seconds of CPU; a loaded machine is slower.
@@ -18,12 +17,7 @@ SWEEP_TIMEOUT_MS = 240_000
 
 
 def _assert_charts_drawn(app, expected: int) -> None:
-    charts = app.page.locator(CHARTS)
-    expect(charts).to_have_count(expected, timeout=30_000)
-    app.wait_charts_rendered()
-    for i in range(expected):
-        box = charts.nth(i).bounding_box()
-        assert box and box["width"] > 150 and box["height"] > 150, f"chart {i} is tiny: {box}"
+    app.assert_charts_drawn(expected, min_px=150, timeout_ms=30_000)
 
 
 def test_training_renders_and_the_optimizer_updates_the_run(app):

@@ -18,12 +18,7 @@ def test_which_d_page_renders_every_chart(app):
     charts = app.page.locator(CHARTS)
     expect(charts).to_have_count(N_CHARTS - 2)  # section 1 waits for the prediction
     app.reveal_predictions("which_d_std")
-    expect(charts).to_have_count(N_CHARTS)
-    app.wait_charts_rendered()
-    for i in range(N_CHARTS):
-        charts.nth(i).scroll_into_view_if_needed()
-        box = charts.nth(i).bounding_box()
-        assert box and box["width"] > 50 and box["height"] > 50, f"chart {i} is tiny: {box}"
+    app.assert_charts_drawn(N_CHARTS, min_px=50, timeout_ms=5_000)
     assert app.widget("d_model").locator("input").input_value() == "2048"
     assert app.widget("n_heads").locator("input").input_value() == "32"
     # a control change redraws the charts and reaches the URL; 32 still divides 1024
