@@ -12,10 +12,8 @@ Pages use them like this::
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
 import math
-import pickle
 import secrets
 import threading
 from collections.abc import Callable, Sequence
@@ -25,19 +23,11 @@ from urllib.parse import urlencode
 import altair as alt
 import pandas as pd
 import streamlit as st
-from streamlit.elements import vega_charts
 
-from ui.common import controls
+from ui.common import controls, specs
 from ui.common.i18n import t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
-#: Presenter mode: chart text sized for a projector (Vega-Lite's defaults are 10–13 px).
-PRESENTER_CHART_CONFIG = {
-    "axis": {"labelFontSize": 15, "titleFontSize": 17},
-    "legend": {"labelFontSize": 15, "titleFontSize": 15},
-    "title": {"fontSize": 19, "subtitleFontSize": 15},
-    "text": {"fontSize": 15},
-}
 #: Query parameters of the workshop controls (valid on every page).
 WORKSHOP_PARAMS = frozenset({"present", "step"})
 
@@ -180,90 +170,10 @@ def shown(section: int, step: int | None) -> bool:
 
 
 # --- charts with their data and their code ----------------------------------------------
-def _prevalidated(chart_obj: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """The chart, serialised without Altair's JSON-schema validation on this rerun.
-
-    Every builder in ``ui/common/charts.py`` and ``ui/<page>/charts.py`` is validated
-    by tests/ui (``chart.to_dict()``), so repeating the schema walk on every rerun only
-    costs time: it was three quarters of the time Altair took to hand a chart to
-    Streamlit. ``st.altair_chart`` calls ``to_dict()`` with no arguments; this
-    instance's ``to_dict`` defaults to ``validate=False``.
-    """
-    if "to_dict" not in vars(chart_obj):  # a chart object reused from a cache is set once
-        object.__setattr__(
-            chart_obj, "to_dict", functools.partial(chart_obj.to_dict, validate=False)
-        )
-    return chart_obj
-
-
-def _for_projector(chart_obj: alt.TopLevelMixin) -> alt.TopLevelMixin:
-    """A copy of the chart with :data:`PRESENTER_CHART_CONFIG` merged into its config
-    (a copy: the chart may be shared through a cache)."""
-    out = chart_obj.copy(deep=False)
-    config = {} if out.config is alt.Undefined else out.config.to_dict(validate=False)
-    for part, sizes in PRESENTER_CHART_CONFIG.items():
-        config[part] = {**config.get(part, {}), **sizes}
-    out.config = alt.Config(**config)
-    return out
-
-
 @functools.cache
 def _source(fn: Callable) -> str:
     """The source of a (possibly cached or decorated) function, read once per process."""
     return inspect.getsource(inspect.unwrap(fn))
-
-
-#: Finished chart specs kept per builder input (each a few KB to ~100 KB with its data).
-SPEC_CACHE_ENTRIES = 256
-
-
-@st.cache_data(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
-def _finished_spec(digest: str, presenting: bool, _build: functools.partial) -> dict:
-    """The Vega-Lite spec Streamlit would send for ``_build()``, its datasets as Arrow.
-
-    Cached per input: ``digest`` (:func:`input_digest` of the builder and its
-    arguments) and ``presenting`` are the key; ``_build`` (not hashed) builds the chart
-    on a miss. The conversion is Streamlit's own (the one ``st.altair_chart`` runs:
-    Altair's theme off, each dataset as Arrow IPC under a content-hash name), so
-    ``st.vega_lite_chart`` of this dict sends the element ``st.altair_chart`` would.
-    Streamlit is pinned in requirements.txt; tests/app/test_pinned_charts.py and
-    tests/ui/test_workshop_charts.py compare the two.
-    """
-    chart_obj = _build.func(
-        *map(_settled, _build.args), **{k: _settled(v) for k, v in _build.keywords.items()}
-    )
-    if presenting:
-        chart_obj = _for_projector(chart_obj)
-    return vega_charts._convert_altair_to_vega_lite_spec(_prevalidated(chart_obj))
-
-
-def _settled(value):
-    """``value``, or for a DataFrame or Series its pickled-and-restored copy: the form
-    ``st.cache_data`` hands out on a hit. Equal frames can differ in layout (a string
-    column in several Arrow chunks when freshly concatenated, one after a round trip),
-    and the layout shows in the Arrow bytes and so in the dataset's name; a spec shared
-    by every equal input must not depend on which one built it."""
-    if isinstance(value, pd.DataFrame | pd.Series):
-        return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-    return value
-
-
-def input_digest(build: functools.partial) -> str:
-    """A digest of a deferred chart: the builder's qualified name and the pickled
-    arguments (frames included). Pickling a chart's frame takes well under a
-    millisecond; ``st.cache_data``'s own hashing of it takes tens of milliseconds.
-
-    TypeError when the builder is a lambda or a local function (its name does not
-    identify it) or an argument cannot be pickled.
-    """
-    name = f"{build.func.__module__}.{build.func.__qualname__}"
-    if "<" in name:
-        raise TypeError(f"chart builder must be a module-level function, got {name}")
-    try:
-        blob = pickle.dumps((name, build.args, build.keywords), protocol=5)
-    except (pickle.PicklingError, AttributeError) as err:
-        raise TypeError(f"arguments of {name} cannot be pickled: {err}") from err
-    return hashlib.blake2b(blob, digest_size=20).hexdigest()
 
 
 def chart(
@@ -278,20 +188,23 @@ def chart(
     ``chart_obj`` is an Altair chart or, better, the builder call that makes it,
     deferred: ``functools.partial(charts.builder, frame, title=…)``. A deferred chart
     is built and serialised once per distinct input (builder, arguments, presenter
-    mode) for the whole server and kept in :func:`_finished_spec`: a rerun with inputs
+    mode) for the whole server and kept by :mod:`ui.common.specs`: a rerun with inputs
     already seen hashes the arguments and sends the stored spec, with no Altair work.
+    The learner's d_k marker (``current_d``) is not part of that input: it is written
+    into the stored spec (:func:`ui.common.specs.finished_spec`), so a new d_k rebuilds
+    nothing.
 
     The CSV is produced only when the button is pressed, and pressing it does not rerun
     the page. ``source`` is the core function (or functions) that computed the data —
     the same code the tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
     if isinstance(chart_obj, functools.partial):
-        spec = _finished_spec(input_digest(chart_obj), is_presenting(), chart_obj)
+        spec = specs.finished_spec(chart_obj, is_presenting())
         st.vega_lite_chart(spec=spec, width="stretch", key=key)
     else:
         if is_presenting():
-            chart_obj = _for_projector(chart_obj)
-        st.altair_chart(_prevalidated(chart_obj), width="stretch", key=key)
+            chart_obj = specs.for_projector(chart_obj)
+        st.altair_chart(specs.prevalidated(chart_obj), width="stretch", key=key)
     if data is None and source is None:
         return
     # stacked, not side by side: beside the button the code would get half a chart's width

@@ -1,4 +1,5 @@
-"""workshop.chart: a deferred builder call sends the element st.altair_chart would send."""
+"""workshop.chart: a deferred builder call sends the element st.altair_chart would send;
+the d_k marker is written into a cached spec."""
 
 import functools
 
@@ -6,7 +7,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.common import workshop
+from ui.common import specs
 from ui.common.charts import d_marker
 
 
@@ -52,16 +53,71 @@ def test_inputs_that_differ_get_different_specs():
 
 def test_digest_follows_the_arguments():
     df = pd.DataFrame({"d": [1, 2]})
-    same = workshop.input_digest(functools.partial(d_marker, 64))
-    assert same == workshop.input_digest(functools.partial(d_marker, 64))
-    assert same != workshop.input_digest(functools.partial(d_marker, 65))
-    with_df = workshop.input_digest(functools.partial(d_marker, df))
-    assert with_df == workshop.input_digest(functools.partial(d_marker, df.copy()))
-    assert with_df != workshop.input_digest(functools.partial(d_marker, df.assign(d=[1, 3])))
+    same = specs.input_digest(functools.partial(d_marker, 64))
+    assert same == specs.input_digest(functools.partial(d_marker, 64))
+    assert same != specs.input_digest(functools.partial(d_marker, 65))
+    with_df = specs.input_digest(functools.partial(d_marker, df))
+    assert with_df == specs.input_digest(functools.partial(d_marker, df.copy()))
+    assert with_df != specs.input_digest(functools.partial(d_marker, df.assign(d=[1, 3])))
 
 
 def test_digest_refuses_builders_without_a_stable_name():
     with pytest.raises(TypeError, match="module-level"):
-        workshop.input_digest(functools.partial(lambda: None))
+        specs.input_digest(functools.partial(lambda: None))
     with pytest.raises(TypeError, match="pickled"):
-        workshop.input_digest(functools.partial(d_marker, lambda: None))
+        specs.input_digest(functools.partial(d_marker, lambda: None))
+
+
+# --- the d_k marker is written into a cached spec ------------------------------------------
+MARKER_PAGES = ["variance", "saturation", "gradients", "sqrt-vs-d"]
+
+
+def _page_charts(page: str, d_k: int) -> list[str]:
+    from tests.app.helpers import run_page
+    from tests.app.test_pinned_charts import chart_digest
+
+    at = run_page(f"app_pages/{page}.py", d_k=str(d_k))
+    assert not at.exception, at.exception
+    return [chart_digest(c.proto) for c in at.get("vega_lite_chart")]
+
+
+@pytest.mark.parametrize("page", MARKER_PAGES)
+def test_marker_written_into_a_cached_spec_equals_a_chart_built_with_it(page, monkeypatch):
+    patched = _page_charts(page, 100)
+    # the same page with the marker keyword treated as any other input: built with d_k
+    monkeypatch.setattr(specs, "MARKER_KEYWORD", "no_such_keyword")
+    direct = _page_charts(page, 100)
+    assert len(patched) >= 4
+    assert patched == direct
+
+
+def test_marker_moves_without_rebuilding(monkeypatch):
+    builds = []
+    real = specs._finished_spec
+
+    def counting(digest, presenting, build):
+        builds.append(digest)
+        return real(digest, presenting, build)
+
+    monkeypatch.setattr(specs, "_finished_spec", counting)
+    first = _page_charts("sqrt-vs-d", 200)
+    second = _page_charts("sqrt-vs-d", 300)
+    assert first != second  # the markers moved
+    n = len(builds) // 2
+    assert builds[:n] == builds[n:]  # with the same cache keys: nothing rebuilt
+
+
+def test_marker_paths_and_the_sentinel():
+    import altair as alt
+
+    build = functools.partial(d_marker, 64)
+    assert specs.finished_spec(build) == specs.finished_spec(build)
+    layer = alt.layer(
+        alt.Chart(pd.DataFrame({"d": [1, 2], "v": [3.0, 4.0]})).mark_line().encode(x="d:Q", y="v:Q")
+    )
+    with pytest.raises(ValueError, match="no d_marker"):
+        specs.finished_spec(functools.partial(_no_marker, layer, current_d=5))
+
+
+def _no_marker(chart, current_d):
+    return chart

@@ -1,0 +1,167 @@
+"""Finished Vega-Lite specs of the app's charts, cached per input for the whole server.
+
+:func:`ui.common.workshop.chart` draws a deferred builder call
+(``functools.partial(builder, frame, title=…)``) through :func:`finished_spec`: the chart
+is built and converted the way ``st.altair_chart`` converts it once per distinct input,
+and a rerun with inputs already seen hashes the arguments and reuses the stored spec.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import pickle
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+from streamlit.elements import vega_charts
+
+#: Presenter mode: chart text sized for a projector (Vega-Lite's defaults are 10–13 px).
+PRESENTER_CHART_CONFIG = {
+    "axis": {"labelFontSize": 15, "titleFontSize": 17},
+    "legend": {"labelFontSize": 15, "titleFontSize": 15},
+    "title": {"fontSize": 19, "subtitleFontSize": 15},
+    "text": {"fontSize": 15},
+}
+
+
+def prevalidated(chart_obj: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """The chart, serialised without Altair's JSON-schema validation on this rerun.
+
+    Every builder in ``ui/common/charts.py`` and ``ui/<page>/charts.py`` is validated
+    by tests/ui (``chart.to_dict()``), so repeating the schema walk on every rerun only
+    costs time: it was three quarters of the time Altair took to hand a chart to
+    Streamlit. ``st.altair_chart`` calls ``to_dict()`` with no arguments; this
+    instance's ``to_dict`` defaults to ``validate=False``.
+    """
+    if "to_dict" not in vars(chart_obj):  # a chart object reused from a cache is set once
+        object.__setattr__(
+            chart_obj, "to_dict", functools.partial(chart_obj.to_dict, validate=False)
+        )
+    return chart_obj
+
+
+def for_projector(chart_obj: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """A copy of the chart with :data:`PRESENTER_CHART_CONFIG` merged into its config
+    (a copy: the chart may be shared through a cache)."""
+    out = chart_obj.copy(deep=False)
+    config = {} if out.config is alt.Undefined else out.config.to_dict(validate=False)
+    for part, sizes in PRESENTER_CHART_CONFIG.items():
+        config[part] = {**config.get(part, {}), **sizes}
+    out.config = alt.Config(**config)
+    return out
+
+
+#: Finished chart specs kept per builder input (each a few KB to ~100 KB with its data).
+SPEC_CACHE_ENTRIES = 256
+#: The builder keyword that only places the learner's d_k marker
+#: (:func:`ui.common.charts.d_marker`): a chart's spec is cached without it.
+MARKER_KEYWORD = "current_d"
+#: The d_k a spec is built with before the learner's is written in (no page offers it).
+_MARKER_SENTINEL = -987_654_321
+
+
+@st.cache_data(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
+def _finished_spec(
+    digest: str, presenting: bool, _build: functools.partial
+) -> tuple[dict, tuple[tuple, ...]]:
+    """The Vega-Lite spec Streamlit would send for ``_build()``, its datasets as Arrow,
+    and the paths in it to the text of :data:`_MARKER_SENTINEL` (the marker's d_k,
+    when ``_build`` was given it for :data:`MARKER_KEYWORD`; else no paths).
+
+    Cached per input: ``digest`` (:func:`input_digest` of the builder and its
+    arguments) and ``presenting`` are the key; ``_build`` (not hashed) builds the chart
+    on a miss. The conversion is Streamlit's own (the one ``st.altair_chart`` runs:
+    Altair's theme off, each dataset as Arrow IPC under a content-hash name), so
+    ``st.vega_lite_chart`` of this dict sends the element ``st.altair_chart`` would.
+    Streamlit is pinned in requirements.txt; tests/app/test_pinned_charts.py and
+    tests/ui/test_workshop_charts.py compare the two.
+    """
+    chart_obj = _build.func(
+        *map(_settled, _build.args), **{k: _settled(v) for k, v in _build.keywords.items()}
+    )
+    if presenting:
+        chart_obj = for_projector(chart_obj)
+    spec = vega_charts._convert_altair_to_vega_lite_spec(prevalidated(chart_obj))
+    return spec, tuple(_paths_to(spec, str(_MARKER_SENTINEL)))
+
+
+def _paths_to(node, text: str, path: tuple = ()):
+    """Paths (keys and indices) to every string equal to ``text`` in a JSON-like tree."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths_to(value, text, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths_to(value, text, (*path, index))
+    elif node == text:
+        yield path
+
+
+def _with_marker(spec: dict, paths: Sequence[tuple], current_d: int) -> dict:
+    """``spec`` with ``str(current_d)`` at each of ``paths``; the containers on the way
+    are copied, the rest (datasets included) shared with the cached spec."""
+    for path in paths:
+        spec = _replaced(spec, path, str(int(current_d)))
+    return spec
+
+
+def _replaced(node, path: tuple, value):
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    out = dict(node) if isinstance(node, dict) else list(node)
+    out[head] = _replaced(node[head], rest, value)
+    return out
+
+
+def finished_spec(build: functools.partial, presenting: bool = False) -> dict:
+    """The spec :func:`chart` sends for the deferred chart ``build``: read from the
+    cache (built on a miss), with the learner's d_k written into its marker.
+
+    A builder called with :data:`MARKER_KEYWORD` must use it only through
+    :func:`ui.common.charts.d_marker` (tests/ui/common/test_workshop_charts.py checks
+    every such builder: the spec equals the one built with the value directly).
+    """
+    current_d = build.keywords.get(MARKER_KEYWORD)
+    if current_d is not None:
+        build = functools.partial(
+            build.func, *build.args, **{**build.keywords, MARKER_KEYWORD: _MARKER_SENTINEL}
+        )
+    spec, paths = _finished_spec(input_digest(build), presenting, build)
+    if current_d is None:
+        return spec
+    if not paths:
+        raise ValueError(f"{build.func.__qualname__} got {MARKER_KEYWORD} but drew no d_marker")
+    return _with_marker(spec, paths, current_d)
+
+
+def _settled(value):
+    """``value``, or for a DataFrame or Series its pickled-and-restored copy: the form
+    ``st.cache_data`` hands out on a hit. Equal frames can differ in layout (a string
+    column in several Arrow chunks when freshly concatenated, one after a round trip),
+    and the layout shows in the Arrow bytes and so in the dataset's name; a spec shared
+    by every equal input must not depend on which one built it."""
+    if isinstance(value, pd.DataFrame | pd.Series):
+        return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    return value
+
+
+def input_digest(build: functools.partial) -> str:
+    """A digest of a deferred chart: the builder's qualified name and the pickled
+    arguments (frames included). Pickling a chart's frame takes well under a
+    millisecond; ``st.cache_data``'s own hashing of it takes tens of milliseconds.
+
+    TypeError when the builder is a lambda or a local function (its name does not
+    identify it) or an argument cannot be pickled.
+    """
+    name = f"{build.func.__module__}.{build.func.__qualname__}"
+    if "<" in name:
+        raise TypeError(f"chart builder must be a module-level function, got {name}")
+    try:
+        blob = pickle.dumps((name, build.args, build.keywords), protocol=5)
+    except (pickle.PicklingError, AttributeError) as err:
+        raise TypeError(f"arguments of {name} cannot be pickled: {err}") from err
+    return hashlib.blake2b(blob, digest_size=20).hexdigest()
