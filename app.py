@@ -10,7 +10,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import streamlit as st
 
 from ui.common import controls, workshop
-from ui.common.i18n import LANGUAGES, t
+from ui.common.i18n import LANGUAGES, fix_language, t
 from ui.common.pages import APP_PARAMS, PAGES, ROOT
 
 st.set_page_config(
@@ -20,6 +20,7 @@ st.set_page_config(
     initial_sidebar_state="auto",  # collapsed on phones, open on wider screens
 )
 st.html(ROOT / "ui" / "common" / "layout.css")  # formulas and tables scroll in their own box
+fix_language(None)  # a string asked for before the language widget reads the session
 controls.notice_area()  # warnings about the link go above the page, full width
 
 with st.sidebar:
@@ -30,6 +31,7 @@ with st.sidebar:
         default="en",
         captions=list(LANGUAGES.values()),
     )
+    fix_language(st.session_state.get("lang"))
     controls.int_input(
         "seed",
         t("app.seed"),

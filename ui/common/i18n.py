@@ -8,6 +8,7 @@ widget value in ``st.session_state``.
 from __future__ import annotations
 
 import functools
+import threading
 import tomllib
 from pathlib import Path
 
@@ -37,8 +38,24 @@ def catalog(lang: str) -> dict[str, str]:
         return _flatten(tomllib.load(fh))
 
 
+#: This script thread's language, once the run has read its ``lang`` widget
+#: (:func:`fix_language`): a page asks for hundreds of strings per rerun, and each read
+#: of ``st.session_state`` goes through Streamlit's session lock.
+_RUN = threading.local()
+
+
+def fix_language(lang: str | None) -> None:
+    """Serve :func:`current_language` from ``lang`` for the rest of this script run
+    (``None``: read ``st.session_state`` again). ``app.py`` clears it as a run starts and
+    sets it after the language widget; a fragment's rerun, which runs no ``app.py``,
+    keeps the language of its session's last full run (only the sidebar changes it)."""
+    _RUN.lang = lang
+
+
 def current_language() -> str:
-    lang = st.session_state.get("lang")
+    lang = getattr(_RUN, "lang", None)
+    if lang is None:
+        lang = st.session_state.get("lang")
     return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
 
 

@@ -63,7 +63,7 @@ MARKER_KEYWORD = "current_d"
 _MARKER_SENTINEL = -987_654_321
 
 
-@st.cache_data(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
+@st.cache_resource(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
 def _finished_spec(
     digest: str, presenting: bool, _build: functools.partial
 ) -> tuple[dict, tuple[tuple, ...]]:
@@ -78,6 +78,10 @@ def _finished_spec(
     ``st.vega_lite_chart`` of this dict sends the element ``st.altair_chart`` would.
     Streamlit is pinned in requirements.txt; tests/app/test_pinned_charts.py and
     tests/ui/test_workshop_charts.py compare the two.
+
+    ``cache_resource``: every rerun gets the same dict, with no copy (unpickling a spec
+    with its data took ~1 ms a chart). ``st.vega_lite_chart`` copies the top level
+    before changing it, and :func:`_with_marker` copies what it changes.
     """
     chart_obj = _build.func(
         *map(_settled, _build.args), **{k: _settled(v) for k, v in _build.keywords.items()}
@@ -118,24 +122,36 @@ def _replaced(node, path: tuple, value):
 
 
 def finished_spec(build: functools.partial, presenting: bool = False) -> dict:
-    """The spec :func:`chart` sends for the deferred chart ``build``: read from the
+    """The spec :func:`ui.common.workshop.chart` sends for the deferred chart ``build``: read from the
     cache (built on a miss), with the learner's d_k written into its marker.
 
-    A builder called with :data:`MARKER_KEYWORD` must use it only through
+    The digest of ``build`` is kept on it: a deferred chart must not change after its
+    first use (its frames are never modified). A builder called with
+    :data:`MARKER_KEYWORD` must use it only through
     :func:`ui.common.charts.d_marker` (tests/ui/common/test_workshop_charts.py checks
     every such builder: the spec equals the one built with the value directly).
     """
-    current_d = build.keywords.get(MARKER_KEYWORD)
-    if current_d is not None:
-        build = functools.partial(
-            build.func, *build.args, **{**build.keywords, MARKER_KEYWORD: _MARKER_SENTINEL}
-        )
-    spec, paths = _finished_spec(input_digest(build), presenting, build)
+    known = vars(build).get(_KEY_ATTR)
+    if known is None:
+        current_d = build.keywords.get(MARKER_KEYWORD)
+        template = build
+        if current_d is not None:
+            template = functools.partial(
+                build.func, *build.args, **{**build.keywords, MARKER_KEYWORD: _MARKER_SENTINEL}
+            )
+        # a deferred chart kept by a cache (the same object on every rerun) is hashed once
+        known = vars(build)[_KEY_ATTR] = (input_digest(template), template, current_d)
+    digest, template, current_d = known
+    spec, paths = _finished_spec(digest, presenting, template)
     if current_d is None:
         return spec
     if not paths:
         raise ValueError(f"{build.func.__qualname__} got {MARKER_KEYWORD} but drew no d_marker")
     return _with_marker(spec, paths, current_d)
+
+
+#: Attribute of a deferred chart holding (digest, builder call to build, marker d_k).
+_KEY_ATTR = "_spec_key"
 
 
 def _settled(value):

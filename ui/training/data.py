@@ -347,14 +347,21 @@ COMPUTED = "_training_cells"
 
 def available(cell: tuple, variants: tuple[str, ...]) -> tuple[pd.DataFrame, str] | None:
     """(frame restricted to ``variants``, "precomputed" | "computed") or None."""
+    frame = shipped_cell(cell, variants)
+    if frame is not None:
+        return frame, "precomputed"
+    stored = st.session_state.get(COMPUTED, {}).get((*cell, variants))
+    if stored is None:
+        return None
+    return stored[stored["variant"].isin(variants)], "computed"
+
+
+@st.cache_resource(max_entries=512, show_spinner=False)
+def shipped_cell(cell: tuple, variants: tuple[str, ...]) -> pd.DataFrame | None:
+    """The shipped cell ``cell`` restricted to ``variants`` (None if not shipped), made
+    once per server and shared (never modified)."""
     frame = precomputed().get(cell)
-    source = "precomputed"
-    if frame is None:
-        stored = st.session_state.get(COMPUTED, {}).get((*cell, variants))
-        if stored is None:
-            return None
-        frame, source = stored, "computed"
-    return frame[frame["variant"].isin(variants)], source
+    return None if frame is None else frame[frame["variant"].isin(variants)]
 
 
 def store(cell: tuple, variants: tuple[str, ...], frame: pd.DataFrame) -> None:

@@ -31,6 +31,11 @@ class View:
     seed: int
     run: dict
 
+    @property
+    def key(self) -> tuple:
+        """The settings that fix the run: (d_k, optimizer, lr, steps, variants, seed)."""
+        return (self.d_k, self.optimizer, self.lr, self.steps, self.variants, self.seed)
+
 
 def view(d_k: int, optimizer: str, lr: str, steps: str, folded: bool, qk_norm: bool, seed: int):
     variants = data.variant_names(folded, qk_norm)
@@ -179,11 +184,42 @@ def one_run(v: View) -> None:
             steps=v.steps,
         )
     )
-    summary = v.run["summary"]
-    summary_table(summary)
-    diverged = summary[summary["diverged_at"] >= 0]
-    for r in diverged.itertuples():
-        st.warning(t("training.diverged", name=data.variant_label(r.variant), step=r.diverged_at))
+    parts = one_run_parts(v.key, current_language())
+    st.table(parts["table"])
+    st.caption(
+        t(
+            "training.table_caption",
+            last=data.LAST,
+            learn=pct(data.LEARN_RATIO),
+            fail=pct(data.FAIL_RATIO),
+        )
+    )
+    for text in parts["warnings"]:
+        st.warning(text)
+    for i, (metric, chart, frame) in enumerate(parts["charts"]):
+        if i % 2 == 0:  # row by row, so a narrow screen stacks them in reading order
+            cols = st.columns(2)
+        with cols[i % 2]:
+            workshop.chart(
+                chart, key=f"training_{metric}", data=frame, source=train_recall_variants
+            )
+    st.caption(
+        t("training.curves_caption", window=data.SMOOTH, points=data.CURVE_POINTS, last=data.LAST)
+    )
+    st.caption(parts["dead_caption"])
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def one_run_parts(key: tuple, lang: str) -> dict:
+    """What section 1 draws for the run ``key`` (:attr:`View.key`) in language ``lang``:
+    the summary ``table``, divergence ``warnings``, per metric (name, deferred chart, CSV
+    frame) in ``charts``, and the ``dead_caption``.
+
+    Built once per input for the whole server (``cache_resource``: shared, never
+    modified); a rerun at seen settings only draws it.
+    """
+    summary = data.single_run(*key)["summary"]
+    steps = key[3]
     ln_n = math.log(data.N_KEYS)
     specs = {
         "loss": {"log_y": True},
@@ -218,37 +254,35 @@ def one_run(v: View) -> None:
             for r in summary.itertuples()
         ),
     }
-    curves = data.run_curves(
-        v.d_k, v.optimizer, v.lr, v.steps, v.variants, v.seed, current_language()
-    )
-    for i, metric in enumerate(data.METRICS):
-        if i % 2 == 0:  # row by row, so a narrow screen stacks them in reading order
-            cols = st.columns(2)
+    curves = data.run_curves(*key, lang)
+    charts_ = []
+    for metric in data.METRICS:
         frame = curves[metric]
-        with cols[i % 2]:
-            chart = partial(
-                charts.curves,
-                frame,
-                title=t(f"training.{metric}_title"),
-                x_title=t("training.axis_step"),
-                y_title=t(f"training.{metric}_y"),
-                description=t(f"training.{metric}_alt", values=finals[metric], steps=v.steps),
-                tips=tips("series", "step", "smooth", "raw", "reference"),
-                **specs[metric],
-            )
-            workshop.chart(
-                chart,
-                key=f"training_{metric}",
-                data=frame.drop(columns="color"),
-                source=train_recall_variants,
-            )
-    st.caption(
-        t("training.curves_caption", window=data.SMOOTH, points=data.CURVE_POINTS, last=data.LAST)
-    )
-    st.caption(dead_rows_caption(summary))
+        chart = partial(
+            charts.curves,
+            frame,
+            title=t(f"training.{metric}_title"),
+            x_title=t("training.axis_step"),
+            y_title=t(f"training.{metric}_y"),
+            description=t(f"training.{metric}_alt", values=finals[metric], steps=steps),
+            tips=tips("series", "step", "smooth", "raw", "reference"),
+            **specs[metric],
+        )
+        charts_.append((metric, chart, frame.drop(columns="color")))
+    diverged = summary[summary["diverged_at"] >= 0]
+    return {
+        "table": summary_table(summary),
+        "warnings": [
+            t("training.diverged", name=data.variant_label(r.variant), step=r.diverged_at)
+            for r in diverged.itertuples()
+        ],
+        "charts": charts_,
+        "dead_caption": dead_rows_caption(summary),
+    }
 
 
-def summary_table(summary: pd.DataFrame) -> None:
+def summary_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """One row per variant, indexed by its name: the run's numbers and verdict."""
     rows = []
     for r in summary.itertuples():
         rows.append(
@@ -267,15 +301,7 @@ def summary_table(summary: pd.DataFrame) -> None:
             }
         )
     table = pd.DataFrame(rows)
-    st.table(table.set_index(table.columns[0]))
-    st.caption(
-        t(
-            "training.table_caption",
-            last=data.LAST,
-            learn=pct(data.LEARN_RATIO),
-            fail=pct(data.FAIL_RATIO),
-        )
-    )
+    return table.set_index(table.columns[0])
 
 
 def dead_rows_caption(summary: pd.DataFrame) -> str:
@@ -293,8 +319,20 @@ def dead_rows_caption(summary: pd.DataFrame) -> str:
 def inside_run(v: View) -> None:
     st.header(t("training.s2_title"))
     st.markdown(t("training.s2_text", n=data.N_PROBE))
-    probe = v.run["probe"]
-    frame = probe.assign(series=[data.variant_short(n) for n in probe["variant"]])
+    chart, frame, caption = inside_run_parts(v.key, current_language())
+    workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)
+    st.caption(caption)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def inside_run_parts(key: tuple, lang: str) -> tuple[partial, pd.DataFrame, str]:
+    """Section 2 for the run ``key`` in ``lang``: the deferred probe heatmap, its frame
+    (the CSV) and the caption. Shared and never modified, like :func:`one_run_parts`."""
+    run = data.single_run(*key)
+    variants = key[4]
+    probe = run["probe"]
+    short = {name: data.variant_short(name) for name in pd.unique(probe["variant"])}
+    frame = probe.assign(series=probe["variant"].map(short))
     last = int(frame["snapshot"].max())
     top = (
         frame.groupby(["variant", "snapshot"], sort=False)["weight"]
@@ -312,7 +350,7 @@ def inside_run(v: View) -> None:
             top0=f"{top.loc[name, 'first']:.2f}",
             target=f"{on_target.loc[(name, last)]:.2f}",
         )
-        for name in v.variants
+        for name in variants
     )
     chart = partial(
         charts.probe_heatmap,
@@ -325,16 +363,13 @@ def inside_run(v: View) -> None:
         description=t("training.probe_alt", last=last, parts=described),
         tips=tips("series", "row", "key", "weight"),
     )
-    workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)
-    summary = v.run["summary"]
-    ln_n = math.log(data.N_KEYS)
-    st.caption(
-        t(
-            "training.probe_caption",
-            ln_n=f"{ln_n:.2f}",
-            entropies="; ".join(
-                f"{data.variant_label(r.variant)} {r.entropy_0:.2f} → {r.entropy:.2f}"
-                for r in summary.itertuples()
-            ),
-        )
+    summary = run["summary"]
+    caption = t(
+        "training.probe_caption",
+        ln_n=f"{math.log(data.N_KEYS):.2f}",
+        entropies="; ".join(
+            f"{data.variant_label(r.variant)} {r.entropy_0:.2f} → {r.entropy:.2f}"
+            for r in summary.itertuples()
+        ),
     )
+    return chart, frame, caption

@@ -108,14 +108,22 @@ def lr_sweep(v: View) -> dict | None:
     if len(here) < data.SWEEP_SEEDS:
         small_multiples(v, have)
         return None
-    numbers = sweep_numbers(v, have, here)
+    keys = tuple(here)
+    numbers = sweep_numbers(keys, v.variants, [have[c][0] for c in keys])
     if workshop.predict(**learns_question(v, numbers)):
         sweep_charts(v, have, numbers)
     return numbers
 
 
-def sweep_numbers(v: View, have: dict, keys: list[tuple]) -> dict:
-    summary, sens = data.summarise(tuple(keys), v.variants, [have[c][0] for c in keys])
+@st.cache_resource(max_entries=64, show_spinner=False)
+def sweep_numbers(keys: tuple[tuple, ...], variants: tuple[str, ...], _cells: list) -> dict:
+    """The sweep at the learner's d_k (cells ``keys``, one per seed, frames ``_cells``):
+    the seeds' ``summary`` and, per variant, verdicts, best rate and sensitivity.
+
+    A cell's content is fixed by its key and ``variants`` (computed or shipped alike), so
+    the frames are not hashed; the result is shared by every session, never modified.
+    """
+    summary, sens = data.summarise(keys, variants, _cells)
     sens = sens.set_index("variant")["sensitivity"]
     per = {}
     for name, part in summary.groupby("variant", sort=False):
@@ -132,7 +140,7 @@ def sweep_numbers(v: View, have: dict, keys: list[tuple]) -> dict:
             "initial": float(part["initial_loss"].iloc[0]),
             "sensitivity": float(sens[name]),
         }
-    return {"summary": summary, "per": per}
+    return {"summary": summary, "per": per, "keys": keys, "variants": variants}
 
 
 def lr_list(entry: dict, which: str) -> str:
@@ -149,11 +157,32 @@ def count(entry: dict, which: str) -> int:
 
 
 def sweep_charts(v: View, have: dict, numbers: dict) -> None:
-    summary = data.labelled(numbers["summary"])
+    chart, frame, table, diverged = sweep_parts(
+        numbers["keys"], numbers["variants"], v.lr, current_language(), numbers
+    )
+    workshop.chart(
+        chart, key="training_lr", data=frame, source=[data.sweep_cell, final_loss, lr_sensitivity]
+    )
+    st.caption(t("training.lr_caption", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO)))
+    st.table(table)
+    st.caption(t("training.sensitivity_caption", **grid_text(v.optimizer)))
+    st.caption(t("training.diverged_some", n=diverged) if diverged else t("training.diverged_none"))
+    small_multiples(v, have)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def sweep_parts(
+    keys: tuple[tuple, ...], variants: tuple[str, ...], lr: float, lang: str, _numbers: dict
+) -> tuple[partial, pd.DataFrame, pd.DataFrame, int]:
+    """The LR chart (deferred), its CSV frame, the sensitivity table and the count of
+    diverged runs at the learner's rate ``lr``, for :func:`sweep_numbers` of the cells
+    ``keys`` and ``variants`` (``_numbers``, not hashed: fixed by those)."""
+    optimizer, d_k = keys[0][0], keys[0][1]
+    summary = data.labelled(_numbers["summary"])
     initial = data.labelled(
         summary.groupby("variant", sort=False)["initial_loss"].first().reset_index()
     ).rename(columns={"initial_loss": "y"})
-    per = numbers["per"]
+    per = _numbers["per"]
     described = "; ".join(
         t(
             "training.lr_alt_part",
@@ -164,31 +193,24 @@ def sweep_charts(v: View, have: dict, numbers: dict) -> None:
         )
         for name, e in per.items()
     )
+    grid = LR_GRIDS[optimizer]
     chart = partial(
         charts.lr_lines,
         summary,
-        current_lr=v.lr if LR_GRIDS[v.optimizer][0] <= v.lr <= LR_GRIDS[v.optimizer][-1] else None,
-        title=t("training.lr_title", d_k=v.d_k, opt=opt_name(v.optimizer)).split("|"),
+        current_lr=lr if grid[0] <= lr <= grid[-1] else None,
+        title=t("training.lr_title", d_k=d_k, opt=opt_name(optimizer)).split("|"),
         x_title=t("training.axis_lr"),
         y_title=t("training.lr_y", last=data.LAST),
-        description=t("training.lr_alt", d_k=v.d_k, opt=opt_name(v.optimizer), parts=described),
+        description=t("training.lr_alt", d_k=d_k, opt=opt_name(optimizer), parts=described),
         tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"),
         initial=initial[["series", "color", "y"]],
     )
-    workshop.chart(
-        chart,
-        key="training_lr",
-        data=summary.drop(columns="color"),
-        source=[data.sweep_cell, final_loss, lr_sensitivity],
-    )
-    st.caption(t("training.lr_caption", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO)))
-    sensitivity_table(per, v.optimizer)
-    diverged = int(numbers["summary"]["diverged"].sum())
-    st.caption(t("training.diverged_some", n=diverged) if diverged else t("training.diverged_none"))
-    small_multiples(v, have)
+    diverged = int(_numbers["summary"]["diverged"].sum())
+    return chart, summary.drop(columns="color"), sensitivity_table(per), diverged
 
 
-def sensitivity_table(per: dict, optimizer: str) -> None:
+def sensitivity_table(per: dict) -> pd.DataFrame:
+    """One row per variant, indexed by its name: sensitivity, ℓ₀, best rate, verdicts."""
     rows = []
     for name, e in per.items():
         rows.append(
@@ -202,69 +224,86 @@ def sensitivity_table(per: dict, optimizer: str) -> None:
             }
         )
     table = pd.DataFrame(rows)
-    st.table(table.set_index(table.columns[0]))
-    st.caption(t("training.sensitivity_caption", **grid_text(optimizer)))
+    return table.set_index(table.columns[0])
 
 
 def small_multiples(v: View, have: dict) -> None:
     st.subheader(t("training.multiples_title", opt=opt_name(v.optimizer)))
-    frames = data.shipped_multiples(v.optimizer, v.seed, v.steps, v.variants, current_language())
-    for d_k in () if frames else data.SWEEP_D_KS:  # not all shipped: from what is here
-        keys = [
-            c
-            for c in data.needed_cells(v.optimizer, d_k, v.seed, v.steps)[: data.SWEEP_SEEDS]
-            if c in have
-        ]
-        if len(keys) == data.SWEEP_SEEDS:
-            summary, _ = data.summarise(tuple(keys), v.variants, [have[c][0] for c in keys])
-            frames[d_k] = data.labelled(summary)
-    if not frames:
-        st.caption(t("training.multiples_missing"))
-        return
-    values = pd.concat(frames.values())
-    domain = (max(1e-5, float(values["lo"].min()) * 0.8), float(values["hi"].max()) * 1.25)
+    parts = shipped_multiples_parts(v.optimizer, v.seed, v.steps, v.variants, current_language())
+    if parts is None:  # not all shipped: from what is here
+        frames = {}
+        for d_k in data.SWEEP_D_KS:
+            keys = [
+                c
+                for c in data.needed_cells(v.optimizer, d_k, v.seed, v.steps)[: data.SWEEP_SEEDS]
+                if c in have
+            ]
+            if len(keys) == data.SWEEP_SEEDS:
+                summary, _ = data.summarise(tuple(keys), v.variants, [have[c][0] for c in keys])
+                frames[d_k] = data.labelled(summary)
+        if not frames:
+            st.caption(t("training.multiples_missing"))
+            return
+        parts = multiples_parts(frames, v.optimizer)
+    panels, caption = parts
     cols = st.columns(2)
-    for i, d_k in enumerate(data.SWEEP_D_KS):
+    for i, (d_k, chart, frame) in enumerate(panels):
         with cols[i % 2]:
-            if d_k not in frames:
+            if chart is None:
                 st.caption(t("training.multiple_missing", d_k=d_k))
                 continue
-            frame = frames[d_k]
-            best = "; ".join(
-                f"{data.variant_label(name)} {data.lr_text(part.loc[part['value'].idxmin(), 'lr'])}"
-                for name, part in frame.groupby("variant", sort=False)
-            )
-            chart = partial(
-                charts.lr_lines,
-                frame,
-                current_lr=None,
-                title=f"d_k = {d_k}",
-                x_title=t("training.axis_lr"),
-                y_title=t("training.lr_y_short"),
-                description=t(
-                    "training.multiple_alt", d_k=d_k, opt=opt_name(v.optimizer), best=best
-                ),
-                tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"),
-                y_domain=domain,
-                legend_columns=1,  # two panels to a row: ~210 px each at 800 px
-                height=340,
-            )
-            workshop.chart(
-                chart,
-                key=f"training_lr_{d_k}",
-                data=frame.drop(columns="color"),
-                source=data.sweep_cell,
-            )
+            workshop.chart(chart, key=f"training_lr_{d_k}", data=frame, source=data.sweep_cell)
+    st.caption(caption)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def shipped_multiples_parts(
+    optimizer: str, seed: int, steps: int, variants: tuple[str, ...], lang: str
+) -> tuple[list, str] | None:
+    """:func:`multiples_parts` of the shipped small multiples (None unless every cell is
+    shipped), made once per input for the whole server and shared."""
+    frames = data.shipped_multiples(optimizer, seed, steps, variants, lang)
+    return multiples_parts(frames, optimizer) if frames else None
+
+
+def multiples_parts(frames: dict[int, pd.DataFrame], optimizer: str) -> tuple[list, str]:
+    """Per d_k of ``SWEEP_D_KS`` (d_k, deferred LR chart or None, CSV frame or None) on a
+    shared y scale, and the caption naming each variant's best rate per d_k."""
+    values = pd.concat(frames.values())
+    domain = (max(1e-5, float(values["lo"].min()) * 0.8), float(values["hi"].max()) * 1.25)
+    panels = []
+    for d_k in data.SWEEP_D_KS:
+        if d_k not in frames:
+            panels.append((d_k, None, None))
+            continue
+        frame = frames[d_k]
+        best = "; ".join(
+            f"{data.variant_label(name)} {data.lr_text(part.loc[part['value'].idxmin(), 'lr'])}"
+            for name, part in frame.groupby("variant", sort=False)
+        )
+        chart = partial(
+            charts.lr_lines,
+            frame,
+            current_lr=None,
+            title=f"d_k = {d_k}",
+            x_title=t("training.axis_lr"),
+            y_title=t("training.lr_y_short"),
+            description=t("training.multiple_alt", d_k=d_k, opt=opt_name(optimizer), best=best),
+            tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"),
+            y_domain=domain,
+            legend_columns=1,  # two panels to a row: ~210 px each at 800 px
+            height=340,
+        )
+        panels.append((d_k, chart, frame.drop(columns="color")))
     best = {}
     for frame in frames.values():
         for name, part in frame.groupby("variant", sort=False):
             best.setdefault(name, []).append(data.lr_text(part.loc[part["value"].idxmin(), "lr"]))
-    st.caption(
-        t(
-            "training.multiples_caption",
-            best="; ".join(f"{data.variant_label(n)}: {' → '.join(v)}" for n, v in best.items()),
-        )
+    caption = t(
+        "training.multiples_caption",
+        best="; ".join(f"{data.variant_label(n)}: {' → '.join(v)}" for n, v in best.items()),
     )
+    return panels, caption
 
 
 def learns_question(v: View, numbers: dict) -> dict:
