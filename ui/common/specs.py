@@ -121,27 +121,35 @@ def _replaced(node, path: tuple, value):
     return out
 
 
-def finished_spec(build: functools.partial, presenting: bool = False) -> dict:
+def finished_spec(
+    build: functools.partial, presenting: bool = False, current_d: int | None = None
+) -> dict:
     """The spec :func:`ui.common.workshop.chart` sends for the deferred chart ``build``: read from the
     cache (built on a miss), with the learner's d_k written into its marker.
 
-    The digest of ``build`` is kept on it: a deferred chart must not change after its
-    first use (its frames are never modified). A builder called with
+    The learner's d_k comes as the builder's :data:`MARKER_KEYWORD` in ``build`` or as
+    ``current_d`` beside a ``build`` without it (then one ``build``, kept by a cache,
+    serves every d_k). The digest of ``build`` is kept on it: a deferred chart must not
+    change after its first use (its frames are never modified). A builder called with
     :data:`MARKER_KEYWORD` must use it only through
     :func:`ui.common.charts.d_marker` (tests/ui/common/test_workshop_charts.py checks
     every such builder: the spec equals the one built with the value directly).
     """
     known = vars(build).get(_KEY_ATTR)
     if known is None:
-        current_d = build.keywords.get(MARKER_KEYWORD)
+        marked = build.keywords.get(MARKER_KEYWORD)
         template = build
-        if current_d is not None:
+        if marked is not None or current_d is not None:
             template = functools.partial(
                 build.func, *build.args, **{**build.keywords, MARKER_KEYWORD: _MARKER_SENTINEL}
             )
         # a deferred chart kept by a cache (the same object on every rerun) is hashed once
-        known = vars(build)[_KEY_ATTR] = (input_digest(template), template, current_d)
-    digest, template, current_d = known
+        known = vars(build)[_KEY_ATTR] = (input_digest(template), template, marked)
+    digest, template, marked = known
+    if current_d is None:
+        current_d = marked
+    elif marked is not None:
+        raise ValueError(f"{MARKER_KEYWORD} given twice: in the deferred chart and apart")
     spec, paths = _finished_spec(digest, presenting, template)
     if current_d is None:
         return spec

@@ -182,6 +182,7 @@ def chart(
     key: str,
     data: pd.DataFrame | None = None,
     source: Callable | Sequence[Callable] | None = None,
+    current_d: int | None = None,
 ) -> None:
     """Draw a chart; under it a CSV download of ``data`` and the source of ``source``.
 
@@ -190,18 +191,20 @@ def chart(
     is built and serialised once per distinct input (builder, arguments, presenter
     mode) for the whole server and kept by :mod:`ui.common.specs`: a rerun with inputs
     already seen hashes the arguments and sends the stored spec, with no Altair work.
-    The learner's d_k marker (``current_d``) is not part of that input: it is written
-    into the stored spec (:func:`ui.common.specs.finished_spec`), so a new d_k rebuilds
-    nothing.
+    The learner's d_k marker (``current_d``, in the deferred call or given here) is not
+    part of that input: it is written into the stored spec
+    (:func:`ui.common.specs.finished_spec`), so a new d_k rebuilds nothing.
 
     The CSV is produced only when the button is pressed, and pressing it does not rerun
     the page. ``source`` is the core function (or functions) that computed the data —
     the same code the tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
     if isinstance(chart_obj, functools.partial):
-        spec = specs.finished_spec(chart_obj, is_presenting())
+        spec = specs.finished_spec(chart_obj, is_presenting(), current_d)
         st.vega_lite_chart(spec=spec, width="stretch", key=key)
     else:
+        if current_d is not None:
+            raise TypeError("current_d needs a deferred chart (functools.partial)")
         if is_presenting():
             chart_obj = specs.for_projector(chart_obj)
         st.altair_chart(specs.prevalidated(chart_obj), width="stretch", key=key)

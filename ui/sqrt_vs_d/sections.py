@@ -25,7 +25,7 @@ from core.scaling import (
     signal_to_noise,
 )
 from ui.common import workshop
-from ui.common.i18n import t
+from ui.common.i18n import current_language, t
 from ui.sqrt_vs_d import charts, data
 
 #: The core function behind every chart.
@@ -37,7 +37,8 @@ class View:
     """The page's settings, and the sweep they select.
 
     ``full`` covers d_k = 1…4096 (the questions and the myth card); ``sweep`` is the
-    part within the chosen range [d_lo, d_hi] (the charts).
+    part within the chosen range [d_lo, d_hi] (the charts). Both are shared by every
+    session (:func:`frames`) and never modified.
     """
 
     d_k: int
@@ -49,6 +50,11 @@ class View:
     d_hi: int
     full: pd.DataFrame
     sweep: pd.DataFrame
+
+    @property
+    def key(self) -> tuple:
+        """The settings the sweep and every chart but the d_k marker depend on."""
+        return (self.n_keys, self.alpha, self.rho, self.seed, self.d_lo, self.d_hi)
 
 
 def view(
@@ -63,18 +69,82 @@ def view(
         st.info(t("sqrt_vs_d.range_single", d=d_lo), icon=":material/info:")
     if not d_lo <= d_k <= d_hi:
         st.caption(t("sqrt_vs_d.outside_range", d_k=d_k, lo=d_lo, hi=d_hi))
+    full, sweep = frames(n_keys, alpha, rho, seed, d_lo, d_hi)
+    return View(d_k, n_keys, alpha, rho, seed, d_lo, d_hi, full, sweep)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def frames(
+    n_keys: int, alpha: float, rho: float, seed: int, d_lo: int, d_hi: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The full sweep and its part in [d_lo, d_hi], made once per input for the whole
+    server and shared (never modified)."""
     full = data.sweep(n_keys, alpha, rho, seed)
-    return View(d_k, n_keys, alpha, rho, seed, d_lo, d_hi, full, data.in_range(full, d_lo, d_hi))
+    return full, data.in_range(full, d_lo, d_hi)
 
 
-def show(builder: str, frame, *extra, key: str, source=SWEEP, **options) -> None:
-    """Build and draw one chart, with its data as CSV and its core source."""
-    chart = partial(charts.chart, builder, frame, *extra, **options)
-    workshop.chart(chart, key=f"sqrt_vs_d_{key}", data=frame, source=source)
+@st.cache_resource(max_entries=64, show_spinner=False)
+def prepared(key: tuple, lang: str) -> dict:
+    """Everything the sections draw that the learner's d_k does not change, for the
+    settings ``key`` (:attr:`View.key`) in ``lang``: per chart key (deferred chart
+    without its d_k marker, CSV frame, core source), the predict-first questions and
+    the myth card's text. Made once per input for the whole server and shared (never
+    modified); a rerun at seen settings only draws it.
+    """
+    n_keys, alpha, rho, seed, d_lo, d_hi = key
+    full, sweep = frames(*key)
+    out = {}
+    theory = {"std": scaling.independent_logit_std, "mean": scaling.relevant_logit_mean}
+    for which in ("std", "mean") if rho != 0 else ("std",):
+        out[which] = template(
+            "logit_scale", data.logit_frame(sweep, which, rho), source=[SWEEP, theory[which]],
+            x_title=t("sqrt_vs_d.axis_d_k"), title=t(f"sqrt_vs_d.{which}_title"),
+            subtitle=t("sqrt_vs_d.points_sub"), y_title=t(f"sqrt_vs_d.{which}_y"),
+            theory_title=t("sqrt_vs_d.theory"),
+            description=t(f"sqrt_vs_d.{which}_alt", rho=f"{rho:g}"),
+        )  # fmt: skip
+    chance = data.references(n_keys, rho, limit=False)
+    limit = data.references(n_keys, rho, limit=True)
+    entropy = data.lines(sweep, "entropy_mean", divide_by=math.log(n_keys))
+    out["entropy"] = lines(
+        n_keys, entropy, "entropy", y_domain=(0, 1), reference=data.uniform_reference()
+    )
+    maxw = data.lines(sweep, "max_weight_mean")
+    out["max"] = lines(
+        n_keys, maxw, "max", y_domain=(0, 1), reference=chance, label=floor_label(chance)
+    )
+    out["argmax"] = lines(
+        n_keys, data.argmax_line(sweep), "argmax", y_domain=(0, 1), reference=chance,
+        label=floor_label(chance),
+    )  # fmt: skip
+    out["weight"] = lines(
+        # 1/n_keys is a floor; the 1/d_k limit is one only for α ≤ 1 (with α > 1 the
+        # weight falls through it toward 1/n_keys, and α < 1 rises to 1)
+        n_keys, data.lines(sweep, "relevant_weight_mean"), "weight", y_domain=(0, 1),
+        reference=limit, label=floor_label(limit) if alpha <= 1 else "above_right",
+        source=[SWEEP, scaling.linear_scaling_weight_limit],
+    )  # fmt: skip
+    out["grad"] = lines(n_keys, data.lines(sweep, "grad_fro_mean", log=True), "grad", log_y=True)
+    heat = data.in_range(data.sqrt_vs_d_heatmap(n_keys, rho, seed), d_lo, d_hi)
+    out["heatmap"] = template(
+        "alpha_heatmap", heat, data.heatmap_rules(), legend_cols=None,
+        title=t("sqrt_vs_d.heat_title", rho=f"{rho:g}"), x_title=t("sqrt_vs_d.axis_d_k"),
+        y_title=t("sqrt_vs_d.heat_y"), color_title=t("sqrt_vs_d.heat_color"),
+        description=t("sqrt_vs_d.heat_alt", rho=f"{rho:g}"),
+    )  # fmt: skip
+    out["max_question"] = max_weight_question(full, n_keys, rho)
+    out["relevant_question"] = relevant_weight_question(full, n_keys, rho)
+    out["myth"] = myth_reality(full, n_keys, rho)
+    return out
+
+
+def template(builder: str, frame, *extra, source=SWEEP, **options) -> tuple:
+    """(deferred chart, its CSV frame, its core source) of one chart of this page."""
+    return partial(charts.chart, builder, frame, *extra, **options), frame, source
 
 
 def lines(
-    v: View,
+    n_keys: int,
     df,
     key: str,
     *,
@@ -83,13 +153,23 @@ def lines(
     reference=None,
     label="above_left",
     source=SWEEP,
-) -> None:
+) -> tuple:
     """One statistic against d_k (:func:`ui.common.charts.sweep_lines`), titled by ``key``."""
-    show(
-        "sweep_lines", df, key=key, source=source, current_d=v.d_k,
+    return template(
+        "sweep_lines", df, source=source,
         x_title=t("sqrt_vs_d.axis_d_k"), title=t(f"sqrt_vs_d.{key}_title"),
-        y_title=t(f"sqrt_vs_d.{key}_y"), description=t(f"sqrt_vs_d.{key}_alt", n=v.n_keys),
+        y_title=t(f"sqrt_vs_d.{key}_y"), description=t(f"sqrt_vs_d.{key}_alt", n=n_keys),
         log_y=log_y, y_domain=y_domain, reference=reference, reference_label=label,
+    )  # fmt: skip
+
+
+def show(v: View, key: str, *, marker: bool = True) -> None:
+    """Draw the prepared chart ``key`` with its CSV and core source, marking the
+    learner's d_k (``marker``)."""
+    chart, frame, source = prepared(v.key, current_language())[key]
+    workshop.chart(
+        chart, key=f"sqrt_vs_d_{key}", data=frame, source=source,
+        current_d=v.d_k if marker else None,
     )  # fmt: skip
 
 
@@ -114,48 +194,30 @@ def logit_scale(v: View) -> None:
             if which == "mean" and rho == 0:
                 st.info(t("sqrt_vs_d.mean_rho0"), icon=":material/info:")
                 continue
-            theory = {"std": scaling.independent_logit_std, "mean": scaling.relevant_logit_mean}
-            show(
-                "logit_scale", data.logit_frame(v.sweep, which, rho), key=which,
-                source=[SWEEP, theory[which]], current_d=d_k, x_title=t("sqrt_vs_d.axis_d_k"),
-                title=t(f"sqrt_vs_d.{which}_title"), subtitle=t("sqrt_vs_d.points_sub"),
-                y_title=t(f"sqrt_vs_d.{which}_y"), theory_title=t("sqrt_vs_d.theory"),
-                description=t(f"sqrt_vs_d.{which}_alt", rho=f"{rho:g}"),
-            )  # fmt: skip
+            show(v, which)
     st.caption(t("sqrt_vs_d.logit_caption_rho0" if rho == 0 else "sqrt_vs_d.logit_caption"))
 
 
 # --- 2: what softmax does with them (predict first) ------------------------------------------
 def softmax_response(v: View) -> None:
     """Predict the largest weight at d_k = 4096, then entropy share and largest weight."""
-    n_keys, rho = v.n_keys, v.rho
     st.header(t("sqrt_vs_d.s2_title"))
-    if workshop.predict(**max_weight_question(v.full, n_keys, rho)):
+    if workshop.predict(**prepared(v.key, current_language())["max_question"]):
         left, right = st.columns(2)
         with left:
-            entropy = data.lines(v.sweep, "entropy_mean", divide_by=math.log(n_keys))
-            lines(v, entropy, "entropy", y_domain=(0, 1), reference=data.uniform_reference())
+            show(v, "entropy")
         with right:
-            maxw = data.lines(v.sweep, "max_weight_mean")
-            chance = data.references(n_keys, rho, limit=False)
-            lines(v, maxw, "max", y_domain=(0, 1), reference=chance, label=floor_label(chance))
-        caption = "softmax_caption_rho0" if rho == 0 else "softmax_caption_rho"
+            show(v, "max")
+        caption = "softmax_caption_rho0" if v.rho == 0 else "softmax_caption_rho"
         st.caption(t(f"sqrt_vs_d.{caption}"))
 
 
 # --- 3: every exponent at once ---------------------------------------------------------------
 def heatmap(v: View) -> None:
     """Mean entropy share over d_k × α (independent of the α and d_k controls)."""
-    n_keys, rho = v.n_keys, v.rho
     st.header(t("sqrt_vs_d.s3_title"))
-    heat = data.in_range(data.sqrt_vs_d_heatmap(n_keys, rho, v.seed), v.d_lo, v.d_hi)
-    show(
-        "alpha_heatmap", heat, data.heatmap_rules(), key="heatmap", legend_cols=None,
-        title=t("sqrt_vs_d.heat_title", rho=f"{rho:g}"), x_title=t("sqrt_vs_d.axis_d_k"),
-        y_title=t("sqrt_vs_d.heat_y"), color_title=t("sqrt_vs_d.heat_color"),
-        description=t("sqrt_vs_d.heat_alt", rho=f"{rho:g}"),
-    )  # fmt: skip
-    st.caption(t("sqrt_vs_d.heat_caption", rows=f"{data.sqrt_vs_d_heatmap_rows(n_keys):,}"))
+    show(v, "heatmap", marker=False)
+    st.caption(t("sqrt_vs_d.heat_caption", rows=f"{data.sqrt_vs_d_heatmap_rows(v.n_keys):,}"))
 
 
 # --- 4: discrimination (predict first) -------------------------------------------------------
@@ -163,22 +225,12 @@ def discrimination(v: View) -> None:
     """Predict the relevant key's weight, then its argmax share and mean weight."""
     n_keys, rho = v.n_keys, v.rho
     st.header(t("sqrt_vs_d.s4_title"))
-    if workshop.predict(**relevant_weight_question(v.full, n_keys, rho)):
+    if workshop.predict(**prepared(v.key, current_language())["relevant_question"]):
         left, right = st.columns(2)
         with left:
-            chance = data.references(n_keys, rho, limit=False)
-            argmax = data.argmax_line(v.sweep)
-            lines(v, argmax, "argmax", y_domain=(0, 1), reference=chance, label=floor_label(chance))
+            show(v, "argmax")
         with right:
-            weight = data.lines(v.sweep, "relevant_weight_mean")
-            limit = data.references(n_keys, rho, limit=True)
-            lines(
-                # 1/n_keys is a floor; the 1/d_k limit is one only for α ≤ 1 (with α > 1
-                # the weight falls through it toward 1/n_keys, and α < 1 rises to 1)
-                v, weight, "weight", y_domain=(0, 1), reference=limit,
-                label=floor_label(limit) if v.alpha <= 1 else "above_right",
-                source=[SWEEP, scaling.linear_scaling_weight_limit],
-            )  # fmt: skip
+            show(v, "weight")
         limit_text = f"{scaling.linear_scaling_weight_limit(n_keys, rho):.3g}"
         st.caption(
             t("sqrt_vs_d.disc_caption_rho0") if rho == 0 else t("sqrt_vs_d.disc_caption", limit=limit_text)
@@ -191,7 +243,7 @@ def gradient_scale(v: View) -> None:
     st.header(t("sqrt_vs_d.s5_title"))
     left, right = st.columns([3, 2])
     with left:
-        lines(v, data.lines(v.sweep, "grad_fro_mean", log=True), "grad", log_y=True)
+        show(v, "grad")
     with right:
         st.markdown(t("sqrt_vs_d.grad_text", floor=f"{data.LOG_FLOOR:g}"))
 
@@ -205,7 +257,7 @@ def when_each(v: View) -> None:
         st.markdown(t("sqrt_vs_d.why_sqrt"))
     with right.container(border=True):
         st.markdown(t("sqrt_vs_d.why_d"))
-    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), myth_reality(v.full, v.n_keys, v.rho))
+    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), prepared(v.key, current_language())["myth"])
 
 
 def logit_latex(d_k: int, alpha: float, rho: float) -> str:
@@ -223,19 +275,27 @@ def logit_latex(d_k: int, alpha: float, rho: float) -> str:
 
 def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
     """The table of statistics at the user's d_k, with its caption."""
-    stats = data.at_d(d_k, n_keys, alpha, rho, seed)
     st.subheader(t("sqrt_vs_d.summary_title", d_k=d_k, n=n_keys, rho=f"{rho:g}"))
     # a static table: its text follows the page's type size (larger in presenter mode)
+    table, caption = summary_parts(d_k, n_keys, alpha, rho, seed, current_language())
+    st.table(table)
+    st.caption(caption)
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def summary_parts(
+    d_k: int, n_keys: int, alpha: float, rho: float, seed: int, lang: str
+) -> tuple[pd.DataFrame, str]:
+    """The summary table (indexed by α) and its caption, made once per input and shared."""
+    stats = data.at_d(d_k, n_keys, alpha, rho, seed)
     table = data.summary_table(stats, d_k, n_keys, rho)
-    st.table(table.set_index(table.columns[0]))
-    st.caption(
-        t(
-            "sqrt_vs_d.summary_caption",
-            rate=f"{stats['relevant_argmax_rate'].iloc[0]:.3f}",
-            chance=f"{1 / n_keys:.3g}",
-            rows=f"{data.sqrt_vs_d_rows(n_keys):,}",
-        )
+    caption = t(
+        "sqrt_vs_d.summary_caption",
+        rate=f"{stats['relevant_argmax_rate'].iloc[0]:.3f}",
+        chance=f"{1 / n_keys:.3g}",
+        rows=f"{data.sqrt_vs_d_rows(n_keys):,}",
     )
+    return table.set_index(table.columns[0]), caption
 
 
 def _set_rho(value: float) -> None:
