@@ -29,7 +29,7 @@ from core.which_d import (
     score_variance,
 )
 from ui.common import controls, workshop
-from ui.common.i18n import t
+from ui.common.i18n import current_language, t
 from ui.which_d import charts, data, formulas
 from ui.which_d.data import closest_option, divisor_frames, fan_in_means, std_options
 
@@ -137,63 +137,95 @@ def divisor_labels(prefix: str, names, *, d_k: int, d_q: int, d_kv: int) -> dict
     }
 
 
-def divisor_charts(
+def divisor_templates(
     frame: pd.DataFrame,
     init: str,
     selected: str,
     labels: dict[str, str],
     prefix: str,
     fmt: dict[str, object],
-    sources: dict[str, list],
-) -> pd.DataFrame:
-    """Draw the logit-std and entropy bar charts of one experiment side by side.
+) -> tuple[pd.DataFrame, list[tuple[str, partial, pd.DataFrame]]]:
+    """The logit-std and entropy bar charts of one experiment, deferred.
 
-    ``prefix`` selects the catalog strings (``which_d.<prefix>_std_title`` …) and the
-    chart keys; ``fmt`` fills their placeholders; ``sources`` maps ``std``/``entropy``
-    to the core functions shown under each chart. Each chart offers the per-head frame
-    of :func:`divisor_frames` as CSV. Returns the bars indexed by divisor.
+    ``prefix`` selects the catalog strings (``which_d.<prefix>_std_title`` …); ``fmt``
+    fills their placeholders. Returns the bars indexed by divisor and, per statistic,
+    (name, deferred chart, the per-head frame of :func:`divisor_frames`: its CSV).
     """
-    n = N
     bars, points = divisor_frames(frame, init, selected, labels)
-    uniform = pd.DataFrame({"y": [math.log(n)], "label": [t("which_d.ref_uniform", n=n)]})
-    for col, value in zip(st.columns(2), ("std", "entropy"), strict=True):
+    uniform = pd.DataFrame({"y": [math.log(N)], "label": [t("which_d.ref_uniform", n=N)]})
+    out = []
+    for value in ("std", "entropy"):
+        chart = partial(
+            charts.divisor_bars,
+            bars,
+            points,
+            value=value,
+            title=t(f"which_d.{prefix}_{value}_title", **fmt),
+            x_title=t("which_d.axis_divisor"),
+            y_title=t(f"which_d.axis_{value}"),
+            description=t(f"which_d.{prefix}_{value}_alt", **fmt),
+            head_title=t("which_d.head"),
+            theory=value == "std",
+            value_labels=value == "std",
+            reference=uniform if value == "entropy" else None,
+        )
+        out.append((value, chart, points))
+    return bars.set_index("divisor"), out
+
+
+def divisor_charts(templates: list, prefix: str, sources: dict[str, list]) -> None:
+    """Draw :func:`divisor_templates`' two charts side by side; ``sources`` maps
+    ``std``/``entropy`` to the core functions shown under each chart."""
+    for col, (value, chart, points) in zip(st.columns(2), templates, strict=True):
         with col:
             workshop.chart(
-                partial(
-                    charts.divisor_bars,
-                    bars,
-                    points,
-                    value=value,
-                    title=t(f"which_d.{prefix}_{value}_title", **fmt),
-                    x_title=t("which_d.axis_divisor"),
-                    y_title=t(f"which_d.axis_{value}"),
-                    description=t(f"which_d.{prefix}_{value}_alt", **fmt),
-                    head_title=t("which_d.head"),
-                    theory=value == "std",
-                    value_labels=value == "std",
-                    reference=uniform if value == "entropy" else None,
-                ),
-                key=f"which_d_{prefix}_{value}",
-                data=points,
-                source=sources[value],
+                chart, key=f"which_d_{prefix}_{value}", data=points, source=sources[value]
             )
-    return bars.set_index("divisor")
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def multi_head_parts(
+    d_model: int, n_heads: int, divisor: str, w_init: str, seed: int, lang: str
+) -> tuple[pd.DataFrame, list, dict[str, str]]:
+    """:func:`divisor_templates` of the multi-head experiment, and the axis labels; made
+    once per input for the whole server and shared (never modified)."""
+    heads, _ = data.which_d_heads(d_model, n_heads, seed)
+    d_k = d_model // n_heads
+    fmt = {"d_model": d_model, "n_heads": n_heads, "d_k": d_k, "n": N}
+    labels = divisor_labels("div", DIVISORS_SELF, d_k=d_k, d_q=d_model, d_kv=d_model)
+    bars, templates = divisor_templates(heads, w_init, divisor, labels, "mh", fmt)
+    return bars, templates, labels
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def cross_parts(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int, lang: str) -> list:
+    """:func:`divisor_templates` of the cross-attention experiment, shared like
+    :func:`multi_head_parts`."""
+    frame = data.which_d_cross(d_q, d_kv, d_proj, seed)
+    labels = divisor_labels("cdiv", DIVISORS_CROSS, d_k=d_proj, d_q=d_q, d_kv=d_kv)
+    fmt = {"d_q": d_q, "d_kv": d_kv, "d_k": d_proj, "n": N}
+    return divisor_templates(frame, w_init, "d_k", labels, "cross", fmt)[1]
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def heads_means(d_model: int, n_heads: int, seed: int) -> dict[str, dict[str, float]]:
+    """:func:`fan_in_means` of the multi-head experiment, made once per input and shared."""
+    return fan_in_means(data.which_d_heads(d_model, n_heads, seed)[0])
 
 
 def predict_head_std(
-    frame: pd.DataFrame, d_model: int, n_heads: int, shown: int, w_init: str = "fan_in"
+    means: dict, d_model: int, n_heads: int, shown: int, w_init: str = "fan_in"
 ) -> bool:
     """Ask for the per-head logit std under ÷√d_model (fan-in) before the section-1 charts.
 
     The answer is the option nearest to the measurement in ``frame``
-    (:func:`ui.which_d.data.which_d_heads`). With one head d_k = d_model: nothing to ask. With
+    (``means``: :func:`heads_means`). With one head d_k = d_model: nothing to ask. With
     another ``w_init`` the answer says the charts below use it.
     """
     d_k = d_model // n_heads
     if n_heads == 1:
         st.caption(t("which_d_workshop.one_head", d_model=d_model))
         return True
-    means = fan_in_means(frame)
     measured = means["d_model"]["std"]
     values, labels = std_options(n_heads)
     return workshop.predict(
@@ -221,11 +253,11 @@ def predict_head_std(
     )
 
 
-def myth_card(frame: pd.DataFrame, d_model: int, n_heads: int) -> None:
-    """“The d in √d is d_model”, against the live fan-in numbers of ÷√d_k and ÷√d_model."""
+def myth_card(means: dict, d_model: int, n_heads: int) -> None:
+    """“The d in √d is d_model”, against the live fan-in numbers of ÷√d_k and ÷√d_model
+    (``means``: :func:`heads_means`)."""
     n = N
     d_k = d_model // n_heads
-    means = fan_in_means(frame)
     live = {
         "d_model": d_model,
         "n_heads": n_heads,
@@ -241,21 +273,36 @@ def myth_card(frame: pd.DataFrame, d_model: int, n_heads: int) -> None:
     workshop.myth(t("which_d_workshop.myth_claim"), t(reality, **live))
 
 
-def init_cards(frame: pd.DataFrame, d_model: int, current: str) -> None:
+def init_cards(d_model: int, n_heads: int, seed: int, current: str) -> None:
     """One card per initialisation: Var(q_i), and the logit std and entropy under ÷√d_k
     (measured and theory) from :func:`ui.which_d.data.which_d_heads`; ◀ marks ``current``."""
-    n = N
     off = {"delta_color": "off", "delta_arrow": "off"}
-    uniform = t("which_d.m_uniform", n=n, h=f"{math.log(n):.3f}")
-    for col, init in zip(st.columns(len(INITS)), INITS, strict=True):
-        row = frame[(frame["init"] == init) & (frame["divisor"] == "d_k")]
-        var_q = d_model * init_stds(init, d_model, d_model)[0] ** 2
-        theory = t("which_d.m_theory", theory=f"{row['theory_std'].iloc[0]:.4g}")
+    uniform = t("which_d.m_uniform", n=N, h=f"{math.log(N):.3f}")
+    values = init_values(d_model, n_heads, seed)
+    for col, (init, var_q, std, entropy, theory) in zip(
+        st.columns(len(INITS)), values, strict=True
+    ):
         with col.container(border=True):
             st.markdown(f"**{t(f'which_d.init_{init}')}**" + (" ◀" if init == current else ""))
             st.latex(rf"\mathrm{{Var}}(q_i) = d_\text{{model}}\,\sigma_{{w_q}}^2 = {var_q:.4g}")
-            st.metric(t("which_d.m_init_std"), f"{row['std'].mean():.4g}", theory, **off)
-            st.metric(t("which_d.m_init_entropy"), f"{row['entropy'].mean():.3f}", uniform, **off)
+            st.metric(
+                t("which_d.m_init_std"), f"{std:.4g}", t("which_d.m_theory", theory=theory), **off
+            )
+            st.metric(t("which_d.m_init_entropy"), f"{entropy:.3f}", uniform, **off)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def init_values(d_model: int, n_heads: int, seed: int) -> list[tuple]:
+    """Per initialisation (name, Var(q_i), mean logit std and entropy under ÷√d_k, theory
+    std as text), made once per input and shared."""
+    frame, _ = data.which_d_heads(d_model, n_heads, seed)
+    out = []
+    for init in INITS:
+        row = frame[(frame["init"] == init) & (frame["divisor"] == "d_k")]
+        var_q = d_model * init_stds(init, d_model, d_model)[0] ** 2
+        theory = f"{row['theory_std'].iloc[0]:.4g}"
+        out.append((init, var_q, float(row["std"].mean()), float(row["entropy"].mean()), theory))
+    return out
 
 
 # --- 1. multi-head self-attention --------------------------------------------------------
@@ -266,22 +313,21 @@ def multi_head_intro() -> None:
 def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int) -> None:
     """Predict the per-head logit std, then the formulas, the bar charts, the metrics and
     the misconception card."""
-    heads, extras = data.which_d_heads(d_model, n_heads, seed)
-    shown = extras["heads_shown"]
-    if not predict_head_std(heads, d_model, n_heads, shown, w_init):
+    shown = min(n_heads, data.WHICH_D_MAX_HEADS)  # as many as which_d_heads computes
+    means = heads_means(d_model, n_heads, seed)
+    if not predict_head_std(means, d_model, n_heads, shown, w_init):
         return
     d_k = d_model // n_heads
     var = score_variance(d_k, d_model, d_model, *init_stds(w_init, d_model, d_model))
     st.latex(formulas.multi_head_latex(d_model, n_heads, var))
-    fmt = {"d_model": d_model, "n_heads": n_heads, "d_k": d_k, "n": N}
-    labels = divisor_labels("div", DIVISORS_SELF, d_k=d_k, d_q=d_model, d_kv=d_model)
-    mh_src = [which_d_core.projected_multi_head_logits, heads_core.multi_head_logits, *STATS]
-    mh = divisor_charts(
-        heads, w_init, divisor, labels, "mh", fmt, {"std": mh_src, "entropy": STATS}
+    bars, templates, labels = multi_head_parts(
+        d_model, n_heads, divisor, w_init, seed, current_language()
     )
-    multi_head_metrics(mh, divisor, labels[divisor], n_heads)
+    mh_src = [which_d_core.projected_multi_head_logits, heads_core.multi_head_logits, *STATS]
+    divisor_charts(templates, "mh", {"std": mh_src, "entropy": STATS})
+    multi_head_metrics(bars, divisor, labels[divisor], n_heads)
     st.caption(t("which_d.mh_caption", n=N, shown=shown, n_heads=n_heads))
-    myth_card(heads, d_model, n_heads)
+    myth_card(means, d_model, n_heads)
 
 
 # --- 2. cross-attention ------------------------------------------------------------------
@@ -292,25 +338,20 @@ def cross_intro() -> None:
 
 def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
     """Cross-attention: the formulas and the bar charts under √d_k, √d_q and √d_kv."""
-    frame = data.which_d_cross(d_q, d_kv, d_proj, seed)
     var_x = score_variance(d_proj, d_q, d_kv, *init_stds(w_init, d_q, d_kv))
     st.latex(formulas.cross_latex(d_proj, d_q, d_kv, var_x))
-    labels_x = divisor_labels("cdiv", DIVISORS_CROSS, d_k=d_proj, d_q=d_q, d_kv=d_kv)
-    fmt_x = {"d_q": d_q, "d_kv": d_kv, "d_k": d_proj, "n": N}
+    templates = cross_parts(d_q, d_kv, d_proj, w_init, seed, current_language())
     x_src = [which_d_core.projected_cross_attention_logits, heads_core.cross_attention_logits]
-    divisor_charts(
-        frame, w_init, "d_k", labels_x, "cross", fmt_x, {"std": x_src + STATS, "entropy": STATS}
-    )
+    divisor_charts(templates, "cross", {"std": x_src + STATS, "entropy": STATS})
     st.caption(t("which_d.cross_caption", n=N, heads=data.WHICH_D_CROSS_HEADS))
 
 
 # --- 3. initialisation -------------------------------------------------------------------
 def initialisation(d_model: int, n_heads: int, w_init: str, seed: int) -> None:
     """One card per initialisation."""
-    heads, _ = data.which_d_heads(d_model, n_heads, seed)
     st.header(t("which_d.init_header"))
     st.markdown(t("which_d.init_lead", d_model=d_model, d_k=d_model // n_heads))
-    init_cards(heads, d_model, w_init)
+    init_cards(d_model, n_heads, seed, w_init)
     st.caption(t("which_d.init_caption", d_model=d_model))
 
 
@@ -343,44 +384,61 @@ def qk_intro() -> None:
 def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
     """Logit std against the input scale, with and without QK LayerNorm, and metrics."""
     d_k = d_model // n_heads
-    sweep = data.which_d_qk_sweep(d_model, n_heads, seed)
     st.latex(formulas.qk_latex(x_scale, d_k))
+    if d_k == 1:
+        st.info(t("which_d.qk_one_dim"), icon=":material/info:")
+    chart, frame, metrics, caption = qk_parts(d_model, n_heads, x_scale, seed, current_language())
+    left, right = st.columns([3, 2])  # room for the metrics' labels
+    with left:
+        workshop.chart(
+            chart,
+            key="which_d_qk",
+            data=frame,
+            source=[which_d_core.input_scale_sweep, heads_core.layer_norm],
+        )
+    for label, value, delta in metrics:
+        right.metric(label, value, delta, **OFF)
+    st.caption(caption)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def qk_parts(
+    d_model: int, n_heads: int, x_scale: float, seed: int, lang: str
+) -> tuple[partial, pd.DataFrame, list[tuple[str, str, str]], str]:
+    """The deferred chart, its CSV frame, the metrics (label, value, delta) and the caption
+    of the QK-normalisation section; made once per input and shared (never modified)."""
+    d_k = d_model // n_heads
+    sweep = data.which_d_qk_sweep(d_model, n_heads, seed)
     # LayerNorm over one dimension maps everything to 0: no normalised line, no theory
     ln_std = f"{which_d_core.layernorm_logit_std(d_k):.4g}" if d_k >= 2 else ""
     suffix = "" if d_k >= 2 else "_one_dim"
     # at d_k = 1 LayerNorm maps every q and k to 0: no normalised line (a log axis has no 0)
     shown_ln = (False, True) if d_k >= 2 else (False,)
     if d_k == 1:
-        st.info(t("which_d.qk_one_dim"), icon=":material/info:")
         sweep = sweep[~sweep.layernorm]
-    left, right = st.columns([3, 2])  # room for the metrics' labels
     lines, series = data.qk_lines(sweep)
-    with left:
-        workshop.chart(
-            partial(
-                charts.scale_lines,
-                lines,
-                current=x_scale,
-                title=t("which_d.qk_title", r=f"{math.sqrt(d_k):.3g}"),
-                x_title=t("which_d.axis_scale"),
-                y_title=t("which_d.axis_std_log"),
-                description=t(f"which_d.qk_alt{suffix}", ln_std=ln_std),
-                theory_title=t("which_d.theory"),
-            ),
-            key="which_d_qk",
-            data=lines.drop(columns="color"),
-            source=[which_d_core.input_scale_sweep, heads_core.layer_norm],
-        )
+    chart = partial(
+        charts.scale_lines,
+        lines,
+        current=x_scale,
+        title=t("which_d.qk_title", r=f"{math.sqrt(d_k):.3g}"),
+        x_title=t("which_d.axis_scale"),
+        y_title=t("which_d.axis_std_log"),
+        description=t(f"which_d.qk_alt{suffix}", ln_std=ln_std),
+        theory_title=t("which_d.theory"),
+    )
     now = sweep[sweep.scale == x_scale].set_index("layernorm")
-    for ln in shown_ln:
-        right.metric(
+    metrics = [
+        (
             t("which_d.m_qk", series=series[ln], s=f"{x_scale:g}"),
             f"{now.loc[ln, 'std']:.4g}",
             t("which_d.m_qk_delta", h=f"{now.loc[ln, 'entropy']:.3f}"),
-            **OFF,
         )
+        for ln in shown_ln
+    ]
     heads = min(n_heads, data.WHICH_D_QK_HEADS)  # as many as the sweep computes
-    st.caption(
-        t(f"which_d.qk_caption{suffix}", heads=heads, n_heads=n_heads, d_model=d_model, d_k=d_k,
-          ln_std=ln_std)
+    caption = t(
+        f"which_d.qk_caption{suffix}", heads=heads, n_heads=n_heads, d_model=d_model, d_k=d_k,
+        ln_std=ln_std,
     )  # fmt: skip
+    return chart, lines.drop(columns="color"), metrics, caption
