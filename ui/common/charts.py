@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
+from altair.vegalite.v6.api import _combine_subchart_data
 
 #: Okabe–Ito colours, by role. Axis, title and legend text take the app theme's colour
 #: (Streamlit's chart theme), so no colour here may be black or white: every one must
@@ -220,6 +221,42 @@ def lean(builder):
     return wrapper
 
 
+#: Layer properties Altair lifts to the top of a layered chart (and so copies the layers for).
+_LIFTED = ("params", "name", "height", "width", "view")
+
+
+def _plain(chart: alt.TopLevelMixin) -> bool:
+    """Whether ``chart`` (and every layer in it) is a view without selection parameters,
+    a name, a size or facet channels: nothing :class:`altair.LayerChart` would move."""
+    if not isinstance(chart, alt.Chart | alt.LayerChart):
+        return False
+    if any(chart._get(prop) is not alt.Undefined for prop in _LIFTED):
+        return False
+    encoding = chart._get("encoding")
+    if encoding is not alt.Undefined and any(
+        encoding._get(channel) is not alt.Undefined for channel in ("row", "column", "facet")
+    ):
+        return False
+    return all(_plain(sub) for sub in chart._get("layer", []) or [])
+
+
+def layer(*charts: alt.TopLevelMixin, **kwargs) -> alt.LayerChart:
+    """``alt.layer(*charts, **kwargs)``, without two deep copies of every layer.
+
+    To merge selection parameters and lift sizes, :class:`altair.LayerChart` copies each
+    layer twice — a third of building a chart here. When no layer has any of
+    :data:`_LIFTED` or a facet channel (every chart of this app), those steps change
+    nothing: this makes the same chart without them (the pinned-charts test compares
+    the specs byte for byte) and otherwise calls ``alt.layer``.
+    """
+    if not all(_plain(chart) for chart in charts):
+        return alt.layer(*charts, **kwargs)
+    out = alt.LayerChart.__new__(alt.LayerChart)
+    alt.TopLevelLayerSpec.__init__(out, layer=list(charts), **kwargs)
+    out.data, out.layer = _combine_subchart_data(out.data, out.layer)
+    return out
+
+
 def check_rows(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` unchanged, or ValueError when it has more than ``MAX_ROWS`` rows (every
     builder checks its frames: the browser gets binned data only)."""
@@ -378,7 +415,7 @@ def sweep_lines(
         )
     marker = d_marker(current_d)
     layers.append(marker)
-    return alt.layer(*layers, title=chart_title(title), description=description, height=height)
+    return layer(*layers, title=chart_title(title), description=description, height=height)
 
 
 @lean
@@ -441,7 +478,7 @@ def log_histogram(
             tooltip=[alt.Tooltip("median:Q", title=median_title, format=".3~e")],
         )
     )
-    return alt.layer(
+    return layer(
         bars,
         rule,
         title=chart_title(title, subtitle),

@@ -11,6 +11,7 @@ from ui.common.charts import (
     chart_title,
     check_rows,
     gradient_legend_below,
+    layer,
     lean,
     legend_above,
     legend_below,
@@ -155,7 +156,7 @@ def gap_explorer(
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
         .encode(x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", format=".2f")])
     )
-    return alt.layer(lines, marker, title=chart_title(title), description=description, height=320)
+    return layer(lines, marker, title=chart_title(title), description=description, height=320)
 
 
 @lean
@@ -213,7 +214,7 @@ def median_mean_sweep(
             ],
         )
     )
-    # extend the freshly built chart in place: a second alt.layer(...) would redo the
+    # extend the freshly built chart in place: a second layer(...) would redo the
     # (slow) merging of the layers' parameters on every rerun
     chart = base
     chart.layer.append(means)

@@ -11,7 +11,7 @@ import json
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, check_rows, lean
+from ui.common.charts import COLORS, check_rows, layer, lean
 
 #: Colour of each counterfactual divisor (as the rest of the app: none, √d_k, d_k).
 DIVISOR_COLORS = {"none": COLORS["unscaled"], "sqrt_d_k": COLORS["sqrt"], "d_k": COLORS["linear"]}
@@ -93,7 +93,7 @@ def head_grid_heatmap(
         )
     )
     data = df.assign(text_dark=df[value] > mid)
-    return alt.layer(
+    return layer(
         rect,
         text,
         data=data,
@@ -172,7 +172,7 @@ def logit_histogram(
     )
     # the whole chart's height (Streamlit fits the view): title, x axis and the legend
     # below take about 190 px, the plot the rest
-    return alt.layer(hist, line, title=alt.Title(title), description=description, height=450)
+    return layer(hist, line, title=alt.Title(title), description=description, height=450)
 
 
 @lean
@@ -316,4 +316,4 @@ def divisor_layer_bars(
                 ],
             )
         )
-    return alt.layer(*layers, title=alt.Title(title), description=description, height=330)
+    return layer(*layers, title=alt.Title(title), description=description, height=330)

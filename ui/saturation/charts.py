@@ -11,6 +11,7 @@ from ui.common.charts import (
     check_rows,
     d_marker,
     gradient_legend_below,
+    layer,
     lean,
     legend_above,
     legend_below,
@@ -68,7 +69,7 @@ def two_score_bars(
         .mark_text(dy=-6, fontSize=12)
         .encode(x=x, xOffset=offset, y=y, text=alt.Text("weight:Q", format=".4f"))
     )
-    return alt.layer(
+    return layer(
         bars,
         labels,
         data=df.drop(columns="color"),
@@ -180,7 +181,7 @@ def attention_heatmap(
     )
     data = df.assign(ink=df["weight"].gt(0.5).map({True: "white", False: "black"}))
     side = 160 + max(200, min(520, 22 * n))  # plot area + axes, title and colour ramp
-    return alt.layer(
+    return layer(
         cells, text, data=data, title=chart_title(title), description=description, height=side
     )
 
@@ -267,7 +268,7 @@ def rowmax_histogram(
             ],
         )
     )
-    return alt.layer(bars, rules, title=chart_title(title), description=description, height=420)
+    return layer(bars, rules, title=chart_title(title), description=description, height=420)
 
 
 @lean
@@ -344,7 +345,7 @@ def overflow_lines(
     )
     marker = d_marker(current_d)
     # band, line and points take the layer's data; the marker keeps its own
-    return alt.layer(
+    return layer(
         band,
         line,
         points,

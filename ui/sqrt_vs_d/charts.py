@@ -10,6 +10,7 @@ from ui.common.charts import (
     check_rows,
     d_marker,
     gradient_legend_below,
+    layer,
     lean,
     legend_above,
     legend_below,
@@ -80,7 +81,7 @@ def logit_scale(
         ],
     )
     marker = d_marker(current_d)
-    return alt.layer(
+    return layer(
         theory,
         bars,
         points,
@@ -155,7 +156,7 @@ def alpha_heatmap(
             tooltip=[alt.Tooltip("label:N"), alt.Tooltip("alpha:Q", title="α", format=".2f")],
         )
     )
-    return alt.layer(
+    return layer(
         rect,
         lines,
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, band_and_line, check_rows, lean, legend_colors
+from ui.common.charts import COLORS, band_and_line, check_rows, layer, lean, legend_colors
 
 
 def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
@@ -96,7 +96,7 @@ def curves(
             )
             .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
-    return alt.layer(*layers, title=alt.Title(title), description=description, height=height)
+    return layer(*layers, title=alt.Title(title), description=description, height=height)
 
 
 @lean
@@ -158,7 +158,7 @@ def probe_heatmap(
     )
     n_keys = int(df["key"].max()) + 1 if len(df) else 1
     n_rows = int(df["row"].max()) + 1 if len(df) else 1
-    return alt.layer(rect, target, data=df, width=cell * n_keys, height=(cell + 3) * n_rows).facet(
+    return layer(rect, target, data=df, width=cell * n_keys, height=(cell + 3) * n_rows).facet(
         row=alt.Facet(
             "series:N",
             title=None,
@@ -244,4 +244,4 @@ def lr_lines(
             .mark_rule(color=COLORS["accent"], strokeWidth=2)
             .encode(x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", format="~g")])
         )
-    return alt.layer(*layers, title=alt.Title(title), description=description, height=height)
+    return layer(*layers, title=alt.Title(title), description=description, height=height)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, chart_title, check_rows, d_marker, lean, legend_below
+from ui.common.charts import COLORS, chart_title, check_rows, d_marker, layer, lean, legend_below
 
 
 @lean
@@ -68,7 +68,7 @@ def histogram_with_law(
             ],
         )
     )
-    return alt.layer(bars, lines, title=chart_title(title), description=description, height=300)
+    return layer(bars, lines, title=chart_title(title), description=description, height=300)
 
 
 @lean
@@ -122,7 +122,7 @@ def variance_sweep(
         x=x, y=alt.Y("var:Q", scale=y_scale, title=y_title), color=series, tooltip=tooltip
     )
     marker = d_marker(current_d)
-    return alt.layer(
+    return layer(
         theory, bars, points, marker, title=chart_title(title), description=description, height=320
     )
 
@@ -164,9 +164,7 @@ def running_sums(
     dash = alt.StrokeDash("band:N", title=None, legend=legend_below(bands))
     upper = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("hi:Q"), strokeDash=dash)
     lower = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("lo:Q"), strokeDash=dash)
-    return alt.layer(
-        lines, upper, lower, title=chart_title(title), description=description, height=320
-    )
+    return layer(lines, upper, lower, title=chart_title(title), description=description, height=320)
 
 
 @lean

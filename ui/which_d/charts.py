@@ -11,7 +11,15 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, chart_title, check_rows, lean, legend_below, legend_colors
+from ui.common.charts import (
+    COLORS,
+    chart_title,
+    check_rows,
+    layer,
+    lean,
+    legend_below,
+    legend_colors,
+)
 
 
 @lean
@@ -115,7 +123,7 @@ def divisor_bars(
     options = {"title": chart_title(title), "description": description, "height": 280}
     shared = alt.FacetedEncoding(x=x, y=y)  # given to the constructor: .encode() copies
     if reference is None or not len(reference):
-        return alt.layer(*marks, data=data, encoding=shared, **options)
+        return layer(*marks, data=data, encoding=shared, **options)
     rule = (
         alt.Chart(reference)
         .mark_rule(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5)
@@ -127,7 +135,7 @@ def divisor_bars(
             ],
         )
     )
-    return alt.layer(alt.layer(*marks, data=data, encoding=shared), rule, **options)
+    return layer(layer(*marks, data=data, encoding=shared), rule, **options)
 
 
 @lean
@@ -197,7 +205,7 @@ def scale_lines(
             tooltip=[alt.Tooltip(field="scale", type="quantitative", title=x_title, format="g")],
         )
     )
-    return alt.layer(
+    return layer(
         line,
         theory,
         marker,

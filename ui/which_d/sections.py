@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from functools import partial
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -296,12 +297,22 @@ def init_values(d_model: int, n_heads: int, seed: int) -> list[tuple]:
     """Per initialisation (name, Var(q_i), mean logit std and entropy under ÷√d_k, theory
     std as text), made once per input and shared."""
     frame, _ = data.which_d_heads(d_model, n_heads, seed)
+    inits, under_d_k = frame["init"].to_numpy(), frame["divisor"].to_numpy() == "d_k"
+    std, entropy = frame["std"].to_numpy(), frame["entropy"].to_numpy()
+    theory = frame["theory_std"].to_numpy()
     out = []
     for init in INITS:
-        row = frame[(frame["init"] == init) & (frame["divisor"] == "d_k")]
+        rows = np.flatnonzero((inits == init) & under_d_k)
         var_q = d_model * init_stds(init, d_model, d_model)[0] ** 2
-        theory = f"{row['theory_std'].iloc[0]:.4g}"
-        out.append((init, var_q, float(row["std"].mean()), float(row["entropy"].mean()), theory))
+        out.append(
+            (
+                init,
+                var_q,
+                float(std[rows].mean()),
+                float(entropy[rows].mean()),
+                f"{theory[rows[0]]:.4g}",
+            )
+        )
     return out
 
 

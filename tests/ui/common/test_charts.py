@@ -206,3 +206,23 @@ def test_title_text_recovers_the_title(text):
     spec = title if isinstance(title, str) else title.to_dict()
     assert charts.title_text(spec) == text
     assert charts.title_text({"text": ["two", "lines"]}) == "two lines"
+
+
+def test_layer_makes_what_alt_layer_makes():
+    df = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0]})
+    other = pd.DataFrame({"x": [1.5], "y": [3.5]})
+    line = alt.Chart(df).mark_line().encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
+    point = alt.Chart(df).mark_point().encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
+    rule = alt.Chart(other).mark_rule().encode(x=alt.X("x:Q"))
+    for layers, options in (
+        ((line, point), {"title": "t", "height": 100}),  # shared data moves to the top
+        ((line, rule), {"description": "d"}),  # different data stays with each layer
+        ((charts.layer(line, point), rule), {}),  # a layered chart inside
+    ):
+        fast = charts.layer(*layers, **options)
+        assert fast.to_dict() == alt.layer(*layers, **options).to_dict()
+    # a layer with a selection parameter or its own size goes through alt.layer: lifted
+    picked = charts.layer(point.add_params(alt.selection_point(name="pick")), line)
+    assert picked.to_dict()["params"][0]["name"] == "pick"
+    sized = charts.layer(point.properties(height=50), line).to_dict()
+    assert sized["height"] == 50 and all("height" not in lay for lay in sized["layer"])
