@@ -41,7 +41,11 @@ def _matrix(name: str, a: object) -> np.ndarray:
     return arr
 
 
-def layer_norm(x, axis: int = -1, eps: float = 1e-5) -> np.ndarray:
+#: LayerNorm's default eps (PyTorch's ``nn.LayerNorm``).
+LAYER_NORM_EPS = 1e-5
+
+
+def layer_norm(x, axis: int = -1, eps: float = LAYER_NORM_EPS) -> np.ndarray:
     """LayerNorm without affine parameters: (x − mean) / sqrt(var + eps) along ``axis``.
 
     Parameters

@@ -32,7 +32,12 @@ import math
 import numpy as np
 
 from core.attention import attention_weights
-from core.heads import cross_attention_logits, layer_norm, multi_head_logits, split_heads
+from core.heads import (
+    LAYER_NORM_EPS,
+    cross_attention_logits,
+    multi_head_logits,
+    split_heads,
+)
 from core.softmax import softmax_entropy
 from core.validation import check_choice, check_finite, check_int, check_real, check_rng
 
@@ -448,6 +453,10 @@ def layernorm_logit_std(d_k: int) -> float:
     return math.sqrt(d_k / (d_k - 1))
 
 
+#: Logits per block of scales in :func:`input_scale_sweep` (2²¹ float64: 16 MB).
+_SWEEP_BLOCK = 2**21
+
+
 def input_scale_sweep(
     x, n_heads: int, d_k: int, scales, *, rng: np.random.Generator, divisor: float
 ) -> dict[str, np.ndarray]:
@@ -493,11 +502,23 @@ def input_scale_sweep(
     q, k = projected_qk(x, n_heads * d_k, rng=rng)
     q_h, k_h = split_heads(q, n_heads), split_heads(k, n_heads)  # (n_heads, n_tokens, d_k)
     base = q_h @ k_h.transpose(0, 2, 1) / divisor  # logits at s = 1
+    # LayerNorm of s·q over d_k (core.heads.layer_norm, eps = LAYER_NORM_EPS) is
+    # (q − mean q)·s/√(s² var q + eps): one product of the centred q and k, scaled per
+    # row and column, gives the normalised logits at every s, a block of scales at once
+    cq, ck = q_h - q_h.mean(-1, keepdims=True), k_h - k_h.mean(-1, keepdims=True)
+    centred = cq @ ck.transpose(0, 2, 1) / divisor
+    var_q, var_k = np.mean(cq * cq, axis=-1), np.mean(ck * ck, axis=-1)  # (n_heads, n_tokens)
     out = {key: np.empty(s.size) for key in ("std_raw", "std_ln", "entropy_raw", "entropy_ln")}
-    for i, scale in enumerate(s):
-        raw = scale**2 * base
-        normed = layer_norm(scale * q_h) @ layer_norm(scale * k_h).transpose(0, 2, 1) / divisor
-        out["std_raw"][i], out["std_ln"][i] = raw.std(), normed.std()
-        out["entropy_raw"][i] = softmax_entropy(raw, axis=-1).mean()
-        out["entropy_ln"][i] = softmax_entropy(normed, axis=-1).mean()
+    block = max(1, _SWEEP_BLOCK // base.size)  # scales per block: memory stays bounded
+    for lo in range(0, s.size, block):
+        col = s[lo : lo + block, None, None]  # (b, 1, 1)
+        f_q = col / np.sqrt(col**2 * var_q + LAYER_NORM_EPS)  # (b, n_heads, n_tokens)
+        f_k = col / np.sqrt(col**2 * var_k + LAYER_NORM_EPS)
+        raw = col[..., None] ** 2 * base  # (b, n_heads, n_tokens, n_tokens)
+        normed = centred * f_q[..., :, None] * f_k[..., None, :]
+        part = slice(lo, lo + col.shape[0])
+        out["std_raw"][part] = raw.reshape(col.shape[0], -1).std(axis=1)
+        out["std_ln"][part] = normed.reshape(col.shape[0], -1).std(axis=1)
+        out["entropy_raw"][part] = softmax_entropy(raw, axis=-1).mean(axis=(1, 2))
+        out["entropy_ln"][part] = softmax_entropy(normed, axis=-1).mean(axis=(1, 2))
     return {"scale": s, **out}

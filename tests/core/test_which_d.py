@@ -17,6 +17,7 @@ from core.heads import (
     layer_norm,
     multi_head_logits,
     projected_score_variance,
+    split_heads,
 )
 from core.softmax import softmax
 from core.which_d import (
@@ -358,3 +359,26 @@ def test_layernorm_logit_std_against_simulation(d_k):
 def test_layernorm_logit_std_rejects_d_k_below_two(bad):
     with pytest.raises(ValueError, match="d_k"):
         layernorm_logit_std(bad)
+
+
+@pytest.mark.parametrize("block", [None, 1, 3])
+def test_input_scale_sweep_equals_layer_norm_then_matmul_per_scale(block, monkeypatch):
+    """The factored LayerNorm (all scales from one product) against the definition:
+    layer_norm(s·q) @ layer_norm(s·k)ᵀ / divisor at each scale, in blocks or at once."""
+    import core.which_d as which_d
+    from core.softmax import softmax_entropy
+
+    if block is not None:
+        monkeypatch.setattr(which_d, "_SWEEP_BLOCK", block * 3 * 20 * 20)  # b scales a block
+    x = np.random.default_rng(5).standard_normal((20, 48))
+    scales = np.array([0.01, 0.125, 1.0, 3.0, 64.0])
+    out = input_scale_sweep(x, 3, 16, scales, rng=np.random.default_rng(9), divisor=4.0)
+    q, k = which_d.projected_qk(x, 3 * 16, rng=np.random.default_rng(9))
+    q_h, k_h = split_heads(q, 3), split_heads(k, 3)
+    for i, s in enumerate(scales):
+        raw = (s * q_h) @ (s * k_h).transpose(0, 2, 1) / 4.0
+        normed = layer_norm(s * q_h) @ layer_norm(s * k_h).transpose(0, 2, 1) / 4.0
+        assert_allclose(out["std_raw"][i], raw.std(), rtol=1e-12)
+        assert_allclose(out["std_ln"][i], normed.std(), rtol=1e-12)
+        assert_allclose(out["entropy_raw"][i], softmax_entropy(raw, axis=-1).mean(), rtol=1e-12)
+        assert_allclose(out["entropy_ln"][i], softmax_entropy(normed, axis=-1).mean(), rtol=1e-12)
