@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 import streamlit as st
+from streamlit import dataframe_util
 from streamlit.elements import vega_charts
 
 #: Presenter mode: chart text sized for a projector (Vega-Lite's defaults are 10–13 px).
@@ -89,6 +90,13 @@ def _finished_spec(
     if presenting:
         chart_obj = for_projector(chart_obj)
     spec = vega_charts._convert_altair_to_vega_lite_spec(prevalidated(chart_obj))
+    for name, values in spec.get("datasets", {}).items():
+        # inline values (the d_k marker's one datum): Arrow once here, as Streamlit would
+        # on every rerun (it sends a dataset given as bytes as it is)
+        if not isinstance(values, bytes) and not vega_charts._is_geojson_or_topojson_payload(
+            values
+        ):
+            spec["datasets"][name] = dataframe_util.convert_anything_to_arrow_bytes(values)
     return spec, tuple(_paths_to(spec, str(_MARKER_SENTINEL)))
 
 
@@ -124,8 +132,8 @@ def _replaced(node, path: tuple, value):
 def finished_spec(
     build: functools.partial, presenting: bool = False, current_d: int | None = None
 ) -> dict:
-    """The spec :func:`ui.common.workshop.chart` sends for the deferred chart ``build``: read from the
-    cache (built on a miss), with the learner's d_k written into its marker.
+    """The spec :func:`ui.common.workshop.chart` sends for the deferred chart ``build``:
+    read from the cache (built on a miss), with the learner's d_k written into its marker.
 
     The learner's d_k comes as the builder's :data:`MARKER_KEYWORD` in ``build`` or as
     ``current_d`` beside a ``build`` without it (then one ``build``, kept by a cache,
