@@ -277,14 +277,13 @@ def check_rows(df: pd.DataFrame) -> pd.DataFrame:
 def d_marker(current_d: int) -> alt.Chart:
     """The orange rule that marks the learner's d_k on a chart against d_k.
 
-    Its one datum gets ``d`` from a ``calculate`` transform holding ``current_d`` as
-    text, so the value sits in one place of the finished spec, apart from every
-    dataset: :func:`ui.common.workshop.chart` caches a chart's spec without its marker
-    and writes the learner's d_k there (a new d_k rebuilds nothing).
+    Its one row is a dataset of its own, so :func:`ui.common.workshop.chart` can cache a
+    chart's spec without it and send the learner's d_k as that dataset: a new d_k
+    rebuilds nothing, and the browser only swaps the data (a changed spec would be
+    embedded anew).
     """
     return (
-        alt.Chart(alt.InlineData(values=[{}]))
-        .transform_calculate(d=str(int(current_d)))
+        alt.Chart(pd.DataFrame({"d": [current_d]}))
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
         .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title="d_k")])
     )

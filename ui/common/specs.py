@@ -62,6 +62,16 @@ SPEC_CACHE_ENTRIES = 256
 MARKER_KEYWORD = "current_d"
 #: The d_k a spec is built with before the learner's is written in (no page offers it).
 _MARKER_SENTINEL = -987_654_321
+#: The name of the marker's dataset in a sent spec: the same for every d_k, so the spec
+#: does not change with d_k and the browser only swaps the dataset's one row.
+MARKER_DATASET = "d_marker"
+
+
+@functools.lru_cache(maxsize=4096)
+def marker_bytes(current_d: int) -> bytes:
+    """The marker's dataset (one row, ``d``) as Streamlit's Arrow IPC bytes."""
+    frame = pd.DataFrame({"d": [int(current_d)]})
+    return dataframe_util.convert_anything_to_arrow_bytes(frame)
 
 
 @st.cache_resource(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
@@ -69,8 +79,9 @@ def _finished_spec(
     digest: str, presenting: bool, _build: functools.partial
 ) -> tuple[dict, tuple[tuple, ...]]:
     """The Vega-Lite spec Streamlit would send for ``_build()``, its datasets as Arrow,
-    and the paths in it to the text of :data:`_MARKER_SENTINEL` (the marker's d_k,
-    when ``_build`` was given it for :data:`MARKER_KEYWORD`; else no paths).
+    and the paths in it to the name of the marker's dataset (built for
+    :data:`_MARKER_SENTINEL`, when ``_build`` was given it for :data:`MARKER_KEYWORD`;
+    else no paths).
 
     Cached per input: ``digest`` (:func:`input_digest` of the builder and its
     arguments) and ``presenting`` are the key; ``_build`` (not hashed) builds the chart
@@ -90,14 +101,11 @@ def _finished_spec(
     if presenting:
         chart_obj = for_projector(chart_obj)
     spec = vega_charts._convert_altair_to_vega_lite_spec(prevalidated(chart_obj))
-    for name, values in spec.get("datasets", {}).items():
-        # inline values (the d_k marker's one datum): Arrow once here, as Streamlit would
-        # on every rerun (it sends a dataset given as bytes as it is)
-        if not isinstance(values, bytes) and not vega_charts._is_geojson_or_topojson_payload(
-            values
-        ):
-            spec["datasets"][name] = dataframe_util.convert_anything_to_arrow_bytes(values)
-    return spec, tuple(_paths_to(spec, str(_MARKER_SENTINEL)))
+    datasets = spec.get("datasets", {})
+    sentinel = marker_bytes(_MARKER_SENTINEL)
+    names = [name for name, values in datasets.items() if values == sentinel]
+    paths = [p for name in names for p in _paths_to(spec, name) if p[0] != "datasets"]
+    return spec, tuple(paths)
 
 
 def _paths_to(node, text: str, path: tuple = ()):
@@ -113,11 +121,21 @@ def _paths_to(node, text: str, path: tuple = ()):
 
 
 def _with_marker(spec: dict, paths: Sequence[tuple], current_d: int) -> dict:
-    """``spec`` with ``str(current_d)`` at each of ``paths``; the containers on the way
-    are copied, the rest (datasets included) shared with the cached spec."""
+    """``spec`` with its marker's dataset named :data:`MARKER_DATASET` (at ``paths``)
+    and holding ``current_d``; the containers on the way are copied, the rest (the other
+    datasets included) shared with the cached spec."""
+    old = {_follow(spec, path) for path in paths}
     for path in paths:
-        spec = _replaced(spec, path, str(int(current_d)))
-    return spec
+        spec = _replaced(spec, path, MARKER_DATASET)
+    datasets = {name: v for name, v in spec.get("datasets", {}).items() if name not in old}
+    datasets[MARKER_DATASET] = marker_bytes(int(current_d))
+    return {**spec, "datasets": datasets}
+
+
+def _follow(node, path: tuple):
+    for step in path:
+        node = node[step]
+    return node
 
 
 def _replaced(node, path: tuple, value):

@@ -74,8 +74,8 @@ def test_variance_sweep_chart():
     assert layers[2]["encoding"]["x"]["scale"]["type"] == "log"
     assert layers[2]["encoding"]["y"]["scale"]["type"] == "log"
     marker = layers[3]
-    assert marker["transform"] == [{"calculate": "64", "as": "d"}]  # d_k = 64, one datum
-    assert spec["datasets"][marker["data"]["name"]] == [{}]
+    marker_data = next(v for v in _datasets(spec).values() if len(v) == 1)
+    assert marker_data == [{"d": 64}]
     assert marker["encoding"]["x"]["field"] == "d"
     # colours follow the meaning, not the alphabetical order of the labels
     assert layers[2]["encoding"]["color"]["scale"]["domain"] == ["raw", "scaled"]
