@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import pickle
-from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
@@ -75,13 +74,11 @@ def marker_bytes(current_d: int) -> bytes:
 
 
 @st.cache_resource(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
-def _finished_spec(
-    digest: str, presenting: bool, _build: functools.partial
-) -> tuple[dict, tuple[tuple, ...]]:
+def _finished_spec(digest: str, presenting: bool, _build: functools.partial) -> tuple[dict, bool]:
     """The Vega-Lite spec Streamlit would send for ``_build()``, its datasets as Arrow,
-    and the paths in it to the name of the marker's dataset (built for
-    :data:`_MARKER_SENTINEL`, when ``_build`` was given it for :data:`MARKER_KEYWORD`;
-    else no paths).
+    and whether it has a d_k marker (``_build`` given :data:`_MARKER_SENTINEL` for
+    :data:`MARKER_KEYWORD`): its dataset is then named :data:`MARKER_DATASET` and left
+    out, for :func:`finished_spec` to add.
 
     Cached per input: ``digest`` (:func:`input_digest` of the builder and its
     arguments) and ``presenting`` are the key; ``_build`` (not hashed) builds the chart
@@ -93,7 +90,7 @@ def _finished_spec(
 
     ``cache_resource``: every rerun gets the same dict, with no copy (unpickling a spec
     with its data took ~1 ms a chart). ``st.vega_lite_chart`` copies the top level
-    before changing it, and :func:`_with_marker` copies what it changes.
+    before changing it, and :func:`finished_spec` copies the two levels it adds to.
     """
     chart_obj = _build.func(
         *map(_settled, _build.args), **{k: _settled(v) for k, v in _build.keywords.items()}
@@ -101,11 +98,16 @@ def _finished_spec(
     if presenting:
         chart_obj = for_projector(chart_obj)
     spec = vega_charts._convert_altair_to_vega_lite_spec(prevalidated(chart_obj))
+    # the marker's dataset (built for the sentinel) goes under its fixed name, left empty:
+    # finished_spec adds the learner's d_k on every rerun
     datasets = spec.get("datasets", {})
     sentinel = marker_bytes(_MARKER_SENTINEL)
     names = [name for name, values in datasets.items() if values == sentinel]
-    paths = [p for name in names for p in _paths_to(spec, name) if p[0] != "datasets"]
-    return spec, tuple(paths)
+    for name in names:
+        del datasets[name]
+        for path in list(_paths_to(spec, name)):
+            _follow(spec, path[:-1])[path[-1]] = MARKER_DATASET
+    return spec, bool(names)
 
 
 def _paths_to(node, text: str, path: tuple = ()):
@@ -120,71 +122,48 @@ def _paths_to(node, text: str, path: tuple = ()):
         yield path
 
 
-def _with_marker(spec: dict, paths: Sequence[tuple], current_d: int) -> dict:
-    """``spec`` with its marker's dataset named :data:`MARKER_DATASET` (at ``paths``)
-    and holding ``current_d``; the containers on the way are copied, the rest (the other
-    datasets included) shared with the cached spec."""
-    old = {_follow(spec, path) for path in paths}
-    for path in paths:
-        spec = _replaced(spec, path, MARKER_DATASET)
-    datasets = {name: v for name, v in spec.get("datasets", {}).items() if name not in old}
-    datasets[MARKER_DATASET] = marker_bytes(int(current_d))
-    return {**spec, "datasets": datasets}
-
-
 def _follow(node, path: tuple):
     for step in path:
         node = node[step]
     return node
 
 
-def _replaced(node, path: tuple, value):
-    if not path:
-        return value
-    head, rest = path[0], path[1:]
-    out = dict(node) if isinstance(node, dict) else list(node)
-    out[head] = _replaced(node[head], rest, value)
-    return out
-
-
 def finished_spec(
     build: functools.partial, presenting: bool = False, current_d: int | None = None
 ) -> dict:
     """The spec :func:`ui.common.workshop.chart` sends for the deferred chart ``build``:
-    read from the cache (built on a miss), with the learner's d_k written into its marker.
+    read from the cache (built on a miss), with the learner's d_k (``current_d``) as the
+    one row of its marker's dataset.
 
-    The learner's d_k comes as the builder's :data:`MARKER_KEYWORD` in ``build`` or as
-    ``current_d`` beside a ``build`` without it (then one ``build``, kept by a cache,
-    serves every d_k). The digest of ``build`` is kept on it: a deferred chart must not
-    change after its first use (its frames are never modified). A builder called with
-    :data:`MARKER_KEYWORD` must use it only through
-    :func:`ui.common.charts.d_marker` (tests/ui/common/test_workshop_charts.py checks
-    every such builder: the spec equals the one built with the value directly).
+    ``build`` leaves out the builder's :data:`MARKER_KEYWORD`, so one ``build`` (kept by
+    a cache) serves every d_k. Its digest is kept on it: a deferred chart must not change
+    after its first use (its frames are never modified). A builder must use
+    :data:`MARKER_KEYWORD` only through :func:`ui.common.charts.d_marker`
+    (tests/ui/common/test_workshop_charts.py checks every page's: the spec equals the
+    one built with the value directly).
     """
     known = vars(build).get(_KEY_ATTR)
     if known is None:
-        marked = build.keywords.get(MARKER_KEYWORD)
+        if MARKER_KEYWORD in build.keywords:
+            raise TypeError(f"give {MARKER_KEYWORD} beside the deferred chart, not in it")
         template = build
-        if marked is not None or current_d is not None:
+        if current_d is not None:
             template = functools.partial(
                 build.func, *build.args, **{**build.keywords, MARKER_KEYWORD: _MARKER_SENTINEL}
             )
         # a deferred chart kept by a cache (the same object on every rerun) is hashed once
-        known = vars(build)[_KEY_ATTR] = (input_digest(template), template, marked)
-    digest, template, marked = known
-    if current_d is None:
-        current_d = marked
-    elif marked is not None:
-        raise ValueError(f"{MARKER_KEYWORD} given twice: in the deferred chart and apart")
-    spec, paths = _finished_spec(digest, presenting, template)
+        known = vars(build)[_KEY_ATTR] = (input_digest(template), template)
+    digest, template = known
+    spec, marked = _finished_spec(digest, presenting, template)
     if current_d is None:
         return spec
-    if not paths:
+    if not marked:
         raise ValueError(f"{build.func.__qualname__} got {MARKER_KEYWORD} but drew no d_marker")
-    return _with_marker(spec, paths, current_d)
+    datasets = {**spec.get("datasets", {}), MARKER_DATASET: marker_bytes(current_d)}
+    return {**spec, "datasets": datasets}
 
 
-#: Attribute of a deferred chart holding (digest, builder call to build, marker d_k).
+#: Attribute of a deferred chart holding (digest, builder call to build).
 _KEY_ATTR = "_spec_key"
 
 

@@ -191,8 +191,9 @@ def chart(
     is built and serialised once per distinct input (builder, arguments, presenter
     mode) for the whole server and kept by :mod:`ui.common.specs`: a rerun with inputs
     already seen hashes the arguments and sends the stored spec, with no Altair work.
-    The learner's d_k marker (``current_d``, in the deferred call or given here) is not
-    part of that input: it is written into the stored spec
+    The learner's d_k (``current_d``, for a builder that marks it with
+    :func:`ui.common.charts.d_marker`; left out of the deferred call) is not part of that
+    input: it is sent as the marker's one-row dataset beside the stored spec
     (:func:`ui.common.specs.finished_spec`), so a new d_k rebuilds nothing.
 
     The CSV is produced only when the button is pressed, and pressing it does not rerun

@@ -183,22 +183,23 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
         with col:
             workshop.chart(
                 partial(charts.median_mean_sweep,
-                    frames[name], current_d=d_k, title=t(f"gradients.{name}_title"),
+                    frames[name], title=t(f"gradients.{name}_title"),
                     subtitle=t("gradients.sweep_subtitle"), x_title=t("gradients.axis_d_k"),
                     y_title=t(f"gradients.axis_{name}"), mean_label=t("gradients.mean_label"),
                     description=descriptions[name],
                 ),
                 key=f"gradients_{name}_sweep", data=frames[name], source=source[name],
+                current_d=d_k,
             )  # fmt: skip
     left, right = st.columns(2)
     with left:
         workshop.chart(
             partial(sweep_lines,
-                frames["dead"], current_d=d_k, title=t("gradients.dead_title"),
+                frames["dead"], title=t("gradients.dead_title"),
                 x_title=t("gradients.axis_d_k"), y_title=t("gradients.axis_dead"),
                 description=t("gradients.dead_alt"), y_domain=(0, 1), legend_columns=2, height=360,
             ),
-            key="gradients_dead", data=frames["dead"], source=source["grad"],
+            key="gradients_dead", data=frames["dead"], source=source["grad"], current_d=d_k,
         )  # fmt: skip
         st.caption(t("gradients.dead_caption"))
     table = pd.DataFrame(

@@ -359,7 +359,10 @@ def overflow_lines(
 
 @lean
 def saturation_sweep_lines(df: pd.DataFrame, **kwargs) -> alt.LayerChart:
-    """:func:`sweep_lines` made taller: its legend sits below the plot, inside the height."""
+    """:func:`sweep_lines` made taller (its legend sits below the plot, inside the
+    height), with full-strength legend symbols."""
     chart = sweep_lines(df, **kwargs)
     chart.height = 380  # set in place: .properties() would copy and re-merge every layer
+    # in place too (.configure_legend would copy): else the legend takes the bands' fill
+    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
     return chart

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from functools import partial
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -108,7 +107,6 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
             partial(
                 charts.overflow_lines,
                 ovf_frame,
-                current_d=d_k,
                 title=t("saturation.ovf_title", n=n_keys),
                 x_title=t("saturation.axis_d_k"),
                 y_title=t("saturation.axis_overflow"),
@@ -117,6 +115,7 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
             key="saturation_overflow",
             data=ovf_frame,
             source=[naive_overflow_sweep, row_overflows],
+            current_d=d_k,
         )
     with right:
         st.latex(rf"\text{{float16}}:\ e^{{x}} = \infty \iff x \ge {thr16:.4f}")
@@ -131,12 +130,11 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def sweep_chart(
+def sweep_parts(
     stat: str,
     n_keys: int,
     alpha: float,
     seed: int,
-    d_k: int,
     *,
     labels: tuple[tuple[float, str], ...],
     reference: tuple[tuple[float, str], ...],
@@ -144,13 +142,12 @@ def sweep_chart(
     x_title: str,
     y_title: str,
     description: str,
-) -> tuple[alt.LayerChart, pd.DataFrame]:
-    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha``: the chart and its frame.
+) -> tuple[partial, pd.DataFrame]:
+    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha``: the deferred chart
+    (without the d_k marker: :func:`ui.common.workshop.chart` adds it) and its frame.
 
     Every input is an argument (translated strings included), so the cache key is the
-    whole input. Cached as an object because the shared ``sweep_lines`` spends
-    tens of milliseconds building it; a rerun at seen values reuses it. The frame (the
-    chart's data, for the CSV download) is shared by every caller: do not modify it.
+    whole input; made once per input for the whole server and shared (never modified).
 
     Parameters
     ----------
@@ -166,9 +163,9 @@ def sweep_chart(
         mine = saturation_sweep(n_keys, (alpha,), 0.0, seed, n_rows)
     top = 1.0 if stat == "max_weight" else 1.05 * math.log(n_keys)
     frame = frames.sweep_frame(fixed, mine, stat, dict(labels))
-    chart = charts.saturation_sweep_lines(
+    chart = partial(
+        charts.saturation_sweep_lines,
         frame,
-        current_d=d_k,
         y_domain=(0.0, top),
         reference=frames.reference_frame(list(reference)),
         title=title,
@@ -176,16 +173,7 @@ def sweep_chart(
         y_title=y_title,
         description=description,
     )
-    # set in place (.configure_legend would copy and re-merge every layer): else the
-    # legend copies the bands' pale fill
-    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
     return chart, frame
-
-
-def sweep_figure(*args, **kwargs) -> alt.LayerChart:
-    """The chart of :func:`sweep_chart` alone (what :func:`ui.common.workshop.chart`
-    builds from the same arguments)."""
-    return sweep_chart(*args, **kwargs)[0]
 
 
 #: Core functions behind the sweep charts (shown under them).
@@ -206,13 +194,11 @@ def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
         "entropy": (ln_n, t("saturation.ref_ln_n", n=n_keys)),
     }
     for i, (stat, ref) in enumerate(refs.items()):  # full width: four legend entries
-        inputs = partial(
-            sweep_chart,
+        chart, frame = sweep_parts(
             stat,
             n_keys,
             alpha,
             seed,
-            d_k,
             labels=labels,
             reference=(ref,),
             title=t(f"saturation.sweep_{stat}_title", n=n_keys),
@@ -220,12 +206,12 @@ def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
             y_title=t(f"saturation.axis_{stat}"),
             description=t(f"saturation.sweep_{stat}_alt", n=n_keys),
         )
-        _, frame = inputs()
         workshop.chart(
-            partial(sweep_figure, *inputs.args, **inputs.keywords),
+            chart,
             key=f"saturation_sweep_{stat}",
             data=frame,
             source=SWEEP_SOURCE if i == 0 else None,
+            current_d=d_k,
         )
     st.caption(
         t(

@@ -142,7 +142,6 @@ def variance_against_d_k(v: View) -> None:
         partial(
             charts.variance_sweep,
             sweep,
-            current_d=v.d_k,
             series_order=(t("variance.series_raw"), t("variance.series_scaled")),
             title=t("variance.sweep_title"),
             x_title=t("variance.axis_d_k"),
@@ -152,6 +151,7 @@ def variance_against_d_k(v: View) -> None:
         key="variance_sweep",
         data=sweep,
         source=variance_core.variance_sweep,
+        current_d=v.d_k,
     )
     st.caption(t("variance.sweep_caption", n=f"{data.SWEEP_SAMPLES:,}"))
     if v.dist == "uniform":
