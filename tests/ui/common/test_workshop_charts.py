@@ -74,12 +74,20 @@ MARKER_PAGES = ["variance", "saturation", "gradients", "sqrt-vs-d"]
 
 
 def _page_charts(page: str, d_k: int) -> list[str]:
+    return [digest for digest, _ in _drawn(page, d_k)]
+
+
+def _drawn(page: str, d_k: int) -> list[tuple[str, bool]]:
+    """(digest, has a d_k marker) of every chart the page draws at ``d_k``."""
     from tests.app.helpers import run_page
     from tests.app.test_pinned_charts import chart_digest
 
     at = run_page(f"app_pages/{page}.py", d_k=str(d_k))
     assert not at.exception, at.exception
-    return [chart_digest(c.proto) for c in at.get("vega_lite_chart")]
+    return [
+        (chart_digest(c.proto), any(ds.name == specs.MARKER_DATASET for ds in c.proto.datasets))
+        for c in at.get("vega_lite_chart")
+    ]
 
 
 @pytest.mark.parametrize("page", MARKER_PAGES)
@@ -113,14 +121,14 @@ def test_marker_written_into_a_cached_spec_equals_a_chart_built_with_it(page, mo
         return sent
 
     monkeypatch.setattr(specs, "finished_spec", both)
-    _page_charts(page, 100)
-    # every run of the page (run_page reruns it to skip the questions) draws them all
-    assert {d for d, _ in checked} == {100}
-    assert len({key for _, key in checked}) == MARKED_CHARTS[page]
+    marked = sum(has for _, has in _drawn(page, 100))
+    assert marked == MARKED_CHARTS[page]
+    # every run of the page (run_page reruns it to skip the questions) checks them all
+    assert len(checked) >= marked and {d for d, _ in checked} == {100}
 
 
 #: Charts with a d_k marker on each page at its default settings.
-MARKED_CHARTS = {"variance": 2, "saturation": 4, "gradients": 3, "sqrt-vs-d": 7}
+MARKED_CHARTS = {"variance": 1, "saturation": 3, "gradients": 3, "sqrt-vs-d": 7}
 
 
 @pytest.mark.parametrize("page", MARKER_PAGES)
