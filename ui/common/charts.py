@@ -312,6 +312,17 @@ _REFERENCE_LABELS = {
 }
 
 
+def band_tooltip(value: str = "value", *extra: alt.Tooltip) -> list[alt.Tooltip]:
+    """Tooltip of a statistic with a band against d_k: its series, d_k, the field
+    ``value`` and the band's ``lo`` and ``hi`` (4 significant digits), then ``extra``."""
+    return [
+        alt.Tooltip("series:N"),
+        alt.Tooltip("d:Q", title="d_k"),
+        *(alt.Tooltip(f"{field}:Q", format=".4g") for field in (value, "lo", "hi")),
+        *extra,
+    ]
+
+
 def band_and_line(
     df: pd.DataFrame,
     *,
@@ -400,13 +411,7 @@ def sweep_lines(
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
     if y_domain is not None:
         y_scale = alt.Scale(type="log" if log_y else "linear", domain=list(y_domain))
-    tooltip = [
-        alt.Tooltip("series:N"),
-        alt.Tooltip("d:Q", title="d_k"),
-        alt.Tooltip("value:Q", format=".4g"),
-        alt.Tooltip("lo:Q", format=".4g"),
-        alt.Tooltip("hi:Q", format=".4g"),
-    ]
+    tooltip = band_tooltip()
     layers = band_and_line(df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip)
     if reference is not None and len(reference):
         rule = alt.Chart(reference).mark_rule(color=COLORS["theory"], strokeDash=[4, 3])

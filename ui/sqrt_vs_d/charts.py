@@ -6,6 +6,7 @@ import altair as alt
 import pandas as pd
 
 from ui.common.charts import (
+    band_tooltip,
     chart_title,
     check_rows,
     d_marker,
@@ -71,14 +72,7 @@ def logit_scale(
         x=x,
         y=alt.Y("value:Q", scale=y_scale, title=y_title),
         color=color,
-        tooltip=[
-            alt.Tooltip("series:N"),
-            alt.Tooltip("d:Q", title="d_k"),
-            alt.Tooltip("value:Q", format=".4g"),
-            alt.Tooltip("lo:Q", format=".4g"),
-            alt.Tooltip("hi:Q", format=".4g"),
-            alt.Tooltip("theory:Q", title=theory_title, format=".4g"),
-        ],
+        tooltip=band_tooltip("value", alt.Tooltip("theory:Q", title=theory_title, format=".4g")),
     )
     marker = d_marker(current_d)
     return layer(

@@ -5,7 +5,16 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, chart_title, check_rows, d_marker, layer, lean, legend_below
+from ui.common.charts import (
+    COLORS,
+    band_tooltip,
+    chart_title,
+    check_rows,
+    d_marker,
+    layer,
+    lean,
+    legend_below,
+)
 
 
 @lean
@@ -103,14 +112,7 @@ def variance_sweep(
         scale=alt.Scale(domain=list(series_order), range=[COLORS["unscaled"], COLORS["sqrt"]]),
         legend=legend_below(series_order),
     )
-    tooltip = [
-        alt.Tooltip("series:N"),
-        alt.Tooltip("d:Q", title="d_k"),
-        alt.Tooltip("var:Q", format=".4g"),
-        alt.Tooltip("lo:Q", format=".4g"),
-        alt.Tooltip("hi:Q", format=".4g"),
-        alt.Tooltip("theory:Q", format=".4g"),
-    ]
+    tooltip = band_tooltip("var", alt.Tooltip("theory:Q", format=".4g"))
     base = alt.Chart(df)
     theory = base.mark_line(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5).encode(
         x=x, y=alt.Y("theory:Q", scale=y_scale, title=y_title), detail=alt.Detail("series:N")
