@@ -37,8 +37,8 @@ class View:
     """The page's settings, and the sweep they select.
 
     ``full`` covers d_k = 1…4096 (the questions and the myth card); ``sweep`` is the
-    part within the chosen range [d_lo, d_hi] (the charts). Both are shared by every
-    session (:func:`frames`) and never modified.
+    part within the chosen range [d_lo, d_hi] (the charts). Both, and ``parts``, are
+    shared by every session (:func:`frames`, :func:`prepared`) and never modified.
     """
 
     d_k: int
@@ -50,11 +50,7 @@ class View:
     d_hi: int
     full: pd.DataFrame
     sweep: pd.DataFrame
-
-    @property
-    def key(self) -> tuple:
-        """The settings the sweep and every chart but the d_k marker depend on."""
-        return (self.n_keys, self.alpha, self.rho, self.seed, self.d_lo, self.d_hi)
+    parts: dict  # :func:`prepared` for these settings, in the page's language
 
 
 def view(
@@ -69,8 +65,8 @@ def view(
         st.info(t("sqrt_vs_d.range_single", d=d_lo), icon=":material/info:")
     if not d_lo <= d_k <= d_hi:
         st.caption(t("sqrt_vs_d.outside_range", d_k=d_k, lo=d_lo, hi=d_hi))
-    full, sweep = frames(n_keys, alpha, rho, seed, d_lo, d_hi)
-    return View(d_k, n_keys, alpha, rho, seed, d_lo, d_hi, full, sweep)
+    key = (n_keys, alpha, rho, seed, d_lo, d_hi)  # what the sweep and every chart depend on
+    return View(d_k, *key, *frames(*key), prepared(key, current_language()))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -86,7 +82,7 @@ def frames(
 @st.cache_resource(max_entries=64, show_spinner=False)
 def prepared(key: tuple, lang: str) -> dict:
     """Everything the sections draw that the learner's d_k does not change, for the
-    settings ``key`` (:attr:`View.key`) in ``lang``: per chart key (deferred chart
+    settings ``key`` (n_keys, alpha, rho, seed, d_lo, d_hi) in ``lang``: per chart key (deferred chart
     without its d_k marker, CSV frame, core source), the predict-first questions and
     the myth card's text. Made once per input for the whole server and shared (never
     modified); a rerun at seen settings only draws it.
@@ -166,7 +162,7 @@ def lines(
 def show(v: View, key: str, *, marker: bool = True) -> None:
     """Draw the prepared chart ``key`` with its CSV and core source, marking the
     learner's d_k (``marker``)."""
-    chart, frame, source = prepared(v.key, current_language())[key]
+    chart, frame, source = v.parts[key]
     workshop.chart(
         chart, key=f"sqrt_vs_d_{key}", data=frame, source=source,
         current_d=v.d_k if marker else None,
@@ -202,7 +198,7 @@ def logit_scale(v: View) -> None:
 def softmax_response(v: View) -> None:
     """Predict the largest weight at d_k = 4096, then entropy share and largest weight."""
     st.header(t("sqrt_vs_d.s2_title"))
-    if workshop.predict(**prepared(v.key, current_language())["max_question"]):
+    if workshop.predict(**v.parts["max_question"]):
         left, right = st.columns(2)
         with left:
             show(v, "entropy")
@@ -225,7 +221,7 @@ def discrimination(v: View) -> None:
     """Predict the relevant key's weight, then its argmax share and mean weight."""
     n_keys, rho = v.n_keys, v.rho
     st.header(t("sqrt_vs_d.s4_title"))
-    if workshop.predict(**prepared(v.key, current_language())["relevant_question"]):
+    if workshop.predict(**v.parts["relevant_question"]):
         left, right = st.columns(2)
         with left:
             show(v, "argmax")
@@ -257,7 +253,7 @@ def when_each(v: View) -> None:
         st.markdown(t("sqrt_vs_d.why_sqrt"))
     with right.container(border=True):
         st.markdown(t("sqrt_vs_d.why_d"))
-    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), prepared(v.key, current_language())["myth"])
+    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), v.parts["myth"])
 
 
 def logit_latex(d_k: int, alpha: float, rho: float) -> str:
