@@ -19,7 +19,6 @@ uses; each page's own builders live in ``ui/<page>/charts.py``.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import unicodedata
@@ -27,7 +26,8 @@ from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
-from altair.vegalite.v6.api import _combine_subchart_data
+
+from ui.common.layering import layer, lean
 
 #: Okabe–Ito colours, by role. Axis, title and legend text take the app theme's colour
 #: (Streamlit's chart theme), so no colour here may be black or white: every one must
@@ -58,8 +58,9 @@ MAX_ROWS = 5_000
 
 #: Width of one column of title text, px: bold 19 px (presenter mode; 16 px otherwise).
 TITLE_PX_PER_COLUMN = 10.5
-#: Line lengths (columns) a title may be wrapped to; the widest that fits is drawn.
-TITLE_LINE_COLUMNS = (26, 34, 46, 62, 84)
+#: Line lengths (columns) a title may be wrapped to; the widest that fits is drawn. The
+#: narrowest is for a half-width chart beside the open sidebar at 800 px (~190 px plot).
+TITLE_LINE_COLUMNS = (18, 26, 34, 46, 62, 84)
 #: Subtitles are wrapped once, to fit the narrowest chart (phone, presenter type).
 SUBTITLE_LINE_COLUMNS = 40
 #: Width of the narrowest chart the app draws (a 390-px phone, less the page margins).
@@ -191,7 +192,16 @@ def legend_below(
     fit = max(1, int(NARROW_CHART_PX // entry_px))
     n = max(1, len(labels))
     options.setdefault("labelLimit", NARROW_CHART_PX - LEGEND_SYMBOL_PX)
-    return alt.Legend(orient=orient, columns=min(fit, n, columns or n), **options)
+    most = min(fit, n, columns or n)
+    # A half-width chart beside the open sidebar (800 px) is narrower than a phone's
+    # chart: fewer entries a row when the plot is narrower than `most` of them.
+    per_row: int | alt.ExprRef = most
+    if most > 1:
+        expr = "1"
+        for k in range(2, most + 1):
+            expr = f"width >= {round(k * entry_px)} ? {k} : {expr}"
+        per_row = alt.ExprRef(expr)
+    return alt.Legend(orient=orient, columns=per_row, **options)
 
 
 def legend_above(labels: Sequence[str], **options) -> alt.Legend:
@@ -203,66 +213,6 @@ def gradient_legend_below(**options) -> alt.Legend:
     """A colour-ramp legend under the plot (beside it, it takes a phone chart's width)."""
     options.setdefault("gradientLength", 120)
     return alt.Legend(orient="bottom", direction="horizontal", **options)
-
-
-def lean(builder):
-    """Run ``builder`` with ``altair.utils.schemapi.DEBUG_MODE`` off (same output, faster).
-
-    With it on, Altair validates every mark, channel and layer as it is created. The
-    switch is a module global: a concurrent session may build with it off too, which
-    only skips that validation there as well.
-    """
-
-    @functools.wraps(builder)
-    def wrapper(*args, **kwargs):
-        with alt.utils.schemapi.debug_mode(False):
-            return builder(*args, **kwargs)
-
-    return wrapper
-
-
-#: Layer properties Altair lifts to the top of a layered chart (and so copies the layers for).
-_LIFTED = ("params", "name", "height", "width", "view")
-
-
-def _plain(chart: alt.TopLevelMixin) -> bool:
-    """Whether ``chart`` (and every layer in it) is a view without selection parameters,
-    a name, a size or facet channels: nothing :class:`altair.LayerChart` would move."""
-    if not isinstance(chart, alt.Chart | alt.LayerChart):
-        return False  # a facet or concatenation: alt.layer decides
-    if any(chart._get(prop) is not alt.Undefined for prop in _LIFTED):
-        return False
-    encoding = chart._get("encoding")
-    if encoding is not alt.Undefined and any(
-        encoding._get(channel) is not alt.Undefined for channel in ("row", "column", "facet")
-    ):
-        return False
-    return all(_plain(sub) for sub in chart._get("layer", []) or [])
-
-
-class PlainLayerChart(alt.LayerChart):
-    """An :class:`altair.LayerChart` of plain layers (:func:`_plain`), made without the
-    two deep copies of every layer Altair makes to merge selection parameters and lift
-    sizes: with plain layers those steps change nothing. Altair remakes a chart through
-    its class to copy it (``to_dict`` does, once per layer chart), so the saving holds
-    there too. Layers that are not all plain take ``alt.LayerChart``'s own way."""
-
-    def __init__(self, data=alt.Undefined, layer=(), **kwargs):
-        layers = list(layer)
-        if not all(_plain(chart) for chart in layers):
-            super().__init__(data=data, layer=layers, **kwargs)
-            return
-        alt.TopLevelLayerSpec.__init__(self, data=data, layer=layers, **kwargs)
-        self.data, self.layer = _combine_subchart_data(self.data, self.layer)
-
-
-def layer(*charts: alt.TopLevelMixin, **kwargs) -> alt.LayerChart:
-    """``alt.layer(*charts, **kwargs)``, as a :class:`PlainLayerChart` when every layer
-    is plain (every chart of this app): the same spec (the pinned-charts test compares
-    them byte for byte) in about half the time."""
-    if not all(_plain(chart) for chart in charts):
-        return alt.layer(*charts, **kwargs)
-    return PlainLayerChart(layer=charts, **kwargs)
 
 
 def check_rows(df: pd.DataFrame) -> pd.DataFrame:

@@ -352,18 +352,18 @@ def alpha_input(key: str = "alpha", *, default: float = 0.5, max_value: float = 
         step=0.05,
         help=t("common.alpha_help"),
     )
-    cols = st.columns(len(ALPHA_PRESETS))
-    # a third of a control column is narrow: the buttons show the exponent, the tooltip
-    # its name (the legends use the names)
-    for i, (col, preset) in enumerate(zip(cols, ALPHA_PRESETS, strict=True)):
-        col.button(
+    # one row of content-wide buttons that wraps when the control column is narrow (a
+    # third of the page at 800 px): fixed equal columns cut their labels to "α …"
+    row = st.container(horizontal=True, gap="small")
+    for i, preset in enumerate(ALPHA_PRESETS):
+        row.button(
             {0.0: "α = 0", 0.5: "α = ½", 1.0: "α = 1"}[preset],
             key=f"{key}_preset_{i}",
             on_click=_set_value,
             args=(key, preset),
             help=alpha_label(preset),
             type="primary" if value == preset else "secondary",
-            width="stretch",
+            width="content",
         )
     return value
 

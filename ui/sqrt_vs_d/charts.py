@@ -160,6 +160,9 @@ def alpha_heatmap(
     )
 
 
+#: Height of a half-width chart's plot, px (without its title, axes and legend).
+HALF_PLOT_PX = 220
+
 #: The builders :func:`chart` styles, by name.
 BUILDERS = {"sweep_lines": sweep_lines, "logit_scale": logit_scale, "alpha_heatmap": alpha_heatmap}
 
@@ -169,16 +172,19 @@ def chart(
 ) -> alt.LayerChart:
     """``BUILDERS[builder](*frames, **options)``, styled for this page.
 
-    ``legend_cols`` entries per legend row (half-width charts cannot fit four Chinese α
-    labels in one row), with the plot made taller to keep its size; None keeps the
-    builder's legend. Sections pass this call deferred to ``workshop.chart``, which
-    builds it once per distinct input.
+    ``legend_cols`` entries per legend row at most (half-width charts cannot fit four
+    Chinese α labels in one row; beside the open sidebar they take one a row), with the
+    plot :data:`HALF_PLOT_PX` tall and the title and legend below and above it adding
+    to the chart's height (fitted into one fixed height, a four-row legend left a plot
+    a few dozen pixels tall); None keeps the builder's legend and height. Sections pass
+    this call deferred to ``workshop.chart``, which builds it once per distinct input.
     """
     if legend_cols:
         options = {**options, "legend_columns": legend_cols}
     out = BUILDERS[builder](*frames, **options)
     if legend_cols:
-        out.height = 360
+        out.height = HALF_PLOT_PX
+        out.autosize = alt.AutoSizeParams(type="fit-x", contains="padding")
     # full-strength legend symbols (a legend otherwise takes its band's opacity)
     out.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
     return out

@@ -257,15 +257,18 @@ def when_each(v: View) -> None:
 
 
 def logit_latex(d_k: int, alpha: float, rho: float) -> str:
-    """The three logit-scale formulas with the user's d_k, α and ρ substituted."""
+    """The three logit-scale formulas with the user's d_k, α and ρ substituted, one a
+    line (on one line they ran past a half-page column at 800 px)."""
     std = independent_logit_std(d_k, alpha)
     mean = relevant_logit_mean(d_k, alpha, rho)
     return (
-        rf"d_k = {d_k},\ \alpha = {alpha:g},\ \rho = {rho:g}:\quad"
-        rf"\operatorname{{std}}(z_j) = d_k^{{1/2-\alpha}} = {std:.4g},\quad"
-        rf"\mathbb{{E}}[z_0] = \rho\, d_k^{{1-\alpha}} = {mean:.4g},\quad"
+        r"\begin{gathered}"
+        rf"d_k = {d_k},\ \alpha = {alpha:g},\ \rho = {rho:g}:\\"
+        rf"\operatorname{{std}}(z_j) = d_k^{{1/2-\alpha}} = {std:.4g},\\"
+        rf"\mathbb{{E}}[z_0] = \rho\, d_k^{{1-\alpha}} = {mean:.4g},\\"
         rf"\frac{{\mathbb{{E}}[z_0]}}{{\operatorname{{std}}(z_j)}} = \rho\sqrt{{d_k}}"
         rf" = {signal_to_noise(d_k, rho):.4g}"
+        r"\end{gathered}"
     )
 
 
@@ -304,15 +307,16 @@ RHO_PRESETS = (("rho_init", 0.0), ("rho_aligned", 0.5))
 
 def rho_presets(current: float) -> None:
     """Two buttons under the ρ slider: ρ = 0 and ρ = 0.5 (the values REFERENCE §1 quotes)."""
-    cols = workshop.control_columns(len(RHO_PRESETS))  # stacked in the presenter sidebar
-    for col, (name, value) in zip(cols, RHO_PRESETS, strict=True):
-        col.button(
+    # content-wide buttons in one row that wraps (equal columns cut the labels to "ρ = …")
+    row = st.container(horizontal=True, gap="small")
+    for name, value in RHO_PRESETS:
+        row.button(
             t(f"sqrt_vs_d.{name}"),
             key=f"{name}_preset",
             on_click=_set_rho,
             args=(value,),
             type="primary" if current == value else "secondary",
-            width="stretch",
+            width="content",
         )
 
 

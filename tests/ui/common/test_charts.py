@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.ui.helpers import legend_columns_at
 from ui.common import charts
 
 
@@ -168,13 +169,23 @@ def test_chart_title_picks_a_wrapping_by_plot_width():
 
 def test_legend_below_fits_the_narrowest_chart():
     short = charts.legend_below(["a", "b", "c", "d"]).to_dict()
-    assert short["orient"] == "bottom" and short["columns"] == 4
+    assert short["orient"] == "bottom"
+    assert legend_columns_at(short, charts.NARROW_CHART_PX) == 4
     labels = ["none (α = 0)", "1/√d_k (α = ½)", "1/d_k (α = 1)", "α = 0.75"]
     legend = charts.legend_below(labels, columns=4).to_dict()
     entry = max(map(charts.text_columns, labels)) * charts.LEGEND_PX_PER_COLUMN
-    assert legend["columns"] * (entry + charts.LEGEND_SYMBOL_PX) <= charts.NARROW_CHART_PX
+    entry_px = entry + charts.LEGEND_SYMBOL_PX
+    most = legend_columns_at(legend, charts.NARROW_CHART_PX)
+    assert most == int(charts.NARROW_CHART_PX // entry_px) == 2
     assert legend["labelLimit"] >= entry
     assert charts.legend_below(labels, columns=1).to_dict()["columns"] == 1
+    # narrower plots (a half-width chart beside the open sidebar): fewer entries a row,
+    # never more than fit, never fewer than one, never more than at the phone's width
+    for width in range(120, 700, 7):
+        k = legend_columns_at(legend, width)
+        assert 1 <= k <= most
+        assert k == 1 or k * entry_px <= width
+        assert k == min(most, max(1, int(width // entry_px)))
 
 
 def test_colours_read_on_light_and_dark_backgrounds():

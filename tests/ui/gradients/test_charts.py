@@ -6,8 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.ui.helpers import legend_columns_at
 from ui.common import charts as common_charts
 from ui.common import data as common_data
+from ui.common.charts import NARROW_CHART_PX
 from ui.gradients import charts, data
 
 
@@ -240,4 +242,6 @@ def test_median_mean_sweep_legend_is_opaque_and_two_column():
         if "legend" in layer.get("encoding", {}).get("color", {})
     ]
     assert legends and all(leg["symbolOpacity"] == 1 for leg in legends)
-    assert all(leg["columns"] == 2 for leg in legends)  # two columns fit a half-width chart
+    assert all(
+        legend_columns_at(leg, NARROW_CHART_PX) == 2 for leg in legends
+    )  # two columns fit a half-width chart

@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from core.experiments import saturation_sweep
+from tests.ui.helpers import legend_columns_at
 from ui.common import charts as common_charts
+from ui.common.charts import NARROW_CHART_PX
 from ui.sqrt_vs_d import charts, data, sections
 
 D = [int(d) for d in 2 ** np.arange(13)]
@@ -124,14 +126,16 @@ def test_legend_columns_and_rows_limit():
         "sweep_lines", df, current_d=64, title="T", x_title="d", y_title="p", description="a"
     )
     spec = chart.to_dict()
-    assert spec["height"] == 360
+    # the plot keeps its height; title and legend add to the chart's (fit-x)
+    assert spec["height"] == charts.HALF_PLOT_PX
+    assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
     assert spec["config"]["legend"]["symbolOpacity"] == 1
     legends = [
         layer["encoding"]["color"].get("legend")
         for layer in _layers(spec)
         if "color" in layer.get("encoding", {}) and "field" in layer["encoding"]["color"]
     ]
-    assert legends and all(legend["columns"] == 2 for legend in legends)
+    assert legends and all(legend_columns_at(legend, NARROW_CHART_PX) == 2 for legend in legends)
     big = pd.concat([data.logit_frame(_sweep(), "std", 0.5)] * 200, ignore_index=True)
     with pytest.raises(ValueError, match="at most 5000 rows"):
         charts.logit_scale(
@@ -150,7 +154,9 @@ def test_legend_columns_and_rows_limit():
 def test_logit_latex_substitutes_live_numbers():
     text = sections.logit_latex(64, 0.5, 0.5)
     assert r"d_k = 64,\ \alpha = 0.5,\ \rho = 0.5" in text
-    assert "= 1," in text and "= 4," in text and text.endswith("= 4")
+    assert "= 1," in text and "= 4," in text and text.endswith(r"= 4\end{gathered}")
+    # one formula a line, so that none runs past a narrow column
+    assert text.startswith(r"\begin{gathered}") and text.count(r"\\") == 3
 
 
 # --- workshop questions: the answer follows the numbers in the frame ---------------------------
