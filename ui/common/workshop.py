@@ -225,9 +225,12 @@ def chart(
         )
     if source is not None:
         functions = [source] if callable(source) else list(source)
-        with st.expander(t("workshop.show_code"), icon=":material/code:"):
+        code = st.expander(
+            t("workshop.show_code"), icon=":material/code:", key=f"{key}_code", on_change="rerun"
+        )
+        if code.open:
             for fn in functions:
-                st.code(_source(fn), language="python")
+                code.code(_source(fn), language="python")
 
 
 # --- predictions and misconceptions ------------------------------------------------------
@@ -368,10 +371,15 @@ def fragment(body: Callable) -> Callable:
 
 def share_panel(params: Sequence[str]) -> None:
     """Sidebar: the link to this view, a new random seed, and restoring the defaults."""
-    # opening the panel reruns the app, so its link is never older than the controls
-    with st.sidebar.expander(
+    # opening the panel reruns the app, so its link is never older than the controls; a
+    # closed panel draws nothing inside (its code box alone loads the browser's syntax
+    # highlighter, most of a second of a phone's time on every page load)
+    panel = st.sidebar.expander(
         t("workshop.share_title"), icon=":material/share:", key=_SHARE_OPEN, on_change="rerun"
-    ):
+    )
+    if not panel.open:
+        return
+    with panel:
         st.caption(t("workshop.share_help"))
         values = st.session_state[_SHARE_VALUES] = _link_values(params)
         st.code(share_link(params, values), language=None, wrap_lines=True)
