@@ -41,6 +41,23 @@ def reveal_all(at: AppTest) -> AppTest:
     return at
 
 
+def open_share_panel(at: AppTest) -> AppTest:
+    """Open the sidebar's share panel (link, new seed, defaults) and rerun: closed, it
+    draws nothing inside."""
+    at.session_state["share_open"] = True
+    return at.run()
+
+
+def open_code_panels(at: AppTest) -> AppTest:
+    """Open every "Show the code" panel under a chart (closed, a panel draws nothing inside)
+    and rerun: its state is the session value of its key, ``<chart key>_code``."""
+    for panel in at.expander:
+        key = panel.proto.id.split("-", 2)[-1]
+        if key.endswith("_code"):
+            at.session_state[key] = True
+    return at.run()
+
+
 def _url_path(script: str) -> str | None:
     from ui.common.pages import PAGES
 

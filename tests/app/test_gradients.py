@@ -3,7 +3,15 @@
 import pyarrow as pa
 import pytest
 
-from tests.app.helpers import CJK, assert_page_in, chart_data, reveal_all, run_page, warnings
+from tests.app.helpers import (
+    CJK,
+    assert_page_in,
+    chart_data,
+    open_code_panels,
+    reveal_all,
+    run_page,
+    warnings,
+)
 from ui.common.charts import title_text
 
 PAGE = "app_pages/gradients.py"
@@ -348,7 +356,7 @@ def test_myth_card_in_chinese():
 
 
 def test_code_expanders_hold_the_core_functions():
-    at = run_page(PAGE)
+    at = open_code_panels(run_page(PAGE))
     sources = [c.value for c in at.code]
     for fn in (
         "sample_scores",

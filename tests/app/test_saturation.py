@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from tests.app.helpers import CJK, assert_page_in, chart_data, run_page, warnings
+from tests.app.helpers import CJK, assert_page_in, chart_data, open_code_panels, run_page, warnings
 
 PAGE = "app_pages/saturation.py"
 # chart order on the page
@@ -374,7 +374,8 @@ def test_charts_have_csv_downloads_and_their_code():
             "overflow",
         )
     }
-    sources = [c.value for c in at.code if c.value.startswith("def ")]
+    assert not at.code  # closed panels draw nothing inside
+    sources = [c.value for c in open_code_panels(at).code if c.value.startswith("def ")]
     for fn in (
         "softmax",
         "attention_logits",

@@ -11,7 +11,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.experiments
-from tests.app.helpers import assert_page_in, chart_data, reveal_all, run_page, warnings
+from tests.app.helpers import (
+    assert_page_in,
+    chart_data,
+    open_code_panels,
+    reveal_all,
+    run_page,
+    warnings,
+)
 from ui.common.charts import title_text
 
 SCRIPT = "app_pages/sqrt-vs-d.py"
@@ -303,7 +310,7 @@ def test_myth_card_quotes_the_live_numbers(n_keys, rho):
 
 
 def test_show_code_expanders_hold_core_source():
-    at = open_page(rho="0.5")
+    at = open_code_panels(open_page(rho="0.5"))
     sources = [c.value for c in at.code if c.value.startswith("def ")]
     for name in (
         "saturation_sweep",

@@ -10,7 +10,15 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import CJK, assert_page_in, chart_data, reveal_all, run_page, warnings
+from tests.app.helpers import (
+    CJK,
+    assert_page_in,
+    chart_data,
+    open_code_panels,
+    reveal_all,
+    run_page,
+    warnings,
+)
 
 SCRIPT = "app_pages/which-d.py"
 N_CHARTS = 5  # multi-head std + entropy, cross-attention std + entropy, QK LayerNorm
@@ -374,7 +382,7 @@ def test_myth_card_in_chinese():
 
 
 def test_show_code_expanders_hold_the_core_source():
-    at = open_page()
+    at = open_code_panels(open_page())
     sources = {c.value.split("(", 1)[0] for c in at.code if c.value.startswith("def ")}
     assert {
         "def projected_multi_head_logits",

@@ -2,12 +2,15 @@
 
 from urllib.parse import parse_qsl
 
-from tests.app.helpers import chart_data, run_page, warnings
+from tests.app.helpers import chart_data, open_code_panels, open_share_panel, run_page, warnings
 
 VARIANCE = "app_pages/variance.py"
 
 
 def _share_link(at) -> str:
+    """The link in the sidebar's share panel, opened first (closed, it draws nothing)."""
+    if not at.session_state["share_open"]:
+        open_share_panel(at)
     links = [c.value for c in at.code if c.value.startswith(("?", "http"))]
     assert len(links) == 1, [c.value for c in at.code]
     return links[0]
@@ -142,7 +145,7 @@ def test_share_link_reproduces_the_view():
 
 
 def test_defaults_and_new_seed():
-    at = run_page(VARIANCE, d_k="300", dist="uniform", seed="5", lang="zh")
+    at = open_share_panel(run_page(VARIANCE, d_k="300", dist="uniform", seed="5", lang="zh"))
     at.button(key="restore_defaults").click().run()
     assert at.number_input(key="d_k").value == 64
     assert at.radio(key="dist").value == "normal"
@@ -156,7 +159,8 @@ def test_defaults_and_new_seed():
 
 def test_show_code_expanders_hold_core_source():
     at = run_page(VARIANCE)
-    sources = [c.value for c in at.code if c.value.startswith("def ")]
+    assert not at.code  # closed panels draw nothing inside
+    sources = [c.value for c in open_code_panels(at).code if c.value.startswith("def ")]
     assert any(s.startswith("def dot_products(") for s in sources)
     assert any(s.startswith("def variance_sweep(") for s in sources)
 
@@ -166,7 +170,7 @@ def test_defaults_on_which_d_restore_the_heads_of_the_default_width():
     # be the default of the restored d_model = 512, not of the width the page was at
     at = run_page("app_pages/which-d.py", d_model="2048")
     assert at.selectbox(key="n_heads").value == "32"
-    at.button(key="restore_defaults").click().run()
+    open_share_panel(at).button(key="restore_defaults").click().run()
     assert at.number_input(key="d_model").value == 512
     assert at.selectbox(key="n_heads").value == "8"
     assert not at.exception and not at.info
@@ -204,9 +208,7 @@ def test_an_open_share_panel_follows_a_control_inside_a_fragment():
     # AppTest reruns the whole script (the fragment-only path is covered in the browser,
     # tests/e2e/test_gradients.py); here: an open panel causes no rerun loop
     at = run_page("app_pages/gradients.py", reveal=False)
-    assert dict(parse_qsl(_share_link(at).split("?", 1)[1]))["gap"] == "6"
-    at.session_state["share_open"] = True  # the panel is open
-    at.run()
+    assert dict(parse_qsl(_share_link(at).split("?", 1)[1]))["gap"] == "6"  # opens it
     at.slider(key="gap").set_value(8.0).run()  # the gap explorer is a fragment
     assert not at.exception
     assert dict(parse_qsl(_share_link(at).split("?", 1)[1]))["gap"] == "8"
