@@ -64,9 +64,6 @@ _MARKER_SENTINEL = -987_654_321
 #: The name of the marker's dataset in a sent spec: the same for every d_k, so the spec
 #: does not change with d_k and the browser only swaps the dataset's one row.
 MARKER_DATASET = "d_marker"
-#: A chart's other datasets are sent as ``chart_data_0``, ``chart_data_1``, … in the order of
-#: the spec (Vega-Lite names its own data sets ``source_0``, ``data_0``, …).
-DATASET_PREFIX = "chart_data_"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -86,9 +83,8 @@ def _finished_spec(digest: str, presenting: bool, _build: functools.partial) -> 
     Cached per input: ``digest`` (:func:`input_digest` of the builder and its
     arguments) and ``presenting`` are the key; ``_build`` (not hashed) builds the chart
     on a miss. The conversion is Streamlit's own (the one ``st.altair_chart`` runs:
-    Altair's theme off, each dataset as Arrow IPC), so ``st.vega_lite_chart`` of this
-    dict sends the element ``st.altair_chart`` would, but for the datasets' names: by
-    their place in the chart, not by a hash of their content.
+    Altair's theme off, each dataset as Arrow IPC under a content-hash name), so
+    ``st.vega_lite_chart`` of this dict sends the element ``st.altair_chart`` would.
     Streamlit is pinned in requirements.txt; tests/app/test_pinned_charts.py and
     tests/ui/test_workshop_charts.py compare the two.
 
@@ -102,36 +98,33 @@ def _finished_spec(digest: str, presenting: bool, _build: functools.partial) -> 
     if presenting:
         chart_obj = for_projector(chart_obj)
     spec = vega_charts._convert_altair_to_vega_lite_spec(prevalidated(chart_obj))
-    # Streamlit names each dataset by a hash of its content, so new data would mean a new
-    # spec, which the browser embeds anew. Each is renamed by its place in the chart
-    # instead (the marker's, built for the sentinel, to MARKER_DATASET and left out, for
-    # finished_spec to add): a chart whose spec does not change with its data is then
-    # sent the same spec, and the browser only swaps the data.
+    # the marker's dataset (built for the sentinel) goes under its fixed name, left empty:
+    # finished_spec adds the learner's d_k on every rerun
     datasets = spec.get("datasets", {})
     sentinel = marker_bytes(_MARKER_SENTINEL)
-    names, place = {}, 0
-    for name, values in datasets.items():
-        if values == sentinel:
-            names[name] = MARKER_DATASET
-        else:
-            names[name], place = f"{DATASET_PREFIX}{place}", place + 1
-    if names:
-        spec = _renamed(spec, names)
-        spec["datasets"] = {
-            names[name]: values for name, values in datasets.items() if values != sentinel
-        }
-    return spec, MARKER_DATASET in names.values()
+    names = [name for name, values in datasets.items() if values == sentinel]
+    for name in names:
+        del datasets[name]
+        for path in list(_paths_to(spec, name)):
+            _follow(spec, path[:-1])[path[-1]] = MARKER_DATASET
+    return spec, bool(names)
 
 
-def _renamed(node, names: dict[str, str]):
-    """A copy of the JSON-like tree ``node`` with every string in ``names`` replaced by its
-    new name (dataset names: Streamlit's 32-digit hex content hashes)."""
+def _paths_to(node, text: str, path: tuple = ()):
+    """Paths (keys and indices) to every string equal to ``text`` in a JSON-like tree."""
     if isinstance(node, dict):
-        return {key: _renamed(value, names) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_renamed(value, names) for value in node]
-    if isinstance(node, str):
-        return names.get(node, node)
+        for key, value in node.items():
+            yield from _paths_to(value, text, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths_to(value, text, (*path, index))
+    elif node == text:
+        yield path
+
+
+def _follow(node, path: tuple):
+    for step in path:
+        node = node[step]
     return node
 
 

@@ -31,43 +31,17 @@ def _page(deferred: bool, present: bool, rows: int) -> None:
     workshop.chart(build if deferred else build(), key="again")  # a cache hit
 
 
-def _protos(deferred: bool, present: bool, rows: int = 5) -> list:
+def _charts(deferred: bool, present: bool, rows: int = 5) -> list[bytes]:
     at = AppTest.from_function(_page, args=(deferred, present, rows), default_timeout=30).run()
     assert not at.exception, at.exception
-    return [c.proto for c in at.get("vega_lite_chart")]
-
-
-def _charts(deferred: bool, present: bool, rows: int = 5) -> list[bytes]:
-    return [p.SerializeToString(deterministic=True) for p in _protos(deferred, present, rows)]
-
-
-def _by_place(proto) -> bytes:
-    """``proto`` with its datasets renamed by their place, as a deferred chart sends them."""
-    out = type(proto)()
-    out.CopyFrom(proto)
-    for place, dataset in enumerate(out.datasets):
-        assert len(dataset.name) == 32  # Streamlit's content hash
-        out.spec = out.spec.replace(f'"{dataset.name}"', f'"{specs.DATASET_PREFIX}{place}"')
-        dataset.name = f"{specs.DATASET_PREFIX}{place}"
-    return out.SerializeToString(deterministic=True)
+    return [c.proto.SerializeToString(deterministic=True) for c in at.get("vega_lite_chart")]
 
 
 @pytest.mark.parametrize("present", [False, True])
 def test_deferred_chart_sends_the_same_element(present):
-    """The same element as st.altair_chart, but for the datasets' names."""
     deferred = _charts(True, present)
     assert len(deferred) == 2
-    assert deferred == [_by_place(p) for p in _protos(False, present)]
-    assert deferred != _charts(False, present)  # those name their data by its content
-
-
-def test_new_data_alone_leaves_the_spec_unchanged():
-    """Datasets named by place: a chart whose data alone changes is sent the same spec,
-    so the browser swaps the data instead of embedding the chart anew."""
-    five, six = _protos(True, False, rows=5)[0], _protos(True, False, rows=6)[0]
-    assert five.spec == six.spec
-    assert [d.name for d in five.datasets] == [d.name for d in six.datasets] == ["chart_data_0"]
-    assert five.datasets[0].data != six.datasets[0].data
+    assert deferred == _charts(False, present)
 
 
 def test_presenter_mode_has_its_own_entry():
