@@ -35,22 +35,15 @@ TAP_CONTROL: dict[str, str] = {
 
 #: Known narrow-screen defects, still to fix (the test reports them as xfail until then).
 KNOWN_DEFECTS: dict[str, str] = {}
-#: The same, in an 800-px window with the sidebar open only.
-WINDOW_DEFECTS: dict[str, str] = {
-    "variance": "an axis label past the running-sum chart's edge",
-    "saturation": "a legend label past the float16 chart's edge",
-    "gradients": "subtitles of the half-width heatmaps and sweeps cut with …",
-    "real_models": "grid titles cut with …, labels past the edge",
-}
 
 
-def _pages(defects: dict[str, str] = KNOWN_DEFECTS):
+def _pages():
     return [
         pytest.param(
             p,
             id=p.name,
-            marks=[pytest.mark.xfail(reason=defects[p.name], strict=True)]
-            if p.name in defects
+            marks=[pytest.mark.xfail(reason=KNOWN_DEFECTS[p.name], strict=True)]
+            if p.name in KNOWN_DEFECTS
             else [],
         )
         for p in PAGES
@@ -227,7 +220,7 @@ def test_laptop_with_sidebar(laptop, spec):
     _check_page(laptop, spec, "800")
 
 
-@pytest.mark.parametrize("spec", _pages({**KNOWN_DEFECTS, **WINDOW_DEFECTS}))
+@pytest.mark.parametrize("spec", _pages())
 def test_800_px_window_with_sidebar(laptop, spec):
     """An 800-px window with the sidebar open: the main area is about 500 px, and
     half-width charts side by side are narrower than a phone's."""

@@ -63,8 +63,14 @@ TITLE_PX_PER_COLUMN = 10.5
 TITLE_LINE_COLUMNS = (18, 26, 34, 46, 62, 84)
 #: Subtitles are wrapped once, to fit the narrowest chart (phone, presenter type).
 SUBTITLE_LINE_COLUMNS = 40
+#: ... or, for a chart drawn half width, the narrowest such chart (two side by side beside
+#: the open sidebar in an 800-px window: a plot of about 190 px).
+HALF_SUBTITLE_LINE_COLUMNS = 28
 #: Width of the narrowest chart the app draws (a 390-px phone, less the page margins).
 NARROW_CHART_PX = 300
+#: Width of the narrowest plot a legend is drawn under: a half-width chart beside the open
+#: sidebar in an 800-px window. A longer legend label breaks into lines there.
+HALF_CHART_PX = 170
 #: Width of one column of legend label text, px (14 px labels; 15 px when presenting).
 LEGEND_PX_PER_COLUMN = 7.5
 #: A legend entry's symbol and padding, px.
@@ -87,7 +93,7 @@ def wrap_text(text: str, columns: int) -> list[str]:
 
     English breaks at spaces; Chinese between any two characters (it has no spaces),
     but never before closing or after opening punctuation. A word longer than a line
-    keeps a line of its own: a word is never cut.
+    keeps a line of its own: a word is never cut. A ``\n`` in ``text`` always breaks.
 
     Raises
     ------
@@ -96,6 +102,8 @@ def wrap_text(text: str, columns: int) -> list[str]:
     """
     if columns < 1:
         raise ValueError(f"columns must be at least 1, got {columns}")
+    if "\n" in text:  # a line break the text asks for stays
+        return [line for part in text.split("\n") for line in wrap_text(part, columns)]
     tokens: list[str] = []
     for token in _TOKEN.findall(text.strip()):
         # closing punctuation sticks to what precedes it, opening to what follows
@@ -127,14 +135,21 @@ def _text(lines: list[str]) -> str | list[str]:
     return lines[0] if len(lines) == 1 else lines
 
 
-def chart_title(text: str, subtitle: str | None = None, **options) -> str | alt.Title:
+def chart_title(
+    text: str,
+    subtitle: str | None = None,
+    *,
+    subtitle_columns: int = SUBTITLE_LINE_COLUMNS,
+    **options,
+) -> str | alt.Title:
     """A chart title that wraps instead of being cut: use it for every chart's title.
 
     Vega draws a title on one line and cuts it with "…" where it meets the chart's
     width. This title is the text wrapped to each of :data:`TITLE_LINE_COLUMNS`, and the
     chart draws the widest wrapping whose lines fit its plot width (a Vega expression on
     ``width``, so it follows the chart as the window changes). The subtitle is wrapped
-    once, for the narrowest chart. ``options`` go to ``alt.Title`` as they are. A title
+    once, to ``subtitle_columns`` (:data:`HALF_SUBTITLE_LINE_COLUMNS` for a chart drawn
+    half width). ``options`` go to ``alt.Title`` as they are. A title
     that fits on one line everywhere, with nothing else, stays a plain string.
     """
     wraps: list[list[str]] = []  # narrowest first, each distinct wrapping once
@@ -152,7 +167,7 @@ def chart_title(text: str, subtitle: str | None = None, **options) -> str | alt.
             expr = f"width >= {need} ? {json.dumps(lines, ensure_ascii=False)} : {expr}"
         title_text = alt.ExprRef(expr)
     if subtitle is not None:
-        options["subtitle"] = _text(wrap_text(subtitle, SUBTITLE_LINE_COLUMNS))
+        options["subtitle"] = _text(wrap_text(subtitle, subtitle_columns))
     if isinstance(title_text, str) and not options:
         return title_text
     return alt.Title(title_text, **options)
@@ -192,6 +207,12 @@ def legend_below(
     fit = max(1, int(NARROW_CHART_PX // entry_px))
     n = max(1, len(labels))
     options.setdefault("labelLimit", NARROW_CHART_PX - LEGEND_SYMBOL_PX)
+    wrapped = _wrapped_labels(labels)
+    if wrapped is not None:
+        label_expr, widest = wrapped
+        options.setdefault("labelExpr", label_expr)
+        # Vega spaces the rows by the symbols: a label of two lines needs the room
+        options.setdefault("rowPadding", alt.ExprRef(f"width < {widest} ? 16 : 2"))
     most = min(fit, n, columns or n)
     # A half-width chart beside the open sidebar (800 px) is narrower than a phone's
     # chart: fewer entries a row when the plot is narrower than `most` of them.
@@ -202,6 +223,22 @@ def legend_below(
             expr = f"width >= {round(k * entry_px)} ? {k} : {expr}"
         per_row = alt.ExprRef(expr)
     return alt.Legend(orient=orient, columns=per_row, **options)
+
+
+def _wrapped_labels(labels: Sequence[str]) -> tuple[str, int] | None:
+    """A legend ``labelExpr`` that breaks each label wider than :data:`HALF_CHART_PX` into
+    lines when the plot is narrower than the label, and the plot width below which one
+    does; None if every label fits."""
+    room = int((HALF_CHART_PX - LEGEND_SYMBOL_PX) // LEGEND_PX_PER_COLUMN)
+    expr, widest = "datum.label", 0
+    for label in map(str, labels):
+        need = round(text_columns(label) * LEGEND_PX_PER_COLUMN + LEGEND_SYMBOL_PX)
+        if need <= HALF_CHART_PX:
+            continue
+        lines = json.dumps(wrap_text(label, room), ensure_ascii=False)
+        expr = f"datum.label === {json.dumps(label, ensure_ascii=False)} && width < {need} ? {lines} : {expr}"
+        widest = max(widest, need)
+    return None if not widest else (expr, widest)
 
 
 def legend_above(labels: Sequence[str], **options) -> alt.Legend:
@@ -443,7 +480,8 @@ def log_histogram(
     return layer(
         bars,
         rule,
-        title=chart_title(title, subtitle),
+        # drawn half width (unscaled beside scaled)
+        title=chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
         description=description,
         height=300,
     )

@@ -8,6 +8,7 @@ import pandas as pd
 
 from ui.common.charts import (
     COLORS,
+    HALF_SUBTITLE_LINE_COLUMNS,
     chart_title,
     check_rows,
     gradient_legend_below,
@@ -75,7 +76,11 @@ def jacobian_heatmap(
                 alt.Tooltip("p_j:Q", title="p_j", format=".6~g"),
             ],
         )
-        .properties(title=chart_title(title, subtitle), description=description, height=380)
+        .properties(
+            title=chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
+            description=description,
+            height=380,
+        )
     )
 
 
@@ -218,6 +223,6 @@ def median_mean_sweep(
     # (slow) merging of the layers' parameters on every rerun
     chart = base
     chart.layer.append(means)
-    chart.title = chart_title(title, subtitle)
+    chart.title = chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS)
     chart.height = 440  # two legends, a subtitle and a log axis spanning 30 decades
     return chart

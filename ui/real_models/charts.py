@@ -11,7 +11,7 @@ import json
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, check_rows, layer, lean
+from ui.common.charts import COLORS, chart_title, check_rows, layer, lean, legend_below
 
 #: Colour of each counterfactual divisor (as the rest of the app: none, √d_k, d_k).
 DIVISOR_COLORS = {"none": COLORS["unscaled"], "sqrt_d_k": COLORS["sqrt"], "d_k": COLORS["linear"]}
@@ -26,7 +26,7 @@ def head_grid_heatmap(
     df: pd.DataFrame,
     *,
     value: str,
-    title: str | list[str],
+    title: str,
     x_title: str,
     y_title: str,
     color_title: str,
@@ -65,7 +65,12 @@ def head_grid_heatmap(
                 scale=alt.Scale(scheme=scheme, type="log")
                 if log_color
                 else alt.Scale(scheme=scheme, zero=True),
-                legend=alt.Legend(orient="bottom", gradientLength=200, titleLimit=300),
+                # the ramp and its end labels stay inside a half-width chart's plot
+                legend=alt.Legend(
+                    orient="bottom",
+                    gradientLength=alt.ExprRef("clamp(width - 50, 60, 200)"),
+                    titleLimit=300,
+                ),
             ),
             tooltip=[
                 alt.Tooltip(field="layer", type="ordinal", title=tooltips["layer"]),
@@ -79,9 +84,12 @@ def head_grid_heatmap(
     # dark text on the light end of the scale, white on the dark end
     lo, hi = float(df[value].min()), float(df[value].max())
     mid = (lo * hi) ** 0.5 if log_color else (lo + hi) / 2
+    # the numbers in the cells only where a cell is wide enough for them (a half-width
+    # chart beside the open sidebar is not); the tooltip always gives them
+    min_width = 17 * df["head"].nunique()
     text = (
         alt.Chart()
-        .mark_text(fontSize=9)
+        .mark_text(fontSize=9, opacity=alt.ExprRef(f"width >= {min_width} ? 1 : 0"))
         .encode(
             text=alt.Text(field=value, type="quantitative", format=fmt),
             color=alt.Color(
@@ -100,7 +108,7 @@ def head_grid_heatmap(
         encoding=alt.FacetedEncoding(x=x, y=y),
         # the text's black/white scale must not merge with the heatmap's colour scale
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
-        title=alt.Title(title),
+        title=chart_title(title),
         description=description,
         # the whole chart's height (Streamlit fits the view): title, axes and the colour
         # legend below take about 200 px, the six layer rows the rest
@@ -113,7 +121,7 @@ def logit_histogram(
     bars: pd.DataFrame,
     curve: pd.DataFrame,
     *,
-    title: str | list[str],
+    title: str,
     x_title: str,
     y_title: str,
     bars_label: str,
@@ -172,7 +180,7 @@ def logit_histogram(
     )
     # the whole chart's height (Streamlit fits the view): title, x axis and the legend
     # below take about 190 px, the plot the rest
-    return layer(hist, line, title=alt.Title(title), description=description, height=450)
+    return layer(hist, line, title=chart_title(title), description=description, height=450)
 
 
 @lean
@@ -180,7 +188,7 @@ def attention_heatmap(
     df: pd.DataFrame,
     tokens: list[str],
     *,
-    title: str | list[str],
+    title: str,
     x_title: str,
     y_title: str,
     color_title: str,
@@ -241,7 +249,9 @@ def attention_heatmap(
                 _q("weight", tooltips["weight"], ".4f"),
             ],
         )
-        .properties(title=alt.Title(title), description=description, height=190 + 22 * len(tokens))
+        .properties(
+            title=chart_title(title), description=description, height=190 + 22 * len(tokens)
+        )
     )
 
 
@@ -251,7 +261,7 @@ def divisor_layer_bars(
     *,
     value: str,
     labels: dict[str, str],
-    title: str | list[str],
+    title: str,
     x_title: str,
     y_title: str,
     series_title: str,
@@ -294,7 +304,7 @@ def divisor_layer_bars(
                 title=None,
                 sort=order,
                 scale=alt.Scale(domain=order, range=[DIVISOR_COLORS[n] for n in labels]),
-                legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=300),
+                legend=legend_below(order, columns=1),
             ),
             tooltip=[
                 alt.Tooltip(field="series", type="nominal", title=series_title),
@@ -316,4 +326,12 @@ def divisor_layer_bars(
                 ],
             )
         )
-    return layer(*layers, title=alt.Title(title), description=description, height=330)
+    # the plot's own height, the title and the legend add to it: drawn half width, the
+    # title and the legend take more lines (fitted into one height, the plot shrank)
+    return layer(
+        *layers,
+        title=chart_title(title),
+        description=description,
+        height=190,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    )

@@ -83,7 +83,7 @@ def head_controls(c: data.Corpus) -> tuple[int, int, int, str]:
     top = workshop.control_columns([1])[0]
     with top:
         sentence = sentence_select("sentence", c.sentences, help=tc(c, "real_models.sentence_help"))
-    c1, c2, c3 = workshop.control_columns([2, 2, 5])
+    c1, c2, c3 = workshop.control_columns([3, 3, 4])  # wide enough for the − / + buttons
     with c1:
         layer = controls.int_input(
             "layer", t("real_models.layer"), min_value=0, max_value=c.n_layers - 1, default=0,
@@ -163,7 +163,7 @@ def glance(c: data.Corpus, fig: dict) -> None:
                     charts.head_grid_heatmap,
                     grid[["layer", "head", value, f"{value}_min", f"{value}_max"]],
                     value=value,
-                    title=t(f"real_models.grid_{value}_title", **extra).split("\n"),
+                    title=t(f"real_models.grid_{value}_title", **extra),
                     x_title=t("real_models.head_short"),
                     y_title=t("real_models.layer_short"),
                     color_title=t(f"real_models.grid_{value}_legend", **extra),
@@ -197,7 +197,7 @@ def glance(c: data.Corpus, fig: dict) -> None:
             charts.logit_histogram,
             bars,
             curve,
-            title=t("real_models.hist_title").split("\n"),
+            title=t("real_models.hist_title"),
             x_title=t("real_models.hist_x"),
             y_title=t("real_models.hist_y"),
             bars_label=t("real_models.hist_bars"),
@@ -263,7 +263,7 @@ def one_head(c: data.Corpus, sentence: int, layer: int, head: int, divisor: str)
             charts.attention_heatmap,
             frame,
             list(c.tokens[sentence]),
-            title=t("real_models.map_title", layer=layer, head=head, div=label).split("\n"),
+            title=t("real_models.map_title", layer=layer, head=head, div=label),
             x_title=t("real_models.map_x"),
             y_title=t("real_models.map_y"),
             color_title=t("real_models.map_legend"),
@@ -336,7 +336,7 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
                     layers,
                     value=value,
                     labels=labels,
-                    title=t(f"real_models.cf_{value}_title").split("\n"),
+                    title=t(f"real_models.cf_{value}_title"),
                     x_title=t("real_models.layer_short"),
                     y_title=t(f"real_models.cf_{value}_y"),
                     series_title=t("real_models.divisor"),

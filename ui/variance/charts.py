@@ -194,13 +194,21 @@ def term_bars(
         alt.Chart(df)
         .mark_bar()
         .encode(
-            # a band of outer padding: at 64 bars on a phone the last label would
-            # otherwise stick out past the plot's right edge
+            # a band of outer padding, and the last label ending under the last bar: at
+            # 64 bars on a phone or a half-width chart it would otherwise stick out past
+            # the plot's right edge
             x=alt.X(
                 "i:O",
                 title=x_title,
                 scale=alt.Scale(paddingOuter=1),
-                axis=alt.Axis(labelOverlap=True, labelAngle=0),
+                axis=alt.Axis(
+                    labelOverlap=True,
+                    labelAngle=0,
+                    # right-aligned under the last bar
+                    labelAlign=alt.ConditionalAxisLabelAlign(
+                        condition={"test": "datum.index === 1", "value": "right"}, value="center"
+                    ),
+                ),
             ),
             y=alt.Y("term:Q", title=y_title),
             color=alt.Color(

@@ -237,3 +237,53 @@ def test_layer_makes_what_alt_layer_makes():
     assert picked.to_dict()["params"][0]["name"] == "pick"
     sized = charts.layer(point.properties(height=50), line).to_dict()
     assert sized["height"] == 50 and all("height" not in lay for lay in sized["layer"])
+
+
+def test_wrap_text_keeps_the_line_breaks_it_is_given():
+    assert charts.wrap_text("Logit std per head\nmean over sentences", 12) == [
+        "Logit std", "per head", "mean over", "sentences",
+    ]  # fmt: skip
+    assert charts.wrap_text("a\nb", 80) == ["a", "b"]
+
+
+def test_subtitle_wraps_to_the_columns_asked_for():
+    subtitle = "line: median · band: 10–90 % of rows · dashed: mean"
+    wide = charts.chart_title("T", subtitle).to_dict()["subtitle"]
+    half = charts.chart_title(
+        "T", subtitle, subtitle_columns=charts.HALF_SUBTITLE_LINE_COLUMNS
+    ).to_dict()["subtitle"]
+    assert max(map(charts.text_columns, wide)) <= charts.SUBTITLE_LINE_COLUMNS
+    assert max(map(charts.text_columns, half)) <= charts.HALF_SUBTITLE_LINE_COLUMNS < 40
+    assert half != wide and " ".join(half) == " ".join(wide) == subtitle
+
+
+def _label_at(expr: str, label: str, width: int):
+    """Evaluate a legend_below labelExpr (nested `label === … && width < N ? … :`)."""
+    for name, need, lines in re.findall(
+        r'datum\.label === (".*?") && width < (\d+) \? (\[.*?\])', expr
+    ):
+        if json.loads(name) == label and width < int(need):
+            return json.loads(lines)
+    return label
+
+
+def test_legend_labels_too_long_for_a_half_width_chart_break_into_lines():
+    short, long = "none (÷1)", "÷√d_k = ÷5.66 (as trained)"
+    legend = charts.legend_below([short, long], columns=1).to_dict()
+    need = round(charts.text_columns(long) * charts.LEGEND_PX_PER_COLUMN + charts.LEGEND_SYMBOL_PX)
+    assert need > charts.HALF_CHART_PX
+    # on a plot as wide as the label it stays one line; narrower, it breaks
+    assert _label_at(legend["labelExpr"], long, need) == long
+    lines = _label_at(legend["labelExpr"], long, need - 1)
+    assert " ".join(lines) == long and len(lines) == 2
+    assert all(
+        charts.text_columns(line) * charts.LEGEND_PX_PER_COLUMN + charts.LEGEND_SYMBOL_PX
+        <= charts.HALF_CHART_PX
+        for line in lines
+    )
+    assert _label_at(legend["labelExpr"], short, 100) == short
+    # the rows make room for a second line only where a label breaks
+    assert legend["rowPadding"] == {"expr": f"width < {need} ? 16 : 2"}
+    # labels that fit everywhere: no expression at all
+    plain = charts.legend_below([short, "1/d_k (α = 1)"]).to_dict()
+    assert "labelExpr" not in plain and "rowPadding" not in plain

@@ -33,13 +33,18 @@ def _grid(n_layers=6, n_heads=12):
 def test_head_grid_heatmap(log_color):
     df = _grid()
     spec = charts.head_grid_heatmap(
-        df, value="std", title=["T", "sub"], x_title="head", y_title="layer",
+        df, value="std", title="T\nsub", x_title="head", y_title="layer",
         color_title="std", description="alt", tooltips=TIPS, log_color=log_color,
     ).to_dict()  # fmt: skip
     assert spec["description"] == "alt"
-    assert spec["title"]["text"] == ["T", "sub"]
+    assert spec["title"]["text"] == ["T", "sub"]  # a line break of the text stays
     assert spec["encoding"]["x"]["field"] == "head" and spec["encoding"]["y"]["field"] == "layer"
     rect, text = spec["layer"]
+    # the cells' numbers only where 12 heads leave a cell 17 px wide; the ramp fits the plot
+    assert text["mark"]["opacity"] == {"expr": "width >= 204 ? 1 : 0"}
+    assert rect["encoding"]["color"]["legend"]["gradientLength"] == {
+        "expr": "clamp(width - 50, 60, 200)"
+    }
     assert rect["encoding"]["color"]["field"] == "std"
     assert rect["encoding"]["color"]["scale"].get("type") == ("log" if log_color else None)
     assert rect["encoding"]["color"]["legend"]["orient"] == "bottom"
@@ -80,7 +85,7 @@ def test_attention_heatmap_labels_rows_with_tokens():
     t = len(tokens)
     assert len(frame) == t * t
     spec = charts.attention_heatmap(
-        frame, tokens, title=["A", "B"], x_title="key", y_title="query", color_title="w",
+        frame, tokens, title="A\nB", x_title="key", y_title="query", color_title="w",
         description="alt",
         tooltips={"query": "q", "key": "k", "trained": "tr", "logit": "z", "weight": "p"},
     ).to_dict()  # fmt: skip
@@ -123,6 +128,8 @@ def test_divisor_layer_bars():
         series_title="divisor", description="alt", fmt=".1%", axis_format="%", reference=ref,
     ).to_dict()  # fmt: skip
     bars, rule = spec["layer"]
+    # the plot keeps its height; title and legend add to the chart's
+    assert spec["height"] == 190 and spec["autosize"] == {"type": "fit-x", "contains": "padding"}
     assert bars["encoding"]["xOffset"]["field"] == "series"
     assert bars["encoding"]["y"]["axis"]["format"] == "%"
     assert bars["encoding"]["color"]["scale"]["range"] == [charts.DIVISOR_COLORS[n] for n in labels]
