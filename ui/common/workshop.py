@@ -197,7 +197,8 @@ def chart(
     (:func:`ui.common.specs.finished_spec`), so a new d_k rebuilds nothing.
 
     The CSV is produced only when the button is pressed, and pressing it does not rerun
-    the page. ``source`` is the core function (or functions) that computed the data —
+    the page. The code is drawn once its panel is opened (``<key>_code``, which reruns
+    the page). ``source`` is the core function (or functions) that computed the data —
     the same code the tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
     if isinstance(chart_obj, functools.partial):
@@ -225,6 +226,8 @@ def chart(
         )
     if source is not None:
         functions = [source] if callable(source) else list(source)
+        # closed, it draws nothing inside (opening it reruns the page): a code box on the
+        # page makes the browser load its syntax highlighter (see share_panel)
         code = st.expander(
             t("workshop.show_code"), icon=":material/code:", key=f"{key}_code", on_change="rerun"
         )
@@ -372,8 +375,9 @@ def fragment(body: Callable) -> Callable:
 def share_panel(params: Sequence[str]) -> None:
     """Sidebar: the link to this view, a new random seed, and restoring the defaults."""
     # opening the panel reruns the app, so its link is never older than the controls; a
-    # closed panel draws nothing inside (its code box alone loads the browser's syntax
-    # highlighter, most of a second of a phone's time on every page load)
+    # closed panel draws nothing inside (its code box alone made the browser load its
+    # syntax highlighter: 0.6-0.8 s of the page's main thread on every load, in Chromium
+    # on this project's 2-core machine)
     panel = st.sidebar.expander(
         t("workshop.share_title"), icon=":material/share:", key=_SHARE_OPEN, on_change="rerun"
     )
