@@ -398,3 +398,23 @@ def test_scaled_overflow_chance_falls_to_the_gaussian_limit():
 def test_scaled_overflow_chance_rejects_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         scaled_overflow_chance(**kwargs)
+
+
+def _scaled_overflow_every_point(d: int, n: int, dtype) -> float:
+    """The quadrature of scaled_overflow_chance with erfc evaluated at every grid point."""
+    t = overflow_threshold(dtype)
+    x = np.linspace(0.0, math.sqrt(d) + 40.0, 40_001)[1:]
+    log_density = (
+        (d - 1) * np.log(x) - 0.5 * x**2 - (0.5 * d - 1) * math.log(2) - math.lgamma(0.5 * d)
+    )
+    tail = np.array([0.5 * math.erfc(t * math.sqrt(d) / v / math.sqrt(2.0)) for v in x])
+    values = np.exp(log_density) * -np.expm1(n * np.log1p(-tail))
+    return float(min(1.0, (x[1] - x[0]) * (values.sum() - 0.5 * values[-1])))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("d", [1, 3, 64, 1000, 4096])
+@pytest.mark.parametrize("n", [1, 10, 65536])
+def test_scaled_overflow_chance_skips_only_points_that_cannot_matter(d, n, dtype):
+    # erfc is evaluated only in the window where the integrand can matter: the same sum
+    assert scaled_overflow_chance(d, n, dtype) == _scaled_overflow_every_point(d, n, dtype)
