@@ -203,6 +203,12 @@ def check_finite(
         arr = arr.astype(np.float64)
     elif arr.dtype.kind != "f":
         raise ValueError(f"{name} must be a real-valued array, got dtype {arr.dtype}")
+    # one pass for the usual case: a finite sum means no NaN and no infinity (±inf, or
+    # inf − inf = NaN, would show in it); an overflowing sum is checked entry by entry
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = arr.sum()
+    if math.isfinite(total):
+        return arr
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not contain NaN")
     if not allow_pos_inf and np.isposinf(arr).any():
