@@ -202,8 +202,7 @@ def legend_below(
     legend goes above the plot (:func:`legend_above`): Vega sets legends that share
     a side next to each other, wider than a phone.
     """
-    longest = max((text_columns(str(label)) for label in labels), default=1)
-    entry_px = longest * LEGEND_PX_PER_COLUMN + LEGEND_SYMBOL_PX
+    entry_px = max((_entry_px(label) for label in labels), default=_entry_px(" "))
     fit = max(1, int(NARROW_CHART_PX // entry_px))
     n = max(1, len(labels))
     options.setdefault("labelLimit", NARROW_CHART_PX - LEGEND_SYMBOL_PX)
@@ -225,6 +224,11 @@ def legend_below(
     return alt.Legend(orient=orient, columns=per_row, **options)
 
 
+def _entry_px(label: object) -> float:
+    """Width of one legend entry on one line, px: its symbol and its label."""
+    return text_columns(str(label)) * LEGEND_PX_PER_COLUMN + LEGEND_SYMBOL_PX
+
+
 def _wrapped_labels(labels: Sequence[str]) -> tuple[str, int] | None:
     """A legend ``labelExpr`` that breaks each label wider than :data:`HALF_CHART_PX` into
     lines when the plot is narrower than the label, and the plot width below which one
@@ -232,7 +236,7 @@ def _wrapped_labels(labels: Sequence[str]) -> tuple[str, int] | None:
     room = int((HALF_CHART_PX - LEGEND_SYMBOL_PX) // LEGEND_PX_PER_COLUMN)
     expr, widest = "datum.label", 0
     for label in map(str, labels):
-        need = round(text_columns(label) * LEGEND_PX_PER_COLUMN + LEGEND_SYMBOL_PX)
+        need = round(_entry_px(label))
         if need <= HALF_CHART_PX:
             continue
         lines = json.dumps(wrap_text(label, room), ensure_ascii=False)

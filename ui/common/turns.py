@@ -81,6 +81,12 @@ class Turns:
                 self._busy = False
 
     @property
+    def held(self) -> bool:
+        """Whether a run holds the turn now."""
+        with self._lock:
+            return self._busy
+
+    @property
     def waiting(self) -> int:
         """Runs waiting for a turn now."""
         with self._lock:

@@ -44,12 +44,12 @@ def test_waiting_runs_get_the_turn_in_arrival_order():
     first.start()
     assert holder_in.wait(5)
     threads = [_start_waiting(turns, f"run {i}", order) for i in range(6)]
-    assert turns.waiting == 6
+    assert turns.waiting == 6 and turns.held
     release.set()
     for thread in (first, *threads):
         thread.join(5)
     assert order == [("holder", True)] + [(f"run {i}", True) for i in range(6)]
-    assert turns.waiting == 0
+    assert turns.waiting == 0 and not turns.held
     with turns.turn() as had:  # free again
         assert had
 
@@ -78,7 +78,7 @@ def test_the_turn_is_handed_on_when_a_run_raises():
     thread = threading.Thread(target=failing, daemon=True)
     thread.start()
     for _ in range(1000):
-        if turns._busy:
+        if turns.held:
             break
         threading.Event().wait(0.005)
     waiter = _start_waiting(turns, "next", order)
@@ -113,4 +113,4 @@ def test_a_run_of_the_app_waits_for_its_turn():
         assert not done.is_set()
     runner.join(30)
     assert done.is_set() and not at.exception
-    assert not SCRIPT_RUNS._busy and SCRIPT_RUNS.waiting == 0
+    assert not SCRIPT_RUNS.held and SCRIPT_RUNS.waiting == 0
