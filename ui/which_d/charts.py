@@ -8,6 +8,8 @@ milliseconds per channel on every rerun.
 
 from __future__ import annotations
 
+import json
+
 import altair as alt
 import pandas as pd
 
@@ -19,7 +21,29 @@ from ui.common.charts import (
     lean,
     legend_below,
     legend_colors,
+    text_columns,
 )
+
+#: Width of one column of axis label text, px, with room to spare (10 px labels; 15 px
+#: when presenting).
+AXIS_PX_PER_COLUMN = 7.5
+#: Space between two labels, px.
+AXIS_LABEL_GAP_PX = 8
+
+
+def _two_line_labels(labels: list[str]) -> str:
+    """An axis ``labelExpr`` that breaks each divisor label at its `` = `` (``÷√d_q`` over
+    ``= ÷22.6``) when the plot is too narrow for every label on one line: Vega would
+    otherwise drop the labels that overlap (a half-width chart beside the open sidebar)."""
+    widest = max(text_columns(label) for label in labels)
+    need = round(len(labels) * (widest * AXIS_PX_PER_COLUMN + AXIS_LABEL_GAP_PX))
+    expr = "datum.label"
+    for label in labels:
+        cut = label.find(" = ")
+        if cut > 0:
+            lines = json.dumps([label[:cut], label[cut + 1 :]], ensure_ascii=False)
+            expr = f"datum.label === {json.dumps(label, ensure_ascii=False)} ? {lines} : {expr}"
+    return f"width < {need} ? ({expr}) : datum.label"
 
 
 @lean
@@ -76,7 +100,7 @@ def divisor_bars(
         type="nominal",
         title=x_title,
         sort=order,
-        axis=alt.Axis(labelAngle=0, labelLimit=220),
+        axis=alt.Axis(labelAngle=0, labelLimit=220, labelExpr=_two_line_labels(order)),
     )
     top = max(bars[value].max(), points[value].max(), bars["theory_std"].max() if theory else 0)
     # all zero (W_q = 0): give the axis a unit range instead of a degenerate one

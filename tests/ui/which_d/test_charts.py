@@ -69,6 +69,23 @@ def test_divisor_bars_std():
     assert _rows(spec) == [3, 15]
 
 
+def test_divisor_labels_break_at_their_equals_sign_on_a_narrow_plot():
+    bars, points = _bars_and_points()
+    spec = charts.divisor_bars(
+        bars, points, value="std", title="T", x_title="d", y_title="s", description="a",
+        head_title="h",
+    ).to_dict()  # fmt: skip
+    expr = spec["encoding"]["x"]["axis"]["labelExpr"]
+    # three labels of at most 17 columns: one line from 3 × (17 × 7.5 + 8) = 406 px up
+    widest = max(charts.text_columns(label) for label in bars.label)
+    assert widest == 17
+    need = 3 * (widest * charts.AXIS_PX_PER_COLUMN + charts.AXIS_LABEL_GAP_PX)
+    assert expr.startswith(f"width < {round(need)} ? (") and expr.endswith(") : datum.label")
+    assert 'datum.label === "÷√d_k = ÷8" ? ["÷√d_k", "= ÷8"]' in expr
+    assert 'datum.label === "÷√d_model = ÷22.6" ? ["÷√d_model", "= ÷22.6"]' in expr
+    assert "none (÷1)" not in expr  # no " = ": it keeps its one line
+
+
 def test_divisor_bars_entropy_with_reference_and_no_theory():
     bars, points = _bars_and_points(n_heads=16)
     ref = pd.DataFrame({"y": [math.log(64)], "label": ["uniform: ln 64"]})
