@@ -6,10 +6,9 @@ costly case: nothing is cached). Each change is timed inside the page, on the pa
 clock: from the Enter key's ``keydown`` event to the last redraw of any chart (a Vega
 canvas cleared for a new frame, or a change in an SVG chart's marks) once the rerun has
 finished and the page has been quiet for :data:`QUIET_MS`. While a change is in flight
-the script only runs a cheap check inside the page every :data:`POLL_MS` (an earlier
-version compared PNG snapshots of every chart every 5 ms over the DevTools protocol,
-which took CPU from the page and the server it was timing), and reads the recorded
-times afterwards.
+the script only runs a cheap check inside the page every :data:`POLL_MS`, so that the
+measurement takes little CPU from the page and the server it is timing (README), and
+reads the recorded times afterwards.
 Prints the median and the worst of N changes per page, and the median time to the end
 of the rerun. Budget (DESIGN.md): median ≤ 500 ms on this machine.
 

@@ -40,7 +40,22 @@ ALPHA_MAX = 4.0
 
 
 def check_alpha(alpha: object) -> float:
-    """Validate the scaling exponent: a finite number in [0, ALPHA_MAX]."""
+    """Validate the scaling exponent: a finite number in [0, ALPHA_MAX].
+
+    Parameters
+    ----------
+    alpha : object
+        The exponent of the logit scale d_k**-alpha.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` is not a finite real number in [0, 4] (the message names it).
+    """
     return check_real("alpha", alpha, 0.0, ALPHA_MAX)
 
 

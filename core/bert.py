@@ -105,12 +105,25 @@ class BertConfig:
     def from_dict(cls, config: Mapping[str, object]) -> BertConfig:
         """Build from a parsed ``config.json``, ignoring fields the forward does not use.
 
+        Parameters
+        ----------
+        config : mapping of str to object
+            The parsed ``config.json`` of a Hugging Face BERT checkpoint.
+
+        Returns
+        -------
+        BertConfig
+
         Raises
         ------
         ValueError
             If a required field is missing, if ``hidden_act`` is present and not
-            ``"gelu"`` (exact GELU), or if ``position_embedding_type`` is present
-            and not ``"absolute"``.
+            ``"gelu"`` (exact GELU), if ``position_embedding_type`` is present
+            and not ``"absolute"``, or if a size is invalid (see the class).
+
+        References
+        ----------
+        The fields of Hugging Face ``transformers.BertConfig``.
         """
         act = config.get("hidden_act", "gelu")
         if act != "gelu":
@@ -255,6 +268,10 @@ def bert_weights_from_state_dict(
     ------
     ValueError
         If a parameter is missing or its shape disagrees with ``config``.
+
+    References
+    ----------
+    The parameter names of Hugging Face ``transformers.BertModel``.
     """
     dt = check_float_dtype("dtype", dtype)
     h, i = config.hidden_size, config.intermediate_size
@@ -309,8 +326,8 @@ def erf(x) -> np.ndarray:
 
     NumPy has no ``erf``; this applies the C library's double-precision
     ``erf`` (through :func:`math.erf`) to every element, so each value is
-    correctly rounded to within an ulp. It costs about 0.1 µs per element,
-    which is fine for the small inputs of an extraction.
+    correctly rounded to within an ulp. One Python call per element: meant for
+    the small inputs of an extraction, not for large arrays.
 
     Parameters
     ----------
@@ -319,7 +336,16 @@ def erf(x) -> np.ndarray:
 
     Returns
     -------
-    ndarray of float64, same shape as ``x``
+    ndarray of float64, same shape as ``x``, in [−1, 1].
+
+    Raises
+    ------
+    ValueError or TypeError
+        If ``x`` cannot be converted to float64 (as ``np.asarray`` raises).
+
+    References
+    ----------
+    Abramowitz & Stegun 1964, 7.1.1 (definition).
     """
     arr = np.asarray(x, dtype=np.float64)
     return np.asarray(_ERF(arr), dtype=np.float64).reshape(arr.shape)
@@ -335,6 +361,11 @@ def gelu(x) -> np.ndarray:
     Returns
     -------
     ndarray, same shape as ``x``; float64, or the floating dtype of ``x``.
+
+    Raises
+    ------
+    ValueError or TypeError
+        As :func:`erf`.
 
     References
     ----------
@@ -359,6 +390,15 @@ def layer_norm(x, gamma, beta, eps: float) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., H)
+
+    Raises
+    ------
+    ValueError
+        If ``gamma`` or ``beta`` does not broadcast against ``x`` (from NumPy).
+
+    References
+    ----------
+    Ba et al. 2016, *Layer Normalization*, §3.
     """
     mean = x.mean(axis=-1, keepdims=True)
     centred = x - mean
@@ -419,6 +459,11 @@ def bert_forward(
     maximum is subtracted, exp of it underflows to exactly 0, so padded keys
     get weight 0 and the real tokens' outputs do not depend on the padding.
     Position ids are 0, 1, …, T − 1 (right padding).
+
+    References
+    ----------
+    Devlin et al. 2019, §3; ``google-research/bert`` ``modeling.py``; Vaswani et al.
+    2017, eq. (1).
     """
     dt = check_float_dtype("dtype", dtype)
     ids = np.asarray(input_ids)

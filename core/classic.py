@@ -96,6 +96,10 @@ def classic_scores(
     ValueError
         On an out-of-range argument (the message names it), or if the result
         would exceed 2**24 entries (128 MB).
+
+    References
+    ----------
+    Bartlett 1933; Anderson 2003, Thm 7.2.1 (the decomposition used when d_k ≥ seq_len).
     """
     check_rng("rng", rng)
     batch, seq_len, d_k, n_replicates = _check_shape(batch, seq_len, d_k, n_replicates)
@@ -149,6 +153,10 @@ def classic_rowmax(
     ------
     ValueError
         On an out-of-range argument (the message names it).
+
+    References
+    ----------
+    docs/mathematics.md §3.6.
     """
     alpha_list = [check_alpha(a) for a in alphas]
     if not alpha_list:
@@ -184,6 +192,10 @@ def rowmax_summary(rowmax: np.ndarray) -> dict[str, float]:
     ------
     ValueError
         If ``rowmax`` is not three-dimensional or is empty.
+
+    References
+    ----------
+    docs/mathematics.md §3.6 (why the tensor maximum is not a typical row).
     """
     arr = np.asarray(rowmax, dtype=float)
     if arr.ndim != 3 or arr.size == 0:

@@ -62,7 +62,7 @@ DEAD_THRESHOLD = 1e-3
 D_MAX = 1 << 20
 #: Largest n_keys accepted.
 N_KEYS_MAX = 1 << 16
-#: Largest n_rows accepted (about 2 s at n_keys = 10).
+#: Largest n_rows accepted (bounds the work and memory of one call).
 N_ROWS_MAX = 5_000_000
 #: Entries per float64 temporary (8 MB); rows are processed in chunks of this size.
 _CHUNK_ELEMENTS = 1 << 20
@@ -236,6 +236,10 @@ def sample_scores(
     ValueError
         On an out-of-range argument (the message names it), or if
         n_rows * n_keys exceeds 2**24 (128 MB of float64).
+
+    References
+    ----------
+    docs/mathematics.md §2.2 (the exact representation given ‖q‖).
     """
     d = _check_d(d)
     n_keys, rho, n_rows = _check_common(n_keys, rho, n_rows, rng)
@@ -266,10 +270,15 @@ def row_quantities(scores: np.ndarray, scales: np.ndarray) -> dict[str, np.ndarr
     Returns
     -------
     dict of ndarray
-        ``max_weight``, ``entropy``, ``jacobian_fro``, ``relevant_weight``:
-        shape (n_alpha, rows). ``relevant_is_argmax``, ``relevant_score``,
-        ``relevant_margin``, ``indep_mean``, ``indep_sq``: shape (rows,), raw
-        score units (they scale with c and do not otherwise depend on alpha).
+        ``max_weight``, ``entropy`` (nats), ``jacobian_fro``, ``relevant_weight``:
+        shape (n_alpha, rows). ``relevant_is_argmax`` (bool), ``relevant_score``,
+        ``relevant_margin``: shape (rows,), raw score units (they scale with c and do
+        not otherwise depend on alpha).
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is not 2-D or ``scales`` not 1-D.
 
     Notes
     -----
@@ -278,7 +287,16 @@ def row_quantities(scores: np.ndarray, scales: np.ndarray) -> dict[str, np.ndarr
     and ‖J‖_F² = p_m² r² + T₂ (1 + 2p_m² + T₂) − 2 T₃ with p_m = 1/S,
     r = Σ e_j / S, T_k = Σ e_j^k / S^k — the closed form of
     :func:`core.softmax.jacobian_norm`, free of cancellation.
+
+    References
+    ----------
+    docs/mathematics.md §4.1 (the Jacobian's norm).
     """
+    if scores.ndim != 2 or scales.ndim != 1:
+        raise ValueError(
+            f"scores must have shape (rows, n_keys) and scales (n_alpha,), got "
+            f"{scores.shape} and {scales.shape}"
+        )
     n_rows, n_keys = scores.shape
     rows = np.arange(n_rows)
     top = np.argmax(scores, axis=1)  # (rows,)
@@ -347,7 +365,7 @@ def _simulate_d(
     row = 0
     for size, z in zip(sizes, normals, strict=True):
         scores = _scores_from_normals(z, rng.chisquare(d, size), rho)
-        # Kernel blocks small enough to stay in cache: ~2.5x faster than one big block.
+        # Kernel blocks of _BLOCK_ELEMENTS, small enough to stay in the CPU cache.
         block = max(1, _BLOCK_ELEMENTS // (n_keys * scales.shape[0]))
         for start in range(0, size, block):
             sub = scores[start : start + block]
@@ -401,6 +419,16 @@ def summarise(rows: dict[str, np.ndarray], scales: np.ndarray) -> dict[str, np.n
         rows with ‖J‖_F < ``DEAD_THRESHOLD``) with its s.e., and the same statistics of
         ‖∂p/∂s‖_F = c ‖J‖_F (``grad_fro_*``), exact since c > 0 is fixed per alpha.
         Entropy in nats; logits and margins in logit units (raw score units × c).
+
+    Raises
+    ------
+    KeyError
+        If ``rows`` lacks a quantity of :func:`row_quantities`.
+
+    References
+    ----------
+    Standard errors: sample std / √n; for a share f, √(f (1 − f) / n); for the logit std,
+    the delta method (van der Vaart 1998, *Asymptotic Statistics*, ch. 3).
     """
     out: dict[str, np.ndarray] = {}
     n_alpha = scales.shape[0]
@@ -504,6 +532,7 @@ def saturation_stats(
     Returns
     -------
     SaturationStats
+        Weights as probabilities, entropy in nats (see the class).
 
     Raises
     ------
@@ -512,7 +541,8 @@ def saturation_stats(
 
     References
     ----------
-    Vaswani et al. 2017, §3.2.1 footnote 4; Yang et al. 2022 (rho ≠ 0, alpha = 1).
+    Vaswani et al. 2017, §3.2.1 footnote 4; Yang et al. 2022 (rho ≠ 0, alpha = 1);
+    the laws it is checked against: docs/mathematics.md §2–§4.
     """
     d = _check_d(d)
     n_keys, rho, n_rows = _check_common(n_keys, rho, n_rows, rng)
@@ -535,8 +565,7 @@ def saturation_sweep(
 
     Every alpha reuses the same rows, and every d_k the same standard normals
     (common random numbers: smooth curves, correlated errors); each cell on
-    its own is an exact sample. At n_rows = 20_000, n_keys = 10, 13 values of
-    d_k × 4 alphas take about 0.1 s on one core.
+    its own is an exact sample.
 
     Parameters
     ----------
@@ -554,12 +583,17 @@ def saturation_sweep(
     -------
     dict of str -> ndarray, shape (n_alpha, n_d)
         One entry per statistic field of :class:`SaturationStats` (same
-        names, e.g. ``"entropy_mean"``), plus ``"d"`` and ``"alpha"`` grids.
+        names and units, e.g. ``"entropy_mean"`` in nats), plus ``"d"`` and ``"alpha"``
+        grids.
 
     Raises
     ------
     ValueError
         On an out-of-range argument (the message names it).
+
+    References
+    ----------
+    As :func:`saturation_stats`.
     """
     ds = _check_list("d_values", d_values, _check_d_named)
     n_keys, rho, n_rows = _check_common(n_keys, rho, n_rows, rng)
@@ -596,6 +630,10 @@ def saturation_samples(
     ------
     ValueError
         On an out-of-range argument (the message names it).
+
+    References
+    ----------
+    As :func:`saturation_stats`.
     """
     d = _check_d(d)
     n_keys, rho, n_rows = _check_common(n_keys, rho, n_rows, rng)
@@ -641,13 +679,17 @@ def classic_experiment_rowmax(
     ndarray, shape (n_replicates, batch, seq_len)
         Max weight of each row. ``.max(axis=(1, 2))`` gives the per-tensor
         maximum that a single printout shows (≈ 1 unscaled); the mean over
-        rows is ≈ 0.865 unscaled at the defaults (REFERENCE §2). Rows of one
-        replicate are correlated: take standard errors over replicates.
+        rows is ≈ 0.86 unscaled at the defaults. Rows of one replicate are
+        correlated: take standard errors over replicates.
 
     Raises
     ------
     ValueError
         On an out-of-range argument (the message names it).
+
+    References
+    ----------
+    docs/mathematics.md §3.6; Vaswani et al. 2017, §3.2.1 footnote 4.
     """
     check_rng("rng", rng)
     batch = check_int("batch", batch, 1, 4096)
@@ -703,13 +745,18 @@ def naive_overflow_rate(
     float
         Overflow share in [0, 1]; its s.e. is sqrt(f (1 − f) / n_rows).
         For float16, n_keys = 10 and alpha = 0 it climbs through ½ once d_k
-        is in the fifties; with alpha = ½ the true rate is ~1e-27, so the
+        is in the fifties; with alpha = ½ the true rate is below 1e-12 for
+        d_k ≥ 16 (:func:`core.softmax.scaled_overflow_chance`), so the
         estimate is 0.
 
     Raises
     ------
     ValueError
         On an out-of-range argument (the message names it).
+
+    References
+    ----------
+    docs/mathematics.md §5.
     """
     return float(naive_overflow_sweep([d], n_keys, [alpha], dtype, rng=rng, n_rows=n_rows)[0, 0])
 
@@ -742,10 +789,32 @@ def naive_overflow_sweep(
     cast, each exp and each addition round up by a factor of at most 1 + ε
     (ε = the dtype's machine epsilon).
 
+    Parameters
+    ----------
+    d_values : sequence of int, length n_d
+        Values of d_k, each in [1, 2**20].
+    n_keys : int
+        In [1, 65536].
+    alphas : sequence of float, length n_alpha
+        Scaling exponents, each in [0, 4].
+    dtype : numpy floating dtype
+    rng : numpy.random.Generator
+    n_rows : int
+        Rows per cell, in [1, 5_000_000].
+
+    Returns
+    -------
+    ndarray, shape (n_alpha, n_d)
+        Overflow shares in [0, 1], as :func:`naive_overflow_rate`.
+
     Raises
     ------
     ValueError
         On an out-of-range argument (the message names it).
+
+    References
+    ----------
+    docs/mathematics.md §5; IEEE Std 754-2019, §4.3 (rounding).
     """
     ds = _check_list("d_values", d_values, _check_d_named)
     n_keys, _, n_rows = _check_common(n_keys, 0.0, n_rows, rng)

@@ -114,6 +114,11 @@ def jacobian_vector_product(p, u) -> np.ndarray:
     ValueError
         If p or u contain NaN or an infinity, p is negative, or the shapes do
         not broadcast.
+
+    References
+    ----------
+    docs/mathematics.md §4.1 (J = diag(p) − p pᵀ); the chain rule of
+    :func:`core.attention.attention_backward`.
     """
     p_arr = check_finite("p", p)
     u_arr = check_finite("u", u)
@@ -150,11 +155,16 @@ def gap_logits(g: float, n_keys: int, gap2: float | None = None) -> np.ndarray:
     Returns
     -------
     ndarray, shape (n_keys,)
+        Logits (dimensionless); key 0 is the top key.
 
     Raises
     ------
     ValueError
         If an argument is out of range (the message names it).
+
+    References
+    ----------
+    docs/mathematics.md §4.2 (the rows whose ‖J‖_F the gap laws describe).
     """
     g = check_real("g", g, 0.0, GAP_MAX)
     n_keys = check_int("n_keys", n_keys, 2, 1 << 16)
@@ -199,7 +209,7 @@ def gap_curve(g_values, n_keys: int, gap2: float | None = None) -> dict[str, np.
 
     References
     ----------
-    REFERENCE §3; Vaswani et al. 2017, §3.2.1 footnote 4.
+    docs/mathematics.md §4.2; Vaswani et al. 2017, §3.2.1 footnote 4.
     """
     g_arr = check_finite("g_values", g_values).astype(float).ravel()
     if g_arr.size == 0:

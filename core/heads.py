@@ -102,6 +102,10 @@ def init_projection(
     ------
     ValueError
         On an out-of-range argument (the message names it).
+
+    References
+    ----------
+    LeCun, Bottou, Orr & Müller 1998, *Efficient BackProp*, §4.6 (fan-in scaling).
     """
     check_rng("rng", rng)
     d_model = check_int("d_model", d_model, 1, 65536)
@@ -113,10 +117,26 @@ def init_projection(
 def split_heads(a, n_heads: int) -> np.ndarray:
     """Reshape (n_tokens, n_heads * d_k) -> (n_heads, n_tokens, d_k), heads as column blocks.
 
+    Parameters
+    ----------
+    a : array_like, shape (n_tokens, n_heads * d_k)
+        Projections of every head side by side (head h in columns h·d_k … (h+1)·d_k − 1).
+    n_heads : int
+        Number of heads (>= 1).
+
+    Returns
+    -------
+    ndarray, shape (n_heads, n_tokens, d_k)
+        A view of ``a`` when possible.
+
     Raises
     ------
     ValueError
-        If ``a`` is not 2-D or n_heads does not divide its width.
+        If ``a`` is not a finite 2-D array or n_heads does not divide its width.
+
+    References
+    ----------
+    Vaswani et al. 2017, §3.2.2 (multi-head attention).
     """
     a = _matrix("a", a)
     n_heads = check_int("n_heads", n_heads, 1)

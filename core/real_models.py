@@ -54,10 +54,24 @@ COLLAPSE_NATS = 0.1
 def divisor_value(name: str, d_k: int) -> float:
     """The divisor c of q·k named ``name``: 1, √d_k or d_k.
 
+    Parameters
+    ----------
+    name : {"none", "sqrt_d_k", "d_k"}
+    d_k : int
+        Head width (>= 1).
+
+    Returns
+    -------
+    float
+
     Raises
     ------
     ValueError
         If ``name`` is not one of :data:`DIVISORS` or d_k < 1.
+
+    References
+    ----------
+    Vaswani et al. 2017, §3.2.1 (√d_k); Yang et al. 2022 (d_k).
     """
     check_choice("divisor", name, DIVISORS)
     d_k = check_positive_int("d_k", d_k)
@@ -67,7 +81,22 @@ def divisor_value(name: str, d_k: int) -> float:
 def logit_multiplier(name: str, d_k: int) -> float:
     """√d_k / c: what turns the trained logits q·k/√d_k into q·k/c.
 
-    √d_k for no division, 1 for √d_k (as trained), 1/√d_k for d_k.
+    Parameters
+    ----------
+    name : {"none", "sqrt_d_k", "d_k"}
+        The counterfactual divisor c (:func:`divisor_value`).
+    d_k : int
+        Head width (>= 1).
+
+    Returns
+    -------
+    float
+        √d_k for no division, 1 for √d_k (as trained), 1/√d_k for d_k.
+
+    Raises
+    ------
+    ValueError
+        As :func:`divisor_value`.
     """
     return math.sqrt(check_positive_int("d_k", d_k)) / divisor_value(name, d_k)
 
@@ -98,7 +127,8 @@ def split_logits(
     Raises
     ------
     ValueError
-        If the offsets do not match the token counts or the length of ``logits``.
+        If the offsets do not match the token counts or the length of ``logits``, or
+        n_layers, n_heads are not positive integers.
     """
     n_layers = check_positive_int("n_layers", n_layers)
     n_heads = check_positive_int("n_heads", n_heads)
@@ -149,6 +179,10 @@ def head_summaries(logits: np.ndarray, multipliers: Sequence[float]) -> dict[str
     ValueError
         If the last two axes are not square, the logits are not finite, or a multiplier
         is not a finite number > 0.
+
+    References
+    ----------
+    Zhai et al. 2023 (per-head attention entropy); docs/mathematics.md §7.
     """
     z = check_finite("logits", logits)
     if z.ndim < 2 or z.shape[-1] != z.shape[-2] or z.shape[-1] < 1:
@@ -210,6 +244,15 @@ def collapsed_share(entropy: np.ndarray, threshold: float = COLLAPSE_NATS) -> np
     Returns
     -------
     ndarray, shape (M,): a share in [0, 1] per divisor.
+
+    Raises
+    ------
+    ValueError
+        If ``entropy`` is not a finite 4-D array or ``threshold`` is negative.
+
+    References
+    ----------
+    Zhai et al. 2023 (entropy collapse).
     """
     h = check_finite("entropy", entropy)
     threshold = check_real("threshold", threshold, lo=0.0)
@@ -262,7 +305,27 @@ def pooled_histogram(sentences: Sequence[np.ndarray], edges: np.ndarray) -> dict
 
 
 def standard_normal_pdf(x) -> np.ndarray:
-    """Density of N(0, 1): exp(−x²/2) / √(2π), the logits' law assumed at initialisation."""
+    """Density of N(0, 1): exp(−x²/2) / √(2π), the logits' law assumed at initialisation.
+
+    Parameters
+    ----------
+    x : array_like, any shape
+        Logits.
+
+    Returns
+    -------
+    ndarray, same shape as ``x``
+        Density per unit logit.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not real-valued or contains NaN or an infinity.
+
+    References
+    ----------
+    docs/mathematics.md §2.1 (unit-variance logits with 1/√d_k at initialisation).
+    """
     x = check_finite("x", x)
     return np.exp(-0.5 * x**2) / math.sqrt(2.0 * math.pi)
 
@@ -283,6 +346,16 @@ def head_attention(logits: np.ndarray, multiplier: float) -> dict[str, np.ndarra
         ``logits`` (T, T): multiplier · logits = q·k/c; ``weights`` (T, T): their softmax
         along keys; ``entropy`` (T,): each query row's entropy in nats; ``max_weight`` (T,):
         each row's largest weight; ``argmax`` (T,): the key it goes to.
+
+    Raises
+    ------
+    ValueError
+        If ``logits`` is not a finite (T, T) array with T ≥ 1 or ``multiplier`` is not a
+        finite number > 0.
+
+    References
+    ----------
+    Vaswani et al. 2017, eq. (1); docs/mathematics.md §7 (a counterfactual on fixed q, k).
     """
     z = check_finite("logits", logits)
     if z.ndim != 2 or z.shape[0] != z.shape[1] or z.shape[0] < 1:

@@ -73,6 +73,10 @@ def sample_qk(
     ------
     ValueError
         On any invalid argument, naming it and the allowed range.
+
+    References
+    ----------
+    docs/mathematics.md §1.3 (the correlated pair).
     """
     n = _check_n(n, "n")
     d = check_positive_int("d", d)
@@ -129,7 +133,8 @@ def dot_products(
 
     References
     ----------
-    REFERENCE §1 (exact Gaussian and Rademacher forms); Vaswani et al. 2017, footnote 4.
+    docs/mathematics.md §1.3 (exact Gaussian and Rademacher forms; the χ² law, Johnson,
+    Kotz & Balakrishnan 1994, ch. 18); Vaswani et al. 2017, §3.2.1 footnote 4.
     """
     d = check_positive_int("d", d)
     n = _check_n(n_samples, "n_samples")

@@ -11,7 +11,7 @@ Softmax ignores a shift shared by a whole row, so the model has ONE key aligned
 with the query among independent ones: if every key were correlated with q in
 the same way, the common part rho ‖q‖² would cancel inside the softmax.
 
-Theory (REFERENCE §1, unit component variances)::
+Theory (docs/mathematics.md §2.1–§2.3, unit component variances)::
 
     std(z_j), j ≥ 1   = d_k**(½ − alpha)          (independent keys)
     E[z_0]            = rho · d_k**(1 − alpha)     (relevant key)
@@ -89,7 +89,7 @@ def independent_logit_std(d, alpha: float):
 def relevant_logit_mean(d, alpha: float, rho: float):
     """Mean logit of the relevant key: rho · d_k**(1 − alpha).
 
-    E[q·k_0] = rho d_k (REFERENCE §1), times the scale d_k**-alpha.
+    E[q·k_0] = rho d_k (docs/mathematics.md §1.1), times the scale d_k**-alpha.
 
     Parameters
     ----------
@@ -109,6 +109,10 @@ def relevant_logit_mean(d, alpha: float, rho: float):
     ------
     ValueError
         If an argument is out of range (the message names it).
+
+    References
+    ----------
+    docs/mathematics.md §2.2; Yang et al. 2022, *Tensor Programs V* (alpha = 1).
     """
     d = _as_d(d)
     alpha = check_alpha(alpha)
@@ -134,11 +138,16 @@ def signal_to_noise(d, rho: float):
     Returns
     -------
     float or ndarray (shape of ``d``)
+        Dimensionless: a number of standard deviations of the independent logits.
 
     Raises
     ------
     ValueError
         If an argument is out of range (the message names it).
+
+    References
+    ----------
+    docs/mathematics.md §2.2.
     """
     d = _as_d(d)
     rho = check_rho("rho", rho)
@@ -162,8 +171,8 @@ def linear_scaling_weight_limit(n_keys: int, rho: float) -> float:
     Returns
     -------
     float
-        In (0, 1]; 1/n_keys at rho = 0. For n_keys = 10, rho = 0.5: 0.15483
-        (REFERENCE §1: "≈ 0.155 at every d from 16 to 4096").
+        In (0, 1]; 1/n_keys at rho = 0. For n_keys = 10, rho = 0.5: 0.15483, which
+        the simulated weight matches at every d_k from 16 to 4096.
 
     Raises
     ------
@@ -172,7 +181,8 @@ def linear_scaling_weight_limit(n_keys: int, rho: float) -> float:
 
     References
     ----------
-    Yang et al. 2022, *Tensor Programs V* (width-independent attention under μP).
+    Yang et al. 2022, *Tensor Programs V* (width-independent attention under μP);
+    derivation in docs/mathematics.md §2.3.
     """
     n_keys = check_int("n_keys", n_keys, 1, 1 << 16)
     rho = check_rho("rho", rho)

@@ -106,6 +106,10 @@ def overflow_threshold(dtype=np.float16) -> float:
     ------
     ValueError
         If ``dtype`` is not a floating dtype.
+
+    References
+    ----------
+    IEEE Std 754-2019, §4.3 (rounding) and §7.4 (overflow); docs/mathematics.md §5.1.
     """
     info = np.finfo(check_float_dtype("dtype", dtype))
     # finfo.max + ½ ulp = 2**maxexp * (1 − 2**-(nmant + 2)).
@@ -138,6 +142,10 @@ def gaussian_overflow_chance(n_keys: int, dtype=np.float16, std: float = 1.0) ->
     ValueError
         If ``n_keys`` is not a positive integer, ``std`` not a positive finite number, or
         ``dtype`` not a floating dtype.
+
+    References
+    ----------
+    docs/mathematics.md §5.2.
     """
     n = check_positive_int("n_keys", n_keys)
     sd = check_positive("std", std)
@@ -180,6 +188,11 @@ def scaled_overflow_chance(
     ValueError
         If ``d_k`` or ``n_keys`` is not a positive integer, ``threshold`` not a positive
         finite number, or ``dtype`` not a floating dtype.
+
+    References
+    ----------
+    docs/mathematics.md §5.2; Abramowitz & Stegun 1964, 7.1.13 (the erfc bounds that
+    select the window below).
     """
     d = check_positive_int("d_k", d_k)
     n = check_positive_int("n_keys", n_keys)
@@ -218,10 +231,23 @@ def underflow_threshold(dtype=np.float16) -> float:
     Values at or below half the smallest subnormal round to 0:
     float16 −17.33, float32 −103.97, float64 −745.13.
 
+    Parameters
+    ----------
+    dtype : numpy floating dtype
+
+    Returns
+    -------
+    float
+        ln(smallest subnormal / 2).
+
     Raises
     ------
     ValueError
         If ``dtype`` is not a floating dtype.
+
+    References
+    ----------
+    IEEE Std 754-2019, §4.3 (rounding); docs/mathematics.md §5.1.
     """
     info = np.finfo(check_float_dtype("dtype", dtype))
     return math.log(float(info.smallest_subnormal)) - math.log(2.0)
@@ -274,6 +300,10 @@ def naive_softmax(z, axis: int = -1, dtype=np.float16) -> np.ndarray:
     ValueError
         If ``z`` contains NaN, ``dtype`` is not a floating dtype, or ``z`` has
         no entries along ``axis``.
+
+    References
+    ----------
+    docs/mathematics.md §5.1.
     """
     e, total = _naive_exp_and_sum(z, axis, dtype)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -301,6 +331,10 @@ def row_overflows(z, dtype=np.float16, axis: int = -1) -> np.ndarray:
     ------
     ValueError
         As :func:`naive_softmax`.
+
+    References
+    ----------
+    docs/mathematics.md §5.1.
     """
     _, total = _naive_exp_and_sum(z, axis, dtype)
     return np.squeeze(np.isinf(total), axis=axis)
@@ -308,6 +342,14 @@ def row_overflows(z, dtype=np.float16, axis: int = -1) -> np.ndarray:
 
 def row_underflows(z, dtype=np.float16, axis: int = -1) -> np.ndarray:
     """Which rows underflow in :func:`naive_softmax` (every exp rounds to 0 → NaN row).
+
+    Parameters
+    ----------
+    z : array_like, shape (..., n)
+        Logits.
+    dtype : numpy floating dtype
+    axis : int
+        Axis of the softmax.
 
     Returns
     -------
@@ -317,6 +359,10 @@ def row_underflows(z, dtype=np.float16, axis: int = -1) -> np.ndarray:
     ------
     ValueError
         As :func:`naive_softmax`.
+
+    References
+    ----------
+    docs/mathematics.md §5.1.
     """
     _, total = _naive_exp_and_sum(z, axis, dtype)
     return np.squeeze(total == 0, axis=axis)
@@ -355,6 +401,10 @@ def entropy(p, axis: int = -1) -> np.ndarray:
     Rounding of p_max to 1 loses the −p_max ln p_max ≈ 1 − p_max term, a
     relative error of about 1/gap for a saturated row; when the logits are at
     hand :func:`softmax_entropy` is exact to rounding.
+
+    References
+    ----------
+    Shannon 1948, *A Mathematical Theory of Communication*, §6 (in nats here).
     """
     arr = _check_weights(p)
     log_p = np.log(arr, out=np.zeros_like(arr), where=arr > 0)
@@ -377,11 +427,17 @@ def softmax_entropy(z, axis: int = -1) -> np.ndarray:
     Returns
     -------
     ndarray, shape of ``z`` without ``axis``
+        Entropy in nats, in [0, ln n].
 
     Raises
     ------
     ValueError
         As :func:`softmax`.
+
+    References
+    ----------
+    The identity follows from ln p_i = −g_i − ln S; docs/mathematics.md §3.4 uses it
+    for two keys.
     """
     arr = check_finite("z", z, allow_neg_inf=True)
     _check_axis_length(arr, axis, "z")

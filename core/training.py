@@ -122,20 +122,40 @@ _ELEMENTS_MAX = 1 << 23
 
 
 class RecallBatch(NamedTuple):
-    """One batch of the associative-recall task (see the module docstring)."""
+    """One batch of the associative-recall task (see the module docstring).
 
-    x_q: np.ndarray  #: (B, d_in) query inputs
-    X: np.ndarray  #: (B, n_keys, d_in) key inputs
-    V: np.ndarray  #: (B, n_keys, d_v) values
-    target: np.ndarray  #: (B,) int, index of the key whose value is to be recalled
+    Attributes
+    ----------
+    x_q : ndarray, shape (B, d_in)
+        Query inputs.
+    X : ndarray, shape (B, n_keys, d_in)
+        Key inputs.
+    V : ndarray, shape (B, n_keys, d_v)
+        Values.
+    target : ndarray of int, shape (B,)
+        Index of the key whose value is to be recalled.
+    """
+
+    x_q: np.ndarray
+    X: np.ndarray
+    V: np.ndarray
+    target: np.ndarray
 
 
 class RecallGradients(NamedTuple):
-    """Gradients of the mean batch loss; ``gain`` is None without QK-norm."""
+    """Gradients of the mean batch loss.
 
-    W_q: np.ndarray  #: same shape as W_q
-    W_k: np.ndarray  #: same shape as W_k
-    gain: np.ndarray | float | None  #: shape of the gain, or None
+    Attributes
+    ----------
+    W_q, W_k : ndarray
+        ∂loss/∂W_q and ∂loss/∂W_k, shapes of W_q and W_k.
+    gain : ndarray, float or None
+        ∂loss/∂g, shape of the gain; None without QK-norm.
+    """
+
+    W_q: np.ndarray
+    W_k: np.ndarray
+    gain: np.ndarray | float | None
 
 
 @dataclass(frozen=True)
@@ -242,6 +262,10 @@ def recall_batch(
     ------
     ValueError
         For a bad argument (naming it and the allowed range).
+
+    References
+    ----------
+    The task: docs/mathematics.md §6 and the module docstring.
     """
     rng = check_rng("rng", rng)
     batch, n_keys, d_in, d_v, noise = _check_task(batch, n_keys, d_in, d_v, noise)
@@ -276,6 +300,21 @@ def training_streams(seed: int) -> tuple[np.random.Generator, ...]:
     ``np.random.SeedSequence(seed).spawn(3)``: the initial weights, the per-step
     training batches and the fixed probe batch never share draws, so changing the
     number of probe rows or steps leaves the rest of the run unchanged.
+
+    Parameters
+    ----------
+    seed : int
+        In [0, 2**63 − 1].
+
+    Returns
+    -------
+    tuple of 3 numpy.random.Generator
+        (init, training data, probe rows).
+
+    Raises
+    ------
+    ValueError
+        If ``seed`` is not an integer in range.
     """
     seed = check_int("seed", seed, 0, 2**63 - 1)
     return tuple(np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
@@ -291,10 +330,27 @@ def init_weights(
     Var(x) at init), s_q = 1/√(d_in·d_k) for ``init="folded"`` (T5: the 1/√d_k of the
     logits moved into W_q). The same rng state gives the same Z for both.
 
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    d_k : int
+        Query/key dimension, in [1, 16384].
+    d_in : int
+        Input dimension, in [1, 1024].
+    init : {"fan_in", "folded"}
+
+    Returns
+    -------
+    W_q, W_k : ndarray, shape (d_in, d_k) each
+
     Raises
     ------
     ValueError
         For d_k, d_in out of range or an unknown ``init`` (allowed: fan_in, folded).
+
+    References
+    ----------
+    Raffel et al. 2020 (T5) for ``"folded"``; docs/mathematics.md §6.
     """
     rng = check_rng("rng", rng)
     d_k = check_int("d_k", d_k, 1, D_K_MAX)
@@ -487,6 +543,11 @@ def recall_loss_and_grads(
     ∂L/∂M = d_k^−alpha Σ_b x_qᵀ Σ_j (∂L/∂z_j) x_j for M = W_q W_kᵀ, then
     ∂L/∂W_q = (∂L/∂M) W_k and ∂L/∂W_k = (∂L/∂M)ᵀ W_q. With QK-norm the chain also runs
     through σ_q² = ‖x_q W̃_q‖²/d_k + eps and σ_kj² (W̃ the centred weights).
+
+    References
+    ----------
+    Vaswani et al. 2017, eq. (1); Dehghani et al. 2023 (QK LayerNorm); the softmax
+    Jacobian of docs/mathematics.md §4.1.
     """
     alpha = check_alpha(alpha)
     wq = np.asarray(W_q, dtype=np.float64)
@@ -552,7 +613,14 @@ def _check_snapshots(snapshot_steps: object, steps: int) -> np.ndarray:
 class Variant(NamedTuple):
     """One model variant of :func:`train_recall_variants`.
 
-    alpha : scaling exponent; init : "fan_in" or "folded"; qk_norm : QK-norm with a gain.
+    Attributes
+    ----------
+    alpha : float
+        Scaling exponent in [0, 4].
+    init : {"fan_in", "folded"}
+        Initialisation of W_q (:func:`init_weights`).
+    qk_norm : bool
+        QK-norm with a learnable gain.
     """
 
     alpha: float
@@ -630,6 +698,11 @@ def train_recall(
     itself is bounded — o is a convex combination of values — so this happens only when
     the weights overflow; a learning rate too large for this task usually shows as a
     loss stuck near ℓ₀ with saturated, dead rows instead.)
+
+    References
+    ----------
+    Kingma & Ba 2015, Algorithm 1 (Adam); Dehghani et al. 2023 (QK-norm); Raffel et al.
+    2020 (folded init); docs/mathematics.md §6.
     """
     (history,) = train_recall_variants(
         d_k,
@@ -831,6 +904,10 @@ def train_recall_variants(
     ------
     ValueError
         As :func:`train_recall`; also for an empty or malformed ``variants``.
+
+    References
+    ----------
+    As :func:`train_recall`.
     """
     d_k = check_int("d_k", d_k, 1, D_K_MAX)
     variants = _check_variants(variants)
@@ -854,9 +931,9 @@ def train_recall_variants(
 
     groups = []
     # Variants with the same qk_norm share one batched pass while their weight arrays
-    # stay small (≤ _GROUP_ELEMENTS entries, cache-sized); larger ones get a group each.
-    # (One group of all 27 configurations at d_k = 256 measured 15–35 % slower than
-    # three groups of 9.) Every batch is drawn once and shared by all groups.
+    # stay small (≤ _GROUP_ELEMENTS entries, cache-sized); larger ones get a group each,
+    # since one pass over weights that spill out of the cache is slower than several
+    # passes that fit. Every batch is drawn once and shared by all groups.
     per_variant = L * d_in * d_k
     for qk in (False, True):
         members = [i for i, v in enumerate(variants) if v.qk_norm == qk]
@@ -930,6 +1007,12 @@ _PER_STEP = ("loss", "accuracy", "entropy", "dead_fraction", "grad_norm", "logit
 def final_loss(history: TrainingHistory, last: int = 30) -> np.ndarray:
     """Mean loss over the last ``last`` steps, per learning rate.
 
+    Parameters
+    ----------
+    history : TrainingHistory
+    last : int
+        Steps averaged, in [1, history.steps].
+
     Returns
     -------
     ndarray, shape (L,)
@@ -939,7 +1022,8 @@ def final_loss(history: TrainingHistory, last: int = 30) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``last`` is not an integer in [1, steps].
+        If ``history`` is not a TrainingHistory or ``last`` is not an integer in
+        [1, steps].
     """
     if not isinstance(history, TrainingHistory):
         raise ValueError(f"history must be a TrainingHistory, got {type(history).__name__}")
@@ -973,7 +1057,8 @@ def lr_sensitivity(final_losses, initial_loss) -> np.ndarray | float:
 
     References
     ----------
-    Wortsman et al. 2023, §2–3 (REFERENCE.md §5).
+    Wortsman et al. 2023, *Small-scale proxies for large-scale Transformer training
+    instabilities*, §2–3; docs/mathematics.md §6.
     """
     ell = np.asarray(final_losses, dtype=np.float64)
     if ell.ndim == 0 or ell.shape[-1] == 0:

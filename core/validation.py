@@ -83,6 +83,23 @@ def check_positive_int(name: str, value: object, lo: int = 1, hi: int | None = N
     """Check that ``value`` is an integer in ``[lo, hi]`` with ``lo >= 1`` by default.
 
     Same as :func:`check_int` with a default lower bound of 1.
+
+    Parameters
+    ----------
+    name : str
+        Argument name used in the error message.
+    value : object
+    lo : int
+    hi : int or None
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not an integer or lies outside ``[lo, hi]``.
     """
     return check_int(name, value, lo, hi)
 
@@ -134,12 +151,45 @@ def check_real(
 
 
 def check_positive(name: str, value: object, hi: float | None = None) -> float:
-    """Check that ``value`` is a finite real number ``> 0`` (and ``<= hi`` if given)."""
+    """Check that ``value`` is a finite real number ``> 0`` (and ``<= hi`` if given).
+
+    Parameters
+    ----------
+    name : str
+        Argument name used in the error message.
+    value : object
+    hi : float or None
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a finite real number in ``(0, hi]``.
+    """
     return check_real(name, value, 0.0, hi, lo_open=True)
 
 
 def check_probability(name: str, value: object) -> float:
-    """Check that ``value`` is a finite real number in ``[0, 1]``."""
+    """Check that ``value`` is a finite real number in ``[0, 1]``.
+
+    Parameters
+    ----------
+    name : str
+        Argument name used in the error message.
+    value : object
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a finite real number in ``[0, 1]``.
+    """
     return check_real(name, value, 0.0, 1.0)
 
 
@@ -148,12 +198,39 @@ def check_rho(name: str, value: object) -> float:
 
     ``|rho| = 1`` is excluded because the correlated-key construction
     ``k = rho q + sqrt(1 - rho²) eps`` then degenerates to ``k = ±q``.
+
+    Parameters
+    ----------
+    name : str
+        Argument name used in the error message.
+    value : object
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a finite real number in ``(-1, 1)``.
     """
     return check_real(name, value, -1.0, 1.0, lo_open=True, hi_open=True)
 
 
 def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
     """Check that ``value`` is one of ``choices`` (compared as strings).
+
+    Parameters
+    ----------
+    name : str
+        Argument name used in the error message.
+    value : object
+    choices : iterable of str
+
+    Returns
+    -------
+    str
+        ``value``.
 
     Raises
     ------
@@ -221,6 +298,17 @@ def check_finite(
 def check_float_dtype(name: str, dtype: object) -> np.dtype:
     """Check that ``dtype`` names a NumPy floating type (float16, float32, float64, ...).
 
+    Parameters
+    ----------
+    name : str
+        Argument name used in the error message.
+    dtype : object
+        Anything ``np.dtype`` accepts (``np.float16``, ``"float32"``, …).
+
+    Returns
+    -------
+    numpy.dtype
+
     Raises
     ------
     ValueError
@@ -236,7 +324,24 @@ def check_float_dtype(name: str, dtype: object) -> np.dtype:
 
 
 def check_rng(name: str, rng: object) -> np.random.Generator:
-    """Check that ``rng`` is a ``numpy.random.Generator`` (e.g. ``np.random.default_rng(0)``)."""
+    """Check that ``rng`` is a ``numpy.random.Generator`` (e.g. ``np.random.default_rng(0)``).
+
+    Parameters
+    ----------
+    name : str
+        Argument name used in the error message.
+    rng : object
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``rng``.
+
+    Raises
+    ------
+    ValueError
+        If ``rng`` is anything else (a seed, the legacy ``RandomState``, …).
+    """
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"{name} must be a numpy.random.Generator, got {type(rng).__name__}")
     return rng

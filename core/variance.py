@@ -1,6 +1,6 @@
 """Distribution of the score s = q·k: exact histogram expectations, moments, sweeps.
 
-Exact laws (REFERENCE §1), with c = σ_q σ_k:
+Exact laws (derived in docs/mathematics.md §1.3), with c = σ_q σ_k:
 
 - normal: s = c χ_d Z, a symmetric variance-gamma law; its density is the scale
   mixture f(x) = E_R[φ(x / (c R)) / (c R)], R ~ χ_d, evaluated by quadrature over R.
@@ -8,6 +8,13 @@ Exact laws (REFERENCE §1), with c = σ_q σ_k:
 - uniform: each term is c·3·U·V with U, V ~ U(−1, 1), P(|UV| ≤ y) = y (1 − ln y);
   the d-fold convolution is taken by FFT on a fine lattice (d ≤ ``UNIFORM_EXACT_MAX_D``),
   beyond which the excess kurtosis 0.24/d is below 10⁻³ and the Gaussian limit is used.
+
+References
+----------
+Craig 1936, *Ann. Math. Statist.* 7 (the normal product law, d = 1).
+Johnson, Kotz & Balakrishnan 1994, *Continuous Univariate Distributions*, vol. 1,
+ch. 18 (the χ² law of ‖q‖²).
+Abramowitz & Stegun 1964, 7.1.26 (the normal CDF used here).
 """
 
 from __future__ import annotations
@@ -45,11 +52,29 @@ def histogram_edges(
     For ``"rademacher"`` the edges sit halfway between lattice points, each bin holding
     the same number of lattice points, so the histogram has no aliasing.
 
+    Parameters
+    ----------
+    d : int
+        Dimension d_k (>= 1).
+    dist : {"normal", "uniform", "rademacher"}
+    sigma_q, sigma_k : float
+        Component standard deviations (> 0).
+    n_bins : int
+        Bins wanted (>= 1); exactly this many except for ``"rademacher"``, whose bins
+        are whole multiples of the lattice spacing (at most n_bins + 2).
+
     Returns
     -------
-    ndarray, shape (n_edges,), increasing.
+    ndarray, shape (n_edges,), increasing, in units of the score; the range is cut at
+    the support ±d σ_q σ_k (Rademacher) or ±3 d σ_q σ_k (uniform) when that is narrower.
+
+    Raises
+    ------
+    ValueError
+        On an invalid argument (the message names it and the allowed range).
     """
     d = check_positive_int("d", d)
+    n_bins = check_positive_int("n_bins", n_bins)
     dist = check_choice("dist", dist, DISTRIBUTIONS)
     c = check_positive("sigma_q", sigma_q) * check_positive("sigma_k", sigma_k)
     half = 4.5 * math.sqrt(d) * c
@@ -122,8 +147,17 @@ def expected_density(
     Returns
     -------
     ndarray, shape (n_bins,)
-        P(s in bin) / bin width, so it is comparable with ``np.histogram(density=...)``
-        normalised by the total sample count.
+        P(s in bin) / bin width (per unit of the score), so it is comparable with
+        :func:`histogram_density` (counts normalised by the total sample count).
+
+    Raises
+    ------
+    ValueError
+        If d, dist, sigma_q or sigma_k is invalid (the message names it).
+
+    References
+    ----------
+    docs/mathematics.md §1.3; the module's references.
     """
     d = check_positive_int("d", d)
     dist = check_choice("dist", dist, DISTRIBUTIONS)
@@ -159,8 +193,27 @@ def histogram_density(samples: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Histogram counts / (n_samples · bin width): density comparable with the exact law.
 
     Samples outside the edges count in the denominator, not in any bin.
+
+    Parameters
+    ----------
+    samples : array_like, any shape
+        Scores; every entry is one sample (at least one).
+    edges : array_like, shape (n_bins + 1,)
+        Increasing bin edges, in units of the score.
+
+    Returns
+    -------
+    ndarray, shape (n_bins,)
+        Density per unit of the score, as :func:`expected_density`.
+
+    Raises
+    ------
+    ValueError
+        If ``samples`` is empty, or (from ``np.histogram``) if ``edges`` do not increase.
     """
     samples = np.asarray(samples, dtype=float)
+    if samples.size == 0:
+        raise ValueError("samples must hold at least one score")
     counts, _ = np.histogram(samples, bins=edges)
     return counts / (samples.size * np.diff(edges))
 
@@ -173,9 +226,26 @@ def sample_moments(s: np.ndarray) -> dict[str, float]:
     std se_var / (2σ); kurtosis g = m₄/m₂² from its influence function
     (x⁴ − m₄)/m₂² − 2 m₄ (x² − m₂)/m₂³ − 4 m₃ x/m₂² on centred x.
 
+    Parameters
+    ----------
+    s : array_like, any shape
+        Samples (every entry counts once).
+
     Returns
     -------
-    dict with keys mean, mean_se, var, var_se, std, std_se, kurt, kurt_se, n.
+    dict of str -> float
+        ``mean``, ``var`` (unbiased, ddof = 1), ``std``, ``kurt`` (excess kurtosis
+        m₄/m₂² − 3, dimensionless), each with its ``*_se``, and ``n``. Units: those of s,
+        squared for ``var``.
+
+    Raises
+    ------
+    ValueError
+        If ``s`` holds fewer than 2 samples.
+
+    References
+    ----------
+    van der Vaart 1998, *Asymptotic Statistics*, ch. 3 (the delta method).
     """
     s = np.asarray(s, dtype=float)
     n = s.size
@@ -223,10 +293,28 @@ def variance_sweep(
 
     Multiply ``var``/``var_se`` by σ_q²σ_k² for other scales (s scales exactly by σ_qσ_k).
 
+    Parameters
+    ----------
+    d_values : array_like of int, shape (n_d,)
+        Dimensions d_k (each >= 1).
+    n_samples : int
+        Samples per d (>= 1; at least 2 for a variance).
+    rng : numpy.random.Generator
+    dist : {"normal", "uniform", "rademacher"}
+    max_products : int, optional
+        Uniform only: cap on n · d per point (see above).
+
     Returns
     -------
-    dict of ndarray, each shape (len(d_values),): d, var, var_se, lo, hi (95% interval
-    var ± 1.96 se), theory (= d), n (samples drawn at each d).
+    dict of ndarray, each shape (n_d,): d, var, var_se, lo, hi (95% interval
+    var ± 1.96 se), theory (= d, Vaswani et al. 2017 footnote 4), n (samples drawn at
+    each d).
+
+    Raises
+    ------
+    ValueError
+        On an invalid argument (the message names it), from the checks here or from
+        :func:`core.sampling.dot_products`.
     """
     n = check_positive_int("n_samples", n_samples)
     check_rng("rng", rng)
@@ -257,11 +345,29 @@ def running_sums(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Partial sums Σ_{j ≤ i} q_j k_j of n_paths sampled pairs, at ≤ max_points indices i.
 
+    Parameters
+    ----------
+    d : int
+        Dimension d_k (>= 1).
+    n_paths : int
+        Sampled (q, k) pairs (>= 1); n_paths · d at most ``core.sampling.MAX_ELEMENTS``.
+    rng, dist, sigma_q, sigma_k
+        As in :func:`core.sampling.sample_qk`.
+    max_points : int
+        Most indices kept per path (>= 1), spread evenly over 1 … d.
+
     Returns
     -------
-    i : ndarray, shape (n_points,), 1-based dimension indices (always includes d).
-    sums : ndarray, shape (n_paths, n_points).
+    i : ndarray of int, shape (n_points,), 1-based dimension indices (always includes d).
+    sums : ndarray, shape (n_paths, n_points), in units of the score: a random walk whose
+        variance after i steps is i σ_q² σ_k².
+
+    Raises
+    ------
+    ValueError
+        On an invalid argument (the message names it).
     """
+    max_points = check_positive_int("max_points", max_points)
     q, k = sample_qk(n_paths, d, rng=rng, dist=dist, sigma_q=sigma_q, sigma_k=sigma_k)
     cums = np.cumsum(q * k, axis=1)  # (n_paths, d)
     idx = np.unique(np.round(np.linspace(1, d, min(d, max_points))).astype(int))

@@ -83,6 +83,16 @@ def _std(name: str, value: float | None, d_in: int) -> float:
 def divisors(n: int) -> list[int]:
     """The positive divisors of ``n`` in increasing order (the possible n_heads of d_model = n).
 
+    Parameters
+    ----------
+    n : int
+        In [1, 2**31 − 1].
+
+    Returns
+    -------
+    list of int
+        Starts with 1, ends with n.
+
     Raises
     ------
     ValueError
@@ -104,10 +114,19 @@ def init_stds(init: str, d_q: int, d_kv: int) -> tuple[float, float]:
     d_q, d_kv : int
         Input widths of the query and key projections (both d_model in self-attention).
 
+    Returns
+    -------
+    (sigma_wq, sigma_wk) : tuple of float
+        Weight standard deviations, ≥ 0.
+
     Raises
     ------
     ValueError
         On an unknown ``init`` or a width outside [1, 65536].
+
+    References
+    ----------
+    LeCun et al. 1998, *Efficient BackProp*, §4.6 (fan-in).
     """
     init = check_choice("init", init, INITS)
     d_q = check_int("d_q", d_q, 1, 65536)
@@ -144,11 +163,16 @@ def score_variance(
     Returns
     -------
     float
+        In squared units of the score; d_k for fan-in weights and unit inputs.
 
     Raises
     ------
     ValueError
         On an out-of-range argument (the message names it).
+
+    References
+    ----------
+    docs/mathematics.md §7; Vaswani et al. 2017, §3.2.1 footnote 4.
     """
     d_k = check_int("d_k", d_k, 1)
     d_q = check_int("d_q", d_q, 1)
@@ -164,10 +188,25 @@ def divisor_value(divisor: str, *, d_k: int, d_q: int, d_kv: int) -> float:
 
     ``d_model`` is an alias of ``d_q`` (self-attention: d_q = d_kv = d_model).
 
+    Parameters
+    ----------
+    divisor : {"d_k", "d_model", "d_q", "d_kv", "none"}
+    d_k, d_q, d_kv : int
+        Widths (>= 1).
+
+    Returns
+    -------
+    float
+        The positive number the scores are divided by.
+
     Raises
     ------
     ValueError
         On an unknown divisor name or a non-positive width.
+
+    References
+    ----------
+    Vaswani et al. 2017, §3.2.1–3.2.3 (√d_k, whatever d_q and d_kv are).
     """
     divisor = check_choice("divisor", divisor, ("d_k", "d_model", "d_q", "d_kv", "none"))
     widths = {
@@ -195,6 +234,11 @@ def gram_root(x) -> np.ndarray:
     ------
     ValueError
         If ``x`` is not a finite 2-D array with at least one row.
+
+    References
+    ----------
+    Horn & Johnson 2013, *Matrix Analysis*, 2nd ed., Thm 7.2.6 (the unique positive
+    semidefinite square root).
     """
     arr = _matrix("x", x)
     if arr.shape[0] == 0:
@@ -247,6 +291,10 @@ def projected_qk(
     -----
     Costs 2·n_tokens·width normals and one n_tokens × n_tokens eigendecomposition,
     whatever d_model is (module docstring).
+
+    References
+    ----------
+    The exact representation x W =_d (x xᵀ)^½ Z: module docstring.
     """
     root, z_q, z_k = _draw(x, width, rng, sigma_wq, sigma_wk)
     return root @ z_q, root @ z_k
@@ -379,6 +427,10 @@ def head_statistics(logits) -> dict[str, np.ndarray]:
     ------
     ValueError
         If ``logits`` is not a finite 3-D array.
+
+    References
+    ----------
+    Zhai et al. 2023 (per-head attention entropy).
     """
     arr = check_finite("logits", logits)
     if arr.ndim != 3:
@@ -414,6 +466,11 @@ def quarter_scaling_gap(q, k) -> float:
     ------
     ValueError
         As :func:`core.attention.attention_weights`.
+
+    References
+    ----------
+    Vaswani et al. 2017, eq. (1): (q c)(k c)ᵀ = c² q kᵀ, so c = d_k^-¼ on each side is
+    1/√d_k on the product.
     """
     q_arr = check_finite("q", q)
     k_arr = check_finite("k", k)
@@ -448,6 +505,10 @@ def layernorm_logit_std(d_k: int) -> float:
     ValueError
         If ``d_k`` is not an integer ≥ 2 (over one dimension LayerNorm maps every vector
         to 0, and every logit is 0).
+
+    References
+    ----------
+    docs/mathematics.md §7; Dehghani et al. 2023 (QK LayerNorm).
     """
     d_k = check_int("d_k", d_k, 2)
     return math.sqrt(d_k / (d_k - 1))

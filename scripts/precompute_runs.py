@@ -5,8 +5,8 @@ What
     workshop starts from — α = 0, ½ and 1 side by side (no folded init, no QK-norm),
     300 steps, seed 0, each optimizer at its default learning rate
     (``core.training.DEFAULT_LRS``) — for every d_k the page offers (16, 32, …, 1024).
-    Each new run costs 0.5–1.5 s of server CPU; shipped, the ÷2 / ×2 buttons answer at
-    once even on a cold server shared by a room of learners.
+    A new run trains a model on the server; shipped, the ÷2 / ×2 buttons answer at once
+    even on a cold server shared by a room of learners.
 
     Stored per (optimizer, d_k), under ``<optimizer>/<d_k>/<field>``, the fields of
     ``core.training.TrainingHistory`` the page reads, stacked over the three variants
