@@ -1,4 +1,4 @@
-"""Saturation page through AppTest: both languages, controls, URL parameters, REFERENCE figures."""
+"""Saturation page through AppTest: both languages, controls, URL parameters, quoted figures."""
 
 from __future__ import annotations
 
@@ -332,8 +332,8 @@ def test_median_answer_follows_the_measurement(classic_d_k, right):
 
 @pytest.mark.parametrize(("n_keys", "right"), [("10", 1), ("2", 0)])
 def test_mean_max_prediction_at_the_largest_d_k(n_keys, right):
-    # REFERENCE §2: 1 − E[max p] ≈ ln 2 · e_n / σ at σ = √4096 = 64: 0.983 for 10 keys,
-    # 0.994 for 2 keys (e₂ = 1/√π)
+    # docs/mathematics.md §3.4: 1 − E[max p] ≈ ln 2 · e_n / σ at σ = √4096 = 64: 0.983 for
+    # 10 keys, 0.994 for 2 keys (e₂ = 1/√π); relative error O(1/σ), hence the intervals
     at = run_page(PAGE, reveal=False, n_keys=n_keys)
     assert len(at.radio(key="saturation_mean_max_guess").options) == (4 if n_keys == "10" else 3)
     _answer(at, "saturation_mean_max", right)

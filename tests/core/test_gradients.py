@@ -68,7 +68,7 @@ def test_jacobian_from_logits_equals_softmax_jacobian(rng):
 
 
 def test_jacobian_identities_and_the_page_bound(rng):
-    # REFERENCE §3: symmetric PSD, J·1 = 0, tr J = 1 − ‖p‖², λ_max ≤ min(½, max p);
+    # docs/mathematics.md §4.1: symmetric PSD, J·1 = 0, tr J = 1 − ‖p‖², λ_max ≤ min(½, max p);
     # the page: every |J_ij| ≤ 1 − p_k (k the top key).
     z = rng.standard_normal((200, 9)) * rng.choice([0.3, 3.0, 30.0], size=(200, 1))
     p, jac = jacobian_from_logits(z)
@@ -141,7 +141,8 @@ def test_jacobian_vector_product_rejects_bad_input():
 
 @pytest.mark.parametrize(("d_k", "alpha"), [(64, 0.0), (64, 0.5), (256, 1.0)])
 def test_gradient_wrt_raw_scores_carries_the_scale(rng, d_k, alpha):
-    # REFERENCE §3: with logits z = c s, ∂p/∂s = c J(p); central finite differences in s.
+    # docs/mathematics.md §4.3: with logits z = c s, ∂p/∂s = c J(p); central finite
+    # differences in s.
     c = d_k**-alpha
     s = rng.standard_normal(6) * math.sqrt(d_k) / 4  # raw scores, unsaturated enough
     p = softmax(c * s)
@@ -203,7 +204,8 @@ def test_gap_law_every_other_key_at_zero():
 
 
 def test_gap_law_one_dominant_runner_up():
-    # REFERENCE §3: ‖J‖_F ≈ 2 e^(−g₂) when one runner-up dominates (two-key limit 2p₁p₂).
+    # docs/mathematics.md §4.2: ‖J‖_F ≈ 2 e^(−g₂) when one runner-up dominates (two-key
+    # limit 2p₁p₂ = 2ε/(1 + ε)², relative error 2ε; the other keys' e^(−40) is negligible).
     for gap2 in (6.0, 8.0, 12.0):
         cur = gap_curve([40.0], 10, gap2)
         eps = math.exp(-gap2)

@@ -1,4 +1,4 @@
-"""Exact identities of softmax, entropy and the softmax Jacobian (REFERENCE §2–§4)."""
+"""Exact identities of softmax, entropy and the softmax Jacobian (docs/mathematics.md §3–§5)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,10 @@ def test_softmax_shift_invariance(logits, shift):
     [([10.0, 5.0], [0.9933071, 0.0066929]), ([1.25, 0.625], [0.6513549, 0.3486451])],
 )
 def test_two_score_examples(z, expected):
-    assert_allclose(softmax(z), expected, atol=5e-8)
+    # docs/mathematics.md §3.1: two keys give the logistic function of the gap
+    logistic = 1 / (1 + math.exp(-(z[0] - z[1])))
+    assert_allclose(softmax(z), [logistic, 1 - logistic], rtol=RTOL)
+    assert_allclose(softmax(z), expected, atol=5e-8)  # the page's 7 decimals
 
 
 def test_softmax_large_logits_do_not_overflow():
@@ -131,10 +134,16 @@ def test_naive_softmax_matches_stable_softmax_when_nothing_overflows(logits):
 
 @pytest.mark.parametrize(
     ("dtype", "threshold"),
-    [(np.float16, 11.0901), (np.float32, 88.7228), (np.float64, 709.7827)],
+    [
+        # ln(max + ½ ulp) from the IEEE 754 formats (docs/mathematics.md §5.1)
+        (np.float16, math.log(65504 + 16)),  # 11.0901
+        (np.float32, math.log((2 - 2**-24) * 2.0**127)),  # 88.7228
+        (np.float64, 1024 * math.log(2) + math.log1p(-(2**-54))),  # 709.7827
+    ],
 )
 def test_overflow_threshold_values(dtype, threshold):
-    assert overflow_threshold(dtype) == pytest.approx(threshold, abs=5e-5)
+    # two evaluations of a logarithm in different arrangements: a few ulps apart at most
+    assert overflow_threshold(dtype) == pytest.approx(threshold, rel=1e-14)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
@@ -180,7 +189,8 @@ def test_float16_row_sum_overflow_gives_zeros():
 
 
 def test_float16_underflow():
-    assert underflow_threshold(np.float16) == pytest.approx(-17.3287, abs=1e-4)
+    # ln of half the smallest subnormal, 2⁻²⁵ (docs/mathematics.md §5.1)
+    assert underflow_threshold(np.float16) == pytest.approx(-25 * math.log(2), rel=1e-14)
     assert np.exp(np.float16(-17.0)) > 0
     assert np.exp(np.float16(-17.4)) == 0
     with warnings.catch_warnings():
@@ -271,6 +281,9 @@ def test_jacobian_norm_closed_form_equals_explicit(logits):
 
 @pytest.mark.parametrize(("z", "expected"), [([10.0, 5.0], 0.0132961), ([1.25, 0.625], 0.4541834)])
 def test_two_key_jacobian_values(z, expected):
+    # docs/mathematics.md §4.1: ‖J‖_F = 2 p₁ p₂ = 2 e^(−g) / (1 + e^(−g))², g the gap
+    gap = z[0] - z[1]
+    assert 2 * math.exp(-gap) / (1 + math.exp(-gap)) ** 2 == pytest.approx(expected, abs=5e-8)
     p = softmax(z)
     assert jacobian_norm(p) == pytest.approx(expected, abs=5e-8)
     assert jacobian_norm(p) == pytest.approx(2 * p[0] * p[1], rel=RTOL)

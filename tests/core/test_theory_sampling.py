@@ -1,4 +1,4 @@
-"""Score moments and the exact samplers (REFERENCE §1)."""
+"""Score moments and the exact samplers (docs/mathematics.md §1)."""
 
 import math
 

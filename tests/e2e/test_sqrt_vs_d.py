@@ -104,7 +104,7 @@ def test_sqrt_vs_d_csv_download_matches_the_chart(app):
     merged = csv.merge(expected, on=["alpha", "d"], validate="one_to_one")
     assert len(merged) == 52
     assert np.allclose(merged["value"], merged["relevant_weight_mean"], rtol=1e-12, atol=0)
-    # REFERENCE §1: n = 10, ρ = 0.5 — 1/d_k ≈ 0.155 at every d_k from 16 on
+    # n = 10, ρ = 0.5: 1/d_k ≈ e^½/(e^½ + 9) = 0.155 at every d_k from 16 on (docs §2.3)
     linear = merged[(merged["alpha"] == 1.0) & (merged["d"] >= 16)]["value"]
     assert np.allclose(linear, 0.155, atol=0.004)
     app.assert_healthy()

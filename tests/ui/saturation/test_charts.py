@@ -37,7 +37,8 @@ def test_two_score_bars():
     ]
     rows = next(iter(spec["datasets"].values()))
     weights = {(r["version"], r["key"]): r["weight"] for r in rows}
-    # REFERENCE §2, to 7 decimals
+    # docs/mathematics.md §3.1: the logistic of the gap, 1/(1 + e⁻⁵) and 1/(1 + e^−0.625), to
+    # 7 decimals
     assert weights["raw", "key 1"] == pytest.approx(0.9933071, abs=5e-8)
     assert weights["divided", "key 1"] == pytest.approx(0.6513549, abs=5e-8)
     assert weights["divided", "key 2"] == pytest.approx(0.3486451, abs=5e-8)

@@ -229,7 +229,7 @@ def _relevant_frame(a: float, b: float, se: float = 0.001) -> pd.DataFrame:
 @pytest.mark.parametrize(
     ("a", "b", "se", "answer"),
     [
-        (0.37, 1.0, 0.0, 0),  # REFERENCE §1: n = 10, ρ = 0.5
+        (0.37, 1.0, 0.0, 0),  # n = 10, ρ = 0.5: 1/√d_k from d_k = 16 to 4096 (docs §2.4)
         (0.1, 0.1, 0.001, 1),  # ρ = 0
         (0.1, 0.115, 0.001, 1),  # within 0.02
         (0.1, 0.13, 0.001, 0),
