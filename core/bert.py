@@ -258,7 +258,8 @@ def bert_weights_from_state_dict(
         Names may carry a ``"bert."`` prefix.
     config : BertConfig
     dtype : floating dtype
-        Dtype the arrays are converted to (float64 for extraction).
+        Dtype the arrays are converted to (float64 for extraction, float32 for the
+        app); an array already in ``dtype`` is used as it is, not copied.
 
     Returns
     -------
@@ -284,7 +285,7 @@ def bert_weights_from_state_dict(
         arr = np.asarray(state[key])
         if arr.shape != shape:
             raise ValueError(f"parameter {key!r} has shape {arr.shape}, expected {shape}")
-        return arr.astype(dt)
+        return arr.astype(dt, copy=False)
 
     shapes = {
         "query_w": (h, h),
@@ -520,7 +521,7 @@ def bert_forward(
 
     hidden, qs, ks, logits_all, weights_all = [x], [], [], [], []
     for lw in w.layers:
-        p = {name: getattr(lw, name).astype(dt) for name in _LAYER_NAMES}
+        p = {name: getattr(lw, name).astype(dt, copy=False) for name in _LAYER_NAMES}
         q = _split_heads(_linear(x, p["query_w"], p["query_b"]), n_heads)
         k = _split_heads(_linear(x, p["key_w"], p["key_b"]), n_heads)
         v = _split_heads(_linear(x, p["value_w"], p["value_b"]), n_heads)

