@@ -28,8 +28,8 @@ START_TIMEOUT_S = 10.0
 
 
 def find_redis_server() -> str | None:
-    """Path of the ``redis-server`` binary, None if there is none."""
-    return os.environ.get("REDIS_SERVER") or shutil.which("redis-server")
+    """Path of the ``redis-server`` binary (``$REDIS_SERVER`` if set), None if there is none."""
+    return shutil.which(os.environ.get("REDIS_SERVER") or "redis-server")
 
 
 def free_port() -> int:
