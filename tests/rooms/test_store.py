@@ -223,6 +223,22 @@ def _stored(store, backend, code: str) -> int:
     return len(keys) + len(flags)
 
 
+def test_an_answer_holds_only_the_random_id_option_group_and_time(store, room, backend, clock):
+    code, _ = room
+    store.answer(code, Q, G, learner(7), 3, 4)
+    if backend == "sqlite":
+        import sqlite3
+
+        with sqlite3.connect(store.path) as conn:
+            rows = conn.execute("SELECT * FROM answers").fetchall()
+            columns = [c[1] for c in conn.execute("PRAGMA table_info(answers)")]
+        assert columns == ["code", "question", "grp", "learner", "option", "at"]
+        assert rows == [(code, Q, G, learner(7), 3, clock.now)]
+    else:
+        stored = store.client.hgetall(f"{store.prefix}{code}:a:{Q}")
+        assert stored == {f"{learner(7)}|{G}": f"3:{int(clock.now)}"}
+
+
 # --- expiry -----------------------------------------------------------------------------
 def test_a_room_expires_after_12_hours(store, clock):
     code, key = store.open_room()
