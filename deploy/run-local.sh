@@ -3,7 +3,7 @@
 #
 #   deploy/run-local.sh [--free-ports] [--state-dir DIR] N
 #
-# Starts, all on loopback:
+# Starts, all on loopback (HAProxy on LB_ADDRESS if set, e.g. 0.0.0.0 on a VM):
 #   1. redis-server with deploy/redis.conf (append-only log in DIR/redis);
 #   2. N replicas, each deploy/start-app.sh (the Dockerfile's command) with
 #      ROOM_STORE_URL=redis://127.0.0.1:<redis port>/0;
@@ -176,14 +176,14 @@ done
         echo "    server r$((k + 1)) 127.0.0.1:${app_ports[$k]}"
     done
 } >"$state_dir/servers.cfg"
-export LB_ADDRESS=127.0.0.1 LB_PORT HAPROXY_STATE_DIR="$state_dir"
+export LB_ADDRESS="${LB_ADDRESS:-127.0.0.1}" LB_PORT HAPROXY_STATE_DIR="$state_dir"
 export HAPROXY_COOKIE_KEY="${HAPROXY_COOKIE_KEY:-attention-scaling-lab}"
 haproxy_args=(-f "$HERE/haproxy.cfg" -f "$state_dir/servers.cfg")
 haproxy -c -q "${haproxy_args[@]}" >"$state_dir/logs/haproxy.log" 2>&1 \
     || { cat "$state_dir/logs/haproxy.log" >&2; die "haproxy rejects its configuration"; }
 haproxy -db "${haproxy_args[@]}" >>"$state_dir/logs/haproxy.log" 2>&1 &
 haproxy_pid=$!
-url="http://127.0.0.1:$LB_PORT/"
+url="http://127.0.0.1:$LB_PORT/"  # LB_ADDRESS 0.0.0.0 also listens there
 wait_for haproxy "$haproxy_pid" http_ok "$LB_PORT" /_stcore/health
 
 # --- ready ----------------------------------------------------------------------------
