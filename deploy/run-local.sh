@@ -52,7 +52,7 @@ done
 [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 64 ] \
     || die "N, the number of replicas, must be a whole number from 1 to 64 (got '$n')"
 
-for tool in redis-server redis-cli haproxy; do
+for tool in redis-server redis-cli haproxy timeout flock; do
     command -v "$tool" >/dev/null 2>&1 \
         || die "$tool not found (Debian: apt-get install redis-server haproxy)"
 done
@@ -81,7 +81,8 @@ else
     for ((k = 0; k < n; k++)); do app_ports+=("$((base + k))"); done
 fi
 for p in "$LB_PORT" "$REDIS_PORT" "${app_ports[@]}"; do
-    [[ "$p" =~ ^[0-9]+$ ]] && [ "$p" -ge 1 ] && [ "$p" -le 65535 ] || die "bad port '$p'"
+    [[ "$p" =~ ^[0-9]+$ ]] && [ "$p" -ge 1 ] && [ "$p" -le 65535 ] \
+        || die "bad port '$p' (1 to 65535; --free-ports lets the system choose)"
 done
 
 # --- state folder ---------------------------------------------------------------------
@@ -134,6 +135,10 @@ http_ok() (  # http_ok PORT PATH: GET http://127.0.0.1:PORT/PATH answers 200 wit
     [[ "$status_line" == "HTTP/1."?" 200 "* ]]
 )
 
+redis_ok() {  # redis_ok PORT: Redis on 127.0.0.1:PORT answers PING within 5 s
+    [ "$(timeout 5 redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null)" = PONG ]
+}
+
 wait_for() {  # wait_for NAME PID COMMAND...: until COMMAND succeeds, the process lives
     local name="$1" pid="$2" deadline=$((SECONDS + START_TIMEOUT_S))
     shift 2
@@ -152,7 +157,7 @@ wait_for() {  # wait_for NAME PID COMMAND...: until COMMAND succeeds, the proces
 redis-server "$HERE/redis.conf" --port "$REDIS_PORT" --bind 127.0.0.1 \
     --dir "$state_dir/redis" >"$state_dir/logs/redis.log" 2>&1 &
 redis_pid=$!
-wait_for redis "$redis_pid" redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping
+wait_for redis "$redis_pid" redis_ok "$REDIS_PORT"
 room_store_url="redis://127.0.0.1:$REDIS_PORT/0"
 say "redis on port $REDIS_PORT (pid $redis_pid, data in $state_dir/redis)"
 
