@@ -107,6 +107,7 @@ class Tab:
         self.restored = 0  # reconnections that brought the control back to its value
         self.errors: list[str] = []
         self.failed = False  # lost its connection for good
+        self.answered = False  # its room answer was given (or tried)
         self.finished = False
 
     @property
@@ -391,7 +392,17 @@ async def _scale(
             dep.kill_replica(name)
             fault.marked_down_s = await asyncio.to_thread(dep.wait_status, name, "DOWN", 30.0)
 
-        async def learn(tab: Tab, delay: float) -> None:
+        async def answer(tab: Tab) -> None:
+            """4. the room answer, once per learner (when there is a room)."""
+            tab.answered = True
+            try:
+                res.rooms.acknowledged += await one_room_answer(tab, room)
+            except load.ConnectionLost:
+                if tab.replicas[-1] == fault.replica:
+                    res.rooms.in_flight_on_killed += 1
+                await tab.reconnect(control.key, fault, give_up_at)
+
+        async def learn(tab: Tab, delay: float, answer_at: float) -> None:
             if not tab.connected or tab.session.stats.load_s is None:
                 return
             await tab.pause(delay, control.key, fault, give_up_at)
@@ -402,14 +413,29 @@ async def _scale(
                 except load.ConnectionLost:
                     tab.interrupted += 1
                     await tab.reconnect(control.key, fault, give_up_at)
+                if room is not None and not tab.answered and time.monotonic() >= answer_at:
+                    await answer(tab)
                 pause = res.think_s * rng.uniform(0.5, 1.5)
                 if time.monotonic() + pause >= end:
                     break
                 await tab.pause(pause, control.key, fault, give_up_at)
+            if room is not None and not tab.answered and not tab.failed:
+                await answer(tab)  # its moment fell after its last change
             tab.finished = tab.connected
 
         killer = asyncio.create_task(kill_one()) if res.kill_one else None
-        await asyncio.gather(*(learn(t, rng.uniform(0, res.think_s)) for t in tabs))
+        # the first change of each learner falls in its first think period; its room
+        # answer, if any, after its first change past a random moment of the phase (or
+        # at its end)
+        answer_rng = random.Random(seed + 2)  # its own stream: the changes stay load.py's
+        await asyncio.gather(
+            *(
+                learn(
+                    t, rng.uniform(0, res.think_s), t_start + answer_rng.uniform(0, end - t_start)
+                )
+                for t in tabs
+            )
+        )
         if killer is not None:
             await killer
         res.window_s = time.monotonic() - t_start
