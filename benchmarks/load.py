@@ -276,6 +276,10 @@ def initial_widget_state(kind: str, proto: Any, prev: Any) -> Any:
     return ws
 
 
+class ConnectionLost(ConnectionError):
+    """The server closed a learner's websocket (a replica that died, say)."""
+
+
 @dataclass
 class LearnerStats:
     load_s: float | None = None
@@ -286,13 +290,28 @@ class LearnerStats:
 
 
 class Learner:
-    """One browser tab: a websocket session on ``page`` opened with ``query``."""
+    """One browser tab: a websocket session on ``page`` opened with ``query``.
 
-    def __init__(self, base: str, page: str, query: str, timeout: float) -> None:
+    ``headers`` go with the websocket handshake (a balancer's affinity cookie, say);
+    ``response_headers`` are the handshake's answer once open. When the server closes the
+    connection, ``lost`` is set and a run in flight raises :class:`ConnectionLost`.
+    """
+
+    def __init__(
+        self,
+        base: str,
+        page: str,
+        query: str,
+        timeout: float,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.base = base
         self.page = page
         self.query = query
         self.timeout = timeout
+        self.headers = dict(headers or {})
+        self.response_headers: Any = None  # websockets' Headers: .get(), .get_all()
+        self.lost = asyncio.Event()
         self.stats = LearnerStats()
         self.widgets: dict[str, Any] = {}  # widget id -> WidgetState
         self.drawn: set[str] = set()  # widget ids drawn in the current run
@@ -357,11 +376,19 @@ class Learner:
             self._finished.set_result(time.perf_counter())
 
     async def _read(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
         _, ForwardMsg_pb2, _, _ = _protos()
-        async for data in self._ws:
-            msg = ForwardMsg_pb2.ForwardMsg()
-            msg.ParseFromString(data)
-            self._handle(msg)
+        with contextlib.suppress(ConnectionClosed):
+            async for data in self._ws:
+                msg = ForwardMsg_pb2.ForwardMsg()
+                msg.ParseFromString(data)
+                self._handle(msg)
+        # the server closed the connection (close() cancels this task instead)
+        self.lost.set()
+        if self._finished is not None and not self._finished.done():
+            self._finished.set_exception(ConnectionLost("the server closed the websocket"))
+            self._finished.exception()  # retrieved: a run that timed out no longer awaits it
 
     # messages out -----------------------------------------------------------------------
     def _rerun_msg(self, *, first: bool) -> bytes:
@@ -382,11 +409,21 @@ class Learner:
         return back.SerializeToString()
 
     async def _rerun(self, *, first: bool) -> float | None:
-        """Send a rerun; the seconds to the end of the run, or None on timeout."""
+        """Send a rerun; the seconds to the end of the run, or None on timeout.
+
+        Raises :class:`ConnectionLost` if the connection is closed before the run ends.
+        """
+        from websockets.exceptions import ConnectionClosed
+
+        if self.lost.is_set():
+            raise ConnectionLost("the server closed the websocket")
         self.drawn = set()
         self._finished = asyncio.get_running_loop().create_future()
         t0 = time.perf_counter()
-        await self._ws.send(self._rerun_msg(first=first))
+        try:
+            await self._ws.send(self._rerun_msg(first=first))
+        except ConnectionClosed as exc:
+            raise ConnectionLost("the server closed the websocket") from exc
         try:
             t1 = await asyncio.wait_for(asyncio.shield(self._finished), self.timeout)
         except TimeoutError:
@@ -414,9 +451,11 @@ class Learner:
                 origin=self.base,
                 max_size=None,
                 open_timeout=self.timeout,
+                additional_headers=self.headers or None,
             ),
             self.timeout,
         )
+        self.response_headers = self._ws.response.headers
         self._reader = asyncio.create_task(self._read())
         ran = await self._rerun(first=True)
         if ran is not None:
@@ -594,7 +633,11 @@ async def _workshop(
                 value, was_shared = values.next(learner.current(control.key))
                 shared_count += was_shared
                 at = time.monotonic() - t_start
-                latency = await learner.change(control.key, value)
+                try:
+                    latency = await learner.change(control.key, value)
+                except ConnectionLost as exc:
+                    learner.stats.errors.append(f"connection lost: {exc}")
+                    return
                 res.changes.append((round(at, 3), value, was_shared, latency))
                 pause = res.think_s * rng.uniform(0.5, 1.5)
                 if time.monotonic() + pause >= end:

@@ -59,3 +59,40 @@ def test_every_page_in_the_table_exists() -> None:
 
     url_paths = {spec.url_path for spec in PAGES}
     assert set(load.PAGES) <= url_paths
+
+
+def test_a_closed_connection_ends_the_run_at_once() -> None:
+    """A server that closes the websocket during a run (a replica that dies): the run
+    raises ConnectionLost at once instead of waiting out the timeout, and ``lost`` is
+    set. The handshake carries the learner's headers (a balancer's cookie)."""
+    import asyncio
+    import time
+
+    from websockets.asyncio.server import serve
+
+    seen: dict[str, str | None] = {}
+
+    async def die_mid_run(ws) -> None:
+        seen["cookie"] = ws.request.headers.get("Cookie")
+        await ws.recv()  # the first rerun_script
+        await ws.close()
+
+    async def scenario() -> tuple[load.Learner, float]:
+        async with serve(die_mid_run, "127.0.0.1", 0, subprotocols=["streamlit"]) as server:
+            port = server.sockets[0].getsockname()[1]
+            learner = load.Learner(
+                f"http://127.0.0.1:{port}", "saturation", "d_k=64", 60.0, {"Cookie": "R=1"}
+            )
+            t0 = time.monotonic()
+            with pytest.raises(load.ConnectionLost):
+                await learner.open()
+            elapsed = time.monotonic() - t0
+            await learner.close()
+            return learner, elapsed
+
+    learner, elapsed = asyncio.run(scenario())
+    assert seen["cookie"] == "R=1"
+    assert learner.lost.is_set()
+    assert learner.stats.load_s is None
+    assert learner.stats.errors == []  # not a timeout
+    assert elapsed < 30.0  # the 60 s timeout was not waited out
