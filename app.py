@@ -10,7 +10,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import streamlit as st
 
 from ui.common import controls, turns, workshop
-from ui.common.i18n import LANGUAGES, fix_language, t
+from ui.common.i18n import LANGUAGES, t
 from ui.common.pages import APP_PARAMS, PAGES, ROOT
 
 
@@ -24,53 +24,54 @@ def main() -> None:
         initial_sidebar_state="auto",  # collapsed on phones, open on wider screens
     )
     st.html(ROOT / "ui" / "common" / "layout.css")  # formulas and tables scroll in their own box
-    fix_language(None)  # a string asked for before the language widget reads the session
-    controls.notice_area()  # warnings about the link go above the page, full width
-
-    with st.sidebar:
-        controls.choice(
-            "lang",
-            t("app.language"),
-            list(LANGUAGES),
-            default="en",
-            captions=list(LANGUAGES.values()),
-        )
-        fix_language(st.session_state.get("lang"))
-        controls.int_input(
-            "seed",
-            t("app.seed"),
-            min_value=0,
-            max_value=controls.SEED_MAX,
-            default=0,
-            help=t("app.seed_help"),
-        )
-        workshop.presenter_toggle()
-
-    navigation = st.navigation(
-        [
-            st.Page(
-                spec.script,
-                title=t(f"{spec.name}.nav"),
-                url_path=spec.url_path,
-                icon=spec.icon,
-                default=not spec.url_path,
+    controls.start_run()  # warnings about the link go above the page, full width
+    completed = False
+    try:
+        with st.sidebar:
+            controls.choice(
+                "lang",
+                t("app.language"),
+                list(LANGUAGES),
+                default="en",
+                captions=list(LANGUAGES.values()),
             )
-            for spec in PAGES
-        ]
-    )
-    current = next(spec for spec in PAGES if spec.url_path == navigation.url_path)
-    following = PAGES[PAGES.index(current) + 1 :]
-    workshop.set_page(
-        current.url_path,
-        (following[0].script, t(f"{following[0].name}.nav")) if following else None,
-    )
-    params = APP_PARAMS | workshop.WORKSHOP_PARAMS | current.params
-    controls.known_params_check(params)
-    navigation.run()
-    workshop.next_step_footer()
-    workshop.share_panel(sorted(params))
-    st.sidebar.caption(t("app.sidebar_note"))
-    controls.finish_run()
+            controls.int_input(
+                "seed",
+                t("app.seed"),
+                min_value=0,
+                max_value=controls.SEED_MAX,
+                default=0,
+                help=t("app.seed_help"),
+            )
+            workshop.presenter_toggle()
+
+        navigation = st.navigation(
+            [
+                st.Page(
+                    spec.script,
+                    title=t(f"{spec.name}.nav"),
+                    url_path=spec.url_path,
+                    icon=spec.icon,
+                    default=not spec.url_path,
+                )
+                for spec in PAGES
+            ]
+        )
+        current = next(spec for spec in PAGES if spec.url_path == navigation.url_path)
+        following = PAGES[PAGES.index(current) + 1 :]
+        workshop.set_page(
+            current.url_path,
+            (following[0].script, t(f"{following[0].name}.nav")) if following else None,
+        )
+        navigation.run()
+        workshop.next_step_footer()
+        app_params = APP_PARAMS | workshop.WORKSHOP_PARAMS
+        controls.unknown_params_check(app_params)
+        workshop.share_panel(sorted(app_params | controls.page_params()))
+        st.sidebar.caption(t("app.sidebar_note"))
+        completed = True
+    finally:
+        controls.end_run(completed)
 
 
 # runs of all sessions take turns (ui/common/turns.py: a burst of changes ends sooner)

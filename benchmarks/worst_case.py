@@ -61,8 +61,7 @@ def main() -> int:
         st.cache_data.clear()
         at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=120)
         for key, value in WORST[spec.url_path].items():
-            if key in spec.params:
-                at.query_params[key] = value
+            at.query_params[key] = value
         at.run()  # the home page: imports and the sidebar, not timed
         at.switch_page(spec.script)
         rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

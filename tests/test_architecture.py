@@ -11,6 +11,14 @@ Rules, checked on every Python file of the project by reading its imports (``ast
 4. A page package ``ui/<page>/`` never imports another page's package.
 5. ``ui/common/`` never imports a page package.
 6. Nothing in ``ui/`` imports ``app_pages``.
+7. Streamlit and Altair through their public top level only: ``import streamlit as st``,
+   ``import altair as alt`` and public names of those modules; no other module of theirs
+   (except ``streamlit.testing.v1`` in tests and benchmarks, and ``streamlit.proto``, the
+   wire format, in the load benchmarks), no ``_``-prefixed name of theirs, and no
+   submodule reached as an attribute (``alt.utils.…``) but their public ones.
+8. Outside tests, no ``_``-prefixed attribute of any object but ``self``/``cls`` or the
+   module's own, and no library object patched (``setattr``, ``object.__setattr__``,
+   assigning to an attribute of ``st`` or ``alt``).
 
 Each rule is also run on a small synthetic tree, so a rule that could never fire fails.
 """
@@ -25,6 +33,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: Third-party packages core/ may not import.
 NOT_IN_CORE = {"streamlit", "altair", "pandas"}
+#: The libraries whose public top level is all the project may use (rule 7), and the
+#: submodules of theirs that are public API.
+LIBRARIES = {"streamlit": {"column_config", "components"}, "altair": {"theme", "expr"}}
+#: Other modules of theirs allowed, by folder.
+LIBRARY_MODULES = {
+    "streamlit.testing.v1": ("tests/", "benchmarks/"),
+    "streamlit.proto": ("benchmarks/",),
+}
+#: A named tuple's public methods (their names start with "_" to avoid field names).
+NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
 #: Folders that hold no project code.
 SKIP = {".git", ".venv", "__pycache__", "node_modules", ".ruff_cache", ".pytest_cache"}
 
@@ -73,6 +91,113 @@ def _private_attributes(tree: ast.AST, project: set[str]) -> list[tuple[str, str
             and _is_private(node.attr)
         ):
             out.append((aliases[node.value.id], node.attr, node.lineno))
+    return out
+
+
+def _library_uses(tree: ast.AST) -> list[tuple[str, int]]:
+    """(what, line) for every use of Streamlit or Altair past their public top level
+    (rule 7), before the folder exceptions of :data:`LIBRARY_MODULES`."""
+    import importlib
+    import inspect
+
+    def submodule(library: str, name: str) -> bool:
+        """Whether ``library.name`` is a module (``st.navigation`` is a function, though a
+        module of that name exists; ``alt.utils`` is a module)."""
+        value = getattr(importlib.import_module(library), name, None)
+        return inspect.ismodule(value)
+
+    out = []
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = _top(alias.name)
+                if top in LIBRARIES and alias.name != top:
+                    out.append((alias.name, node.lineno))
+                elif top in LIBRARIES:
+                    aliases[alias.asname or top] = top
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            top = _top(node.module)
+            if top not in LIBRARIES:
+                continue
+            if node.module != top:
+                out.append((node.module, node.lineno))
+                continue
+            for alias in node.names:
+                if _is_private(alias.name) or (
+                    alias.name not in LIBRARIES[top] and submodule(top, alias.name)
+                ):
+                    out.append((f"{top}.{alias.name}", node.lineno))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            top = aliases.get(node.value.id)
+            if top and (
+                _is_private(node.attr)
+                or (node.attr not in LIBRARIES[top] and submodule(top, node.attr))
+            ):
+                out.append((f"{top}.{node.attr}", node.lineno))
+    return out
+
+
+def _library_allowed(rel: str, what: str) -> bool:
+    return any(
+        (what == module or what.startswith(f"{module}.")) and rel.startswith(folders)
+        for module, folders in LIBRARY_MODULES.items()
+    )
+
+
+def _private_or_patched(tree: ast.AST) -> list[tuple[str, int]]:
+    """(what, line) for rule 8: ``x._y`` with ``x`` not ``self``/``cls`` nor a name of the
+    module, ``setattr``/``object.__setattr__`` calls, and assignments to ``st.x``/``alt.x``."""
+    defined = {  # the module's own names, and imported modules (rules 3 and 7)
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)
+    } | {
+        alias.asname or alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    libraries = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name in LIBRARIES
+    }
+    own = {  # private attributes the module gives its own objects (self._x = …)
+        target.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == "self"
+    }
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _is_private(node.attr):
+            owner = node.value
+            if node.attr in own | NAMEDTUPLE_API:
+                continue
+            if not (isinstance(owner, ast.Name) and owner.id in {"self", "cls", *defined}):
+                out.append((f"private attribute .{node.attr}", node.lineno))
+        elif isinstance(node, ast.Call):
+            fn = node.func
+            if (isinstance(fn, ast.Name) and fn.id == "setattr") or (
+                isinstance(fn, ast.Attribute) and fn.attr == "__setattr__"
+            ):
+                out.append(("setattr", node.lineno))
+        elif isinstance(node, ast.Assign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id in libraries
+                ):
+                    out.append((f"assigns {target.value.id}.{target.attr}", node.lineno))
     return out
 
 
@@ -135,6 +260,11 @@ def check(root: Path) -> list[str]:
             for module, name, line in _private_attributes(tree, project):
                 if module != here:
                     problems.append(f"{rel}:{line}: uses the private name {module}.{name}")
+            for what, line in _private_or_patched(tree):
+                problems.append(f"{rel}:{line}: {what} of an object not its own")
+        for what, line in _library_uses(tree):
+            if not _library_allowed(rel, what):
+                problems.append(f"{rel}:{line}: uses {what}, not the library's public API")
     return problems
 
 
@@ -178,6 +308,12 @@ GOOD = {
     "ui/beta/sections.py": "import streamlit as st\n",
     "app_pages/alpha.py": "from ui.alpha import sections\n",
     "tests/test_maths.py": "from core import maths\nfrom core.maths import _helper\n\nmaths._helper()\n",
+    "tests/test_app.py": "from streamlit.testing.v1 import AppTest\n",
+    "benchmarks/load.py": "from streamlit.proto import BackMsg_pb2\nimport streamlit as st\n",
+    "ui/common/public.py": (
+        "import altair as alt\nimport streamlit as st\n\nst.column_config.NumberColumn\n"
+        "alt.theme.enable\n"
+    ),
 }
 # one breach per rule, with the message it must produce
 BREACHES = {
@@ -204,6 +340,46 @@ BREACHES = {
         "ui/common imports the page package ui.alpha.data",
     ),
     "ui/common/bad_app.py": ("import app_pages.alpha\n", "ui imports app_pages.alpha"),
+    "ui/common/bad_lib1.py": (
+        "from streamlit.elements import vega_charts\n",
+        "uses streamlit.elements, not the library's public API",
+    ),
+    "ui/common/bad_lib2.py": (
+        "from streamlit import dataframe_util\n",
+        "uses streamlit.dataframe_util, not the library's public API",
+    ),
+    "ui/common/bad_lib3.py": (
+        "from altair.vegalite.v6.api import _combine_subchart_data\n",
+        "uses altair.vegalite.v6.api, not the library's public API",
+    ),
+    "ui/common/bad_lib4.py": (
+        "import altair as alt\n\nalt.utils.schemapi.DEBUG_MODE\n",
+        "uses altair.utils, not the library's public API",
+    ),
+    "ui/common/bad_lib5.py": (
+        "import streamlit as st\n\nst._config\n",
+        "uses streamlit._config, not the library's public API",
+    ),
+    "ui/common/bad_lib6.py": (
+        "import streamlit.runtime\n",
+        "uses streamlit.runtime, not the library's public API",
+    ),
+    "ui/common/bad_proto.py": (
+        "from streamlit.proto import BackMsg_pb2\n",
+        "uses streamlit.proto, not the library's public API",
+    ),
+    "ui/common/bad_get.py": (
+        "def f(chart):\n    return chart._get('layer')\n",
+        "private attribute ._get of an object not its own",
+    ),
+    "ui/common/bad_patch.py": (
+        "def f(chart, fn):\n    object.__setattr__(chart, 'to_dict', fn)\n",
+        "setattr of an object not its own",
+    ),
+    "ui/common/bad_assign.py": (
+        "import altair as alt\n\nalt.Chart = None\n",
+        "assigns alt.Chart of an object not its own",
+    ),
 }
 
 

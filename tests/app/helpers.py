@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -56,6 +57,21 @@ def open_code_panels(at: AppTest) -> AppTest:
         if key.endswith("_code"):
             at.session_state[key] = True
     return at.run()
+
+
+@functools.cache
+def page_params(script: str) -> tuple[str, ...]:
+    """The query parameters of the page ``script``: the controls a full run of it draws,
+    every question answered (:data:`ui.common.controls.PAGE_CONTROLS`), but those of
+    every page (language, seed, presenter mode and step)."""
+    from ui.common.controls import PAGE_CONTROLS
+    from ui.common.pages import APP_PARAMS
+    from ui.common.workshop import WORKSHOP_PARAMS
+
+    at = run_page(script)
+    assert not at.exception, at.exception
+    drawn = PAGE_CONTROLS.get(_url_path(script), {})
+    return tuple(sorted(set(drawn) - APP_PARAMS - WORKSHOP_PARAMS))
 
 
 def _url_path(script: str) -> str | None:

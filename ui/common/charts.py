@@ -1,13 +1,9 @@
 """Altair chart builders: a tidy DataFrame in, a chart out.
 
-No Streamlit calls and no ``.configure_*`` here (it would block layering); encodings
-are channel objects (``alt.X("d:Q")``), never bare shorthand strings or dicts, which
-Altair resolves through a schema walk costing milliseconds per channel on every rerun.
-Layers that share a frame get it once, through ``alt.layer(..., data=df)``, and top-level
-properties go into ``alt.layer(...)`` itself: ``.properties()`` or ``.resolve_scale()``
-on a layered chart copies and re-merges every layer and validates each property again.
-Every builder runs with Altair's validate-on-creation switch off (:func:`lean`); the
-tests validate every builder's finished spec.
+No Streamlit calls and no ``.configure_*`` here (it would block layering). Encodings
+are channel objects with an explicit type (``alt.X("d:Q")``). Layers that share a frame
+get it once, through ``alt.layer(..., data=df)``. The tests validate every builder's
+finished spec.
 
 Every builder takes its user-facing strings as arguments so the page can pass translated
 text. Colours come from the Okabe–Ito palette, which stays distinct under the common
@@ -26,8 +22,6 @@ from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
-
-from ui.common.layering import layer, lean
 
 #: Okabe–Ito colours, by role. Axis, title and legend text take the app theme's colour
 #: (Streamlit's chart theme), so no colour here may be black or white: every one must
@@ -264,17 +258,20 @@ def check_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-@lean
-def d_marker(current_d: int) -> alt.Chart:
+#: Name of the dataset holding the learner's d_k (one row, field ``d``): a chart names it,
+#: and :func:`ui.common.workshop.chart` fills it in when the chart is drawn.
+MARKER_DATASET = "d_marker"
+
+
+def d_marker() -> alt.Chart:
     """The orange rule that marks the learner's d_k on a chart against d_k.
 
-    Its one row is a dataset of its own, so :func:`ui.common.workshop.chart` can cache a
-    chart's spec without it and send the learner's d_k as that dataset: a new d_k
-    rebuilds nothing, and the browser only swaps the data (a changed spec would be
-    embedded anew).
+    Its data is the named dataset :data:`MARKER_DATASET`, filled in as the chart is drawn
+    (``workshop.chart(..., current_d=d_k)``): one cached spec serves every d_k, and the
+    browser swaps one row instead of drawing the chart anew.
     """
     return (
-        alt.Chart(pd.DataFrame({"d": [current_d]}))
+        alt.Chart(alt.NamedData(name=MARKER_DATASET))
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
         .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title="d_k")])
     )
@@ -340,11 +337,9 @@ def band_and_line(
     return [band, line]
 
 
-@lean
 def sweep_lines(
     df: pd.DataFrame,
     *,
-    current_d: int,
     title: str,
     x_title: str,
     y_title: str,
@@ -363,8 +358,6 @@ def sweep_lines(
     df : DataFrame
         One row per (series, d_k): ``d``, ``series`` (legend label), ``color`` (hex, one
         per series), ``value``, ``lo``, ``hi`` (band, e.g. ±2 s.e. or a 10–90 % range).
-    current_d : int
-        The d_k marked with a vertical rule.
     log_y : bool
         Logarithmic y-axis (values must be positive).
     y_domain : (float, float), optional
@@ -416,12 +409,11 @@ def sweep_lines(
             .mark_text(color=COLORS["theory"], **_REFERENCE_LABELS[reference_label])
             .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
-    marker = d_marker(current_d)
+    marker = d_marker()
     layers.append(marker)
-    return layer(*layers, title=chart_title(title), description=description, height=height)
+    return alt.layer(*layers, title=chart_title(title), description=description, height=height)
 
 
-@lean
 def log_histogram(
     df: pd.DataFrame,
     *,
@@ -481,7 +473,7 @@ def log_histogram(
             tooltip=[alt.Tooltip("median:Q", title=median_title, format=".3~e")],
         )
     )
-    return layer(
+    return alt.layer(
         bars,
         rule,
         # drawn half width (unscaled beside scaled)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -26,6 +26,28 @@ _FLOAT_RE = re.compile(r"^[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,
 SEED_MAX = 2**31 - 1
 
 
+@dataclass(frozen=True)
+class Control:
+    """What a URL-bound control accepts: its query parameter ``key``, its ``kind``
+    (``"int"``, ``"float"``, ``"choice"`` or ``"flag"``), its ``default``, and its range
+    (``lo``, ``hi``) or its ``options`` (as written in a URL)."""
+
+    key: str
+    kind: str
+    default: Any
+    lo: float | None = None
+    hi: float | None = None
+    options: tuple[str, ...] = ()
+
+
+#: The controls each page has drawn since the server started, by url path, in the order
+#: they were first drawn: the page's query parameters. Filled by :func:`register`.
+PAGE_CONTROLS: dict[str, dict[str, Control]] = {}
+#: The pages drawn whole at least once since the server started (nothing hidden): their
+#: entry in :data:`PAGE_CONTROLS` lists every control they have.
+WHOLE_PAGES: set[str] = set()
+
+
 #: Session-state entry: {param: {"state": "pending" | "applied" | "done", "allowed": …,
 #: "default": …}} for bad URL values: pending until the default is assigned, applied
 #: while the warning shows (see :func:`flag_bad_param`).
@@ -36,29 +58,34 @@ _UNKNOWN = "_unknown_params"
 DEFAULTS = "_control_defaults"
 
 
-#: Per script thread: the container at the top of the page that warnings about the URL go
-#: to (set by :func:`notice_area` at the start of a full run, cleared at its end).
-_NOTICES = threading.local()
+#: Session-state entry holding the state of the complete run of the app in progress
+#: (between :func:`start_run` and :func:`end_run`): ``notices``, the container at the top
+#: of the page that warnings about the link go to; :mod:`ui.common.workshop` adds the
+#: page and its presenter steps. A fragment's own rerun finds no entry.
+RUN = "_run"
 
 
-def notice_area() -> None:
-    """Reserve the top of the page for warnings about the link (call first in a run).
+def start_run() -> None:
+    """Call first in a complete run of the app: reserve the top of the page for warnings
+    about the link (a control sits in a narrow column; its warning there would wrap a
+    word per line)."""
+    st.session_state[RUN] = {"notices": st.container()}
 
-    A control sits in a narrow column; its warning there would wrap a word per line.
-    """
-    _NOTICES.area = st.container()
+
+def run_state() -> dict:
+    """The state of the complete run in progress (empty in a fragment's own rerun)."""
+    return st.session_state.get(RUN, {})
 
 
 def in_full_run() -> bool:
-    """Whether this script thread is in a complete run of the app (between
-    :func:`notice_area` and :func:`finish_run`), not a fragment's own rerun."""
-    return getattr(_NOTICES, "area", None) is not None
+    """Whether this is a complete run of the app, not a fragment's own rerun."""
+    return RUN in st.session_state
 
 
 def warn(text: str) -> None:
-    """A warning about the link: at the top of the page, or in place outside a full run
-    (a fragment rerun, or a page run without the app)."""
-    (getattr(_NOTICES, "area", None) or st).warning(text, icon="⚠️")
+    """A warning about the link: at the top of the page, or in place outside a complete
+    run (a fragment rerun, or a page run without the app)."""
+    (run_state().get("notices") or st).warning(text, icon="⚠️")
 
 
 def _raw(key: str) -> list[str] | None:
@@ -91,8 +118,7 @@ def parse_choice(raw: Sequence[str], options: Sequence[Any]) -> Any | None:
 
 
 def _bound(
-    key: str,
-    default: Any,
+    control: Control,
     allowed: str,
     is_valid: Callable[[Sequence[str]], bool],
     make_widget: Callable[[], Any],
@@ -110,6 +136,8 @@ def _bound(
     ourselves; a bad one is removed from the URL and the page reruns once, showing the
     warning and starting the widget from its default.
     """
+    key, default = control.key, control.default
+    register(control)
     defaults = st.session_state.setdefault(DEFAULTS, {})
     own = default if reset_to is None else reset_to
     if key in defaults and defaults[key] != own:
@@ -158,9 +186,13 @@ def show_flagged(key: str) -> bool:
     return True
 
 
-def finish_run() -> None:
-    """Call at the end of every complete run: warnings shown in it are not shown again."""
-    _NOTICES.area = None
+def end_run(completed: bool) -> None:
+    """Call at the end of every complete run, however it ends (``finally``): the run's
+    state is dropped and, if the run ``completed``, the warnings shown in it are not
+    shown again (a run cut short by ``st.rerun()`` shows them once more)."""
+    st.session_state.pop(RUN, None)
+    if not completed:
+        return
     for entry in st.session_state.get(_RESETS, {}).values():
         if entry["state"] == "applied":
             entry["state"] = "done"
@@ -174,8 +206,7 @@ def int_input(
 ) -> int:
     """An integer ``st.number_input`` bound to ``?key=``."""
     return _bound(
-        key,
-        default,
+        Control(key, "int", default, min_value, max_value),
         t("common.allowed_int", lo=min_value, hi=max_value),
         lambda raw: parse_int(raw, min_value, max_value) is not None,
         lambda: st.number_input(
@@ -204,8 +235,7 @@ def float_slider(
 ) -> float:
     """A float ``st.slider`` bound to ``?key=``."""
     return _bound(
-        key,
-        default,
+        Control(key, "float", default, min_value, max_value),
         t("common.allowed_float", lo=min_value, hi=max_value),
         lambda raw: parse_float(raw, min_value, max_value) is not None,
         lambda: st.slider(
@@ -253,8 +283,7 @@ def choice(
         return st.radio(label, options, index=index, captions=captions, horizontal=True, **common)
 
     return _bound(
-        key,
-        default,
+        Control(key, "choice", default, options=tuple(map(str, options))),
         allowed or ", ".join(options),
         lambda raw: parse_choice(raw, options) is not None,
         make_widget,
@@ -314,15 +343,45 @@ def d_k_input(
     )
 
 
-def known_params_check(known: set[str]) -> None:
-    """Warn about query parameters no control on this page understands.
+def register(control: Control) -> None:
+    """Record that this page has ``control`` (call as it is drawn): its query parameter is
+    the page's (:data:`PAGE_CONTROLS`, and this run's state for the share link)."""
+    run = run_state()
+    run.setdefault("controls", {})[control.key] = control
+    page = run.get("page")
+    if page is not None:
+        PAGE_CONTROLS.setdefault(page, {})[control.key] = control
 
-    The warning shows until the end of the first complete run (see :func:`finish_run`).
+
+def hide_something() -> None:
+    """Record that this run leaves part of the page undrawn (a presenter step not yet
+    shown, a question not yet answered): controls there may not have been drawn yet."""
+    run_state()["hidden"] = True
+
+
+def page_params() -> set[str]:
+    """The query parameters of the page this run shows: every control it has drawn."""
+    run = run_state()
+    return set(run.get("controls", {})) | set(PAGE_CONTROLS.get(run.get("page"), {}))
+
+
+def unknown_params_check(app_params: set[str]) -> None:
+    """Warn about query parameters no control of this page or of the app (``app_params``)
+    understands; call once the page has run. Until the page has been drawn whole once
+    (:data:`WHOLE_PAGES`), a run that leaves part of it undrawn warns about nothing: the
+    undrawn part may hold the control a parameter is for.
+
+    The warning shows until the end of the first complete run (see :func:`end_run`).
     """
+    run = run_state()
+    if not run.get("hidden") and run.get("page") is not None:
+        WHOLE_PAGES.add(run["page"])
+    known = app_params | page_params()
     seen = st.session_state.setdefault(_UNKNOWN, {})
-    for key in st.query_params.keys():
-        if key not in known and key not in seen:
-            seen[key] = "applied"
+    if run.get("page") in WHOLE_PAGES:
+        for key in st.query_params.keys():
+            if key not in known and key not in seen:
+                seen[key] = "applied"
     unknown = sorted(k for k, state in seen.items() if state == "applied")
     if unknown:
         names = ", ".join(f"`{k[:24]}`" if re.fullmatch(r"[\w-]+", k) else "`?`" for k in unknown)

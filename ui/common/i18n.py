@@ -7,8 +7,6 @@ widget value in ``st.session_state``.
 
 from __future__ import annotations
 
-import functools
-import threading
 import tomllib
 from pathlib import Path
 
@@ -29,33 +27,32 @@ def _flatten(table: dict, prefix: str = "") -> dict[str, str]:
     return flat
 
 
-@functools.cache
-def catalog(lang: str) -> dict[str, str]:
-    """Flattened catalog of one language (cached for the life of the process)."""
-    if lang not in LANGUAGES:
-        raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}, got {lang!r}")
+def _load(lang: str) -> dict[str, str]:
     with (LOCALES_DIR / f"{lang}.toml").open("rb") as fh:
         return _flatten(tomllib.load(fh))
 
 
-#: This script thread's language, once the run has read its ``lang`` widget
-#: (:func:`fix_language`): a page asks for hundreds of strings per rerun, and each read
-#: of ``st.session_state`` goes through Streamlit's session lock.
-_RUN = threading.local()
+#: Every language's flattened catalog, read once when the app starts.
+CATALOGS: dict[str, dict[str, str]] = {lang: _load(lang) for lang in LANGUAGES}
 
 
-def fix_language(lang: str | None) -> None:
-    """Serve :func:`current_language` from ``lang`` for the rest of this script run
-    (``None``: read ``st.session_state`` again). ``app.py`` clears it as a run starts and
-    sets it after the language widget; a fragment's rerun, which runs no ``app.py``,
-    keeps the language of its session's last full run (only the sidebar changes it)."""
-    _RUN.lang = lang
+def catalog(lang: str) -> dict[str, str]:
+    """Flattened catalog of one language.
+
+    Raises
+    ------
+    ValueError
+        If ``lang`` is not one of :data:`LANGUAGES`.
+    """
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {', '.join(LANGUAGES)}, got {lang!r}")
+    return CATALOGS[lang]
 
 
 def current_language() -> str:
-    lang = getattr(_RUN, "lang", None)
-    if lang is None:
-        lang = st.session_state.get("lang")
+    """The language of this session: the sidebar's ``lang`` control (English before it
+    exists, or for a value it does not offer)."""
+    lang = st.session_state.get("lang")
     return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
 
 

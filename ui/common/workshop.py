@@ -15,16 +15,14 @@ import functools
 import inspect
 import math
 import secrets
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import urlencode
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ui.common import controls, specs
+from ui.common import controls, specs, turns
 from ui.common.i18n import t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
@@ -78,16 +76,13 @@ def _move_step(delta: int, n_steps: int) -> None:
 
 #: Session-state entry: the url path of the page the step navigator last served.
 _STEP_PAGE = "_step_page"
-#: Per script thread, for this run: ``page`` (url path) and ``next_page`` (script, title)
-#: from :func:`set_page`, ``current`` (step, titles) from :func:`steps`.
-_STEPS = threading.local()
 
 
 def set_page(url_path: str, next_page: tuple[str, str] | None) -> None:
     """Record the page this run shows and the (script, title) of the next one in the
-    story, for the step navigator and :func:`next_step_footer`."""
-    _STEPS.page = url_path
-    _STEPS.next_page = next_page
+    story, for the step navigator and :func:`next_step_footer` (in the run's state,
+    :func:`ui.common.controls.run_state`)."""
+    controls.run_state().update(page=url_path, next_page=next_page)
 
 
 def steps(titles: Sequence[str]) -> int | None:
@@ -95,11 +90,12 @@ def steps(titles: Sequence[str]) -> int | None:
 
     Sections ``1 … step`` are shown; ``?step=k`` opens the page at step k.
     """
-    _STEPS.current = None
+    run = controls.run_state()
+    run.pop("steps", None)
     if not is_presenting():
         return None
     n = len(titles)
-    page = getattr(_STEPS, "page", None)
+    page = run.get("page")
     if st.session_state.get(_STEP_PAGE, page) != page:
         st.session_state["step"] = 1  # another page: start at its first step
     st.session_state[_STEP_PAGE] = page
@@ -129,7 +125,9 @@ def steps(titles: Sequence[str]) -> int | None:
             width="stretch",
             type="primary",
         )
-    _STEPS.current = (step, list(titles))
+    run["steps"] = (step, list(titles))
+    if step < n:
+        controls.hide_something()
     return step
 
 
@@ -139,9 +137,8 @@ def next_step_footer() -> None:
     A new section appears below what is on screen, where the presenter already is; the
     navigator at the top would need a scroll up first.
     """
-    current = getattr(_STEPS, "current", None)
-    next_page = getattr(_STEPS, "next_page", None)
-    _STEPS.current = _STEPS.next_page = None
+    run = controls.run_state()
+    current, next_page = run.get("steps"), run.get("next_page")
     if not is_presenting() or current is None:
         return
     step, titles = current
@@ -170,14 +167,8 @@ def shown(section: int, step: int | None) -> bool:
 
 
 # --- charts with their data and their code ----------------------------------------------
-@functools.cache
-def _source(fn: Callable) -> str:
-    """The source of a (possibly cached or decorated) function, read once per process."""
-    return inspect.getsource(inspect.unwrap(fn))
-
-
 def chart(
-    chart_obj: alt.TopLevelMixin | functools.partial,
+    build: functools.partial,
     *,
     key: str,
     data: pd.DataFrame | None = None,
@@ -186,30 +177,21 @@ def chart(
 ) -> None:
     """Draw a chart; under it a CSV download of ``data`` and the source of ``source``.
 
-    ``chart_obj`` is an Altair chart or, better, the builder call that makes it,
-    deferred: ``functools.partial(charts.builder, frame, title=…)``. A deferred chart
-    is built and serialised once per distinct input (builder, arguments, presenter
-    mode) for the whole server and kept by :mod:`ui.common.specs`: a rerun with inputs
-    already seen hashes the arguments and sends the stored spec, with no Altair work.
-    The learner's d_k (``current_d``, for a builder that marks it with
-    :func:`ui.common.charts.d_marker`; left out of the deferred call) is not part of that
-    input: it is sent as the marker's one-row dataset beside the stored spec
-    (:func:`ui.common.specs.finished_spec`), so a new d_k rebuilds nothing.
+    ``build`` is the builder call that makes the chart, deferred:
+    ``functools.partial(charts.builder, frame, title=…)``. Its finished spec is built once
+    per distinct input for the whole server (:func:`ui.common.specs.chart_spec`). A chart
+    that marks the learner's d_k (:func:`ui.common.charts.d_marker`) gets it as
+    ``current_d``, outside the deferred call, so a new d_k rebuilds nothing.
 
     The CSV is produced only when the button is pressed, and pressing it does not rerun
     the page. The code is drawn once its panel is opened (``<key>_code``, which reruns
     the page). ``source`` is the core function (or functions) that computed the data —
     the same code the tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
-    if isinstance(chart_obj, functools.partial):
-        spec = specs.finished_spec(chart_obj, is_presenting(), current_d)
-        st.vega_lite_chart(spec=spec, width="stretch", key=key)
-    else:
-        if current_d is not None:
-            raise TypeError("current_d needs a deferred chart (functools.partial)")
-        if is_presenting():
-            chart_obj = specs.for_projector(chart_obj)
-        st.altair_chart(specs.prevalidated(chart_obj), width="stretch", key=key)
+    spec = specs.for_drawing(
+        specs.chart_spec(build), presenting=is_presenting(), current_d=current_d
+    )
+    st.vega_lite_chart(spec=spec, width="stretch", key=key)
     if data is None and source is None:
         return
     # stacked, not side by side: beside the button the code would get half a chart's width
@@ -227,13 +209,13 @@ def chart(
     if source is not None:
         functions = [source] if callable(source) else list(source)
         # closed, it draws nothing inside (opening it reruns the page): a code box on the
-        # page makes the browser load its syntax highlighter (see share_panel)
+        # page makes the browser load its syntax highlighter
         code = st.expander(
             t("workshop.show_code"), icon=":material/code:", key=f"{key}_code", on_change="rerun"
         )
         if code.open:
             for fn in functions:
-                code.code(_source(fn), language="python")
+                code.code(inspect.getsource(inspect.unwrap(fn)), language="python")
 
 
 # --- predictions and misconceptions ------------------------------------------------------
@@ -285,6 +267,7 @@ def predict(
                 guesses[key] = choice if reveal else None
                 asked[key] = about
                 st.rerun()
+            controls.hide_something()
             return False
         guess = guesses[key]
         if asked.setdefault(key, about) != about:
@@ -342,8 +325,6 @@ def refresh_share_link() -> None:
     fragment has changed what its link should say, rerun the whole app to rebuild it (a
     fragment cannot write to the sidebar). With the panel closed nothing happens: opening
     it reruns the app."""
-    if controls.in_full_run():  # the panel is built later in this run
-        return
     shown = st.session_state.get(_SHARE_VALUES)
     if st.session_state.get(_SHARE_OPEN) and shown is not None and _link_values(shown) != shown:
         st.rerun(scope="app")
@@ -366,7 +347,11 @@ def fragment(body: Callable) -> Callable:
 
     @functools.wraps(body)
     def run(*args, **kwargs):
-        body(*args, **kwargs)
+        if controls.in_full_run():  # the app's run holds the turn
+            body(*args, **kwargs)
+            return
+        with turns.SCRIPT_RUNS.turn():  # a rerun of its own draws charts: it takes a turn
+            body(*args, **kwargs)
         refresh_share_link()
 
     return st.fragment(run)
@@ -375,9 +360,8 @@ def fragment(body: Callable) -> Callable:
 def share_panel(params: Sequence[str]) -> None:
     """Sidebar: the link to this view, a new random seed, and restoring the defaults."""
     # opening the panel reruns the app, so its link is never older than the controls; a
-    # closed panel draws nothing inside (its code box alone made the browser load its
-    # syntax highlighter: 0.6-0.8 s of the page's main thread on every load, in Chromium
-    # on this project's 2-core machine)
+    # closed panel draws nothing inside (a code box makes the browser load its syntax
+    # highlighter)
     panel = st.sidebar.expander(
         t("workshop.share_title"), icon=":material/share:", key=_SHARE_OPEN, on_change="rerun"
     )

@@ -12,8 +12,6 @@ from ui.common.charts import (
     chart_title,
     check_rows,
     gradient_legend_below,
-    layer,
-    lean,
     legend_above,
     legend_below,
     legend_colors,
@@ -32,7 +30,6 @@ LOG_LABELS = "datum.value >= 0.001 ? format(datum.value, '~g') : format(datum.va
 GAP_DECADES = [10.0**k for k in range(-20, 2)]
 
 
-@lean
 def jacobian_heatmap(
     df: pd.DataFrame,
     *,
@@ -84,7 +81,6 @@ def jacobian_heatmap(
     )
 
 
-@lean
 def gap_explorer(
     df: pd.DataFrame,
     *,
@@ -161,14 +157,12 @@ def gap_explorer(
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
         .encode(x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", format=".2f")])
     )
-    return layer(lines, marker, title=chart_title(title), description=description, height=320)
+    return alt.layer(lines, marker, title=chart_title(title), description=description, height=320)
 
 
-@lean
 def median_mean_sweep(
     df: pd.DataFrame,
     *,
-    current_d: int,
     title: str,
     subtitle: str,
     x_title: str,
@@ -190,7 +184,6 @@ def median_mean_sweep(
     df = df.assign(stat=mean_label)  # one dataset for every layer
     base = sweep_lines(
         df,
-        current_d=current_d,
         title=title,
         x_title=x_title,
         y_title=y_title,
@@ -219,7 +212,7 @@ def median_mean_sweep(
             ],
         )
     )
-    # extend the freshly built chart in place: a second layer(...) would redo the
+    # extend the freshly built chart in place: a second alt.layer(...) would redo the
     # (slow) merging of the layers' parameters on every rerun
     chart = base
     chart.layer.append(means)

@@ -11,7 +11,7 @@ import json
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, chart_title, check_rows, layer, lean, legend_below
+from ui.common.charts import COLORS, chart_title, check_rows, legend_below
 
 #: Colour of each counterfactual divisor (as the rest of the app: none, √d_k, d_k).
 DIVISOR_COLORS = {"none": COLORS["unscaled"], "sqrt_d_k": COLORS["sqrt"], "d_k": COLORS["linear"]}
@@ -21,7 +21,6 @@ def _q(field: str, title: str, fmt: str) -> alt.Tooltip:
     return alt.Tooltip(field=field, type="quantitative", title=title, format=fmt)
 
 
-@lean
 def head_grid_heatmap(
     df: pd.DataFrame,
     *,
@@ -101,7 +100,7 @@ def head_grid_heatmap(
         )
     )
     data = df.assign(text_dark=df[value] > mid)
-    return layer(
+    return alt.layer(
         rect,
         text,
         data=data,
@@ -116,7 +115,6 @@ def head_grid_heatmap(
     )
 
 
-@lean
 def logit_histogram(
     bars: pd.DataFrame,
     curve: pd.DataFrame,
@@ -180,10 +178,9 @@ def logit_histogram(
     )
     # the whole chart's height (Streamlit fits the view): title, x axis and the legend
     # below take about 190 px, the plot the rest
-    return layer(hist, line, title=chart_title(title), description=description, height=450)
+    return alt.layer(hist, line, title=chart_title(title), description=description, height=450)
 
 
-@lean
 def attention_heatmap(
     df: pd.DataFrame,
     tokens: list[str],
@@ -255,7 +252,6 @@ def attention_heatmap(
     )
 
 
-@lean
 def divisor_layer_bars(
     df: pd.DataFrame,
     *,
@@ -328,7 +324,7 @@ def divisor_layer_bars(
         )
     # the plot's own height, the title and the legend add to it: drawn half width, the
     # title and the legend take more lines (fitted into one height, the plot shrank)
-    return layer(
+    return alt.layer(
         *layers,
         title=chart_title(title),
         description=description,

@@ -54,6 +54,7 @@ def sentence_select(
 ) -> int:
     """A select box over ``sentences`` bound to ``?key=<index>`` (0-based)."""
     n = len(sentences)
+    controls.register(controls.Control(key, "int", default, 0, n - 1))
     st.session_state.setdefault(controls.DEFAULTS, {})[key] = default
     if key not in st.session_state:  # the URL seeds the widget when it is first made
         raw = st.query_params.get_all(key)

@@ -11,8 +11,6 @@ from ui.common.charts import (
     check_rows,
     d_marker,
     gradient_legend_below,
-    layer,
-    lean,
     legend_above,
     legend_below,
     legend_colors,
@@ -20,7 +18,6 @@ from ui.common.charts import (
 )
 
 
-@lean
 def two_score_bars(
     df: pd.DataFrame,
     *,
@@ -69,7 +66,7 @@ def two_score_bars(
         .mark_text(dy=-6, fontSize=12)
         .encode(x=x, xOffset=offset, y=y, text=alt.Text("weight:Q", format=".4f"))
     )
-    return layer(
+    return alt.layer(
         bars,
         labels,
         data=df.drop(columns="color"),
@@ -79,7 +76,6 @@ def two_score_bars(
     )
 
 
-@lean
 def weight_bars(
     df: pd.DataFrame,
     *,
@@ -116,7 +112,6 @@ def weight_bars(
     )
 
 
-@lean
 def attention_heatmap(
     df: pd.DataFrame,
     *,
@@ -181,12 +176,11 @@ def attention_heatmap(
     )
     data = df.assign(ink=df["weight"].gt(0.5).map({True: "white", False: "black"}))
     side = 160 + max(200, min(520, 22 * n))  # plot area + axes, title and colour ramp
-    return layer(
+    return alt.layer(
         cells, text, data=data, title=chart_title(title), description=description, height=side
     )
 
 
-@lean
 def rowmax_histogram(
     hist: pd.DataFrame,
     marks: pd.DataFrame,
@@ -268,14 +262,12 @@ def rowmax_histogram(
             ],
         )
     )
-    return layer(bars, rules, title=chart_title(title), description=description, height=420)
+    return alt.layer(bars, rules, title=chart_title(title), description=description, height=420)
 
 
-@lean
 def overflow_lines(
     df: pd.DataFrame,
     *,
-    current_d: int,
     title: str,
     x_title: str,
     y_title: str,
@@ -343,9 +335,9 @@ def overflow_lines(
         .mark_point(filled=True, size=18)
         .encode(x=x, y=alt.Y("rate:Q", scale=y_scale), color=color, tooltip=tooltip)
     )
-    marker = d_marker(current_d)
+    marker = d_marker()
     # band, line and points take the layer's data; the marker keeps its own
-    return layer(
+    return alt.layer(
         band,
         line,
         points,
@@ -357,7 +349,6 @@ def overflow_lines(
     )
 
 
-@lean
 def saturation_sweep_lines(df: pd.DataFrame, **kwargs) -> alt.LayerChart:
     """:func:`sweep_lines` made taller (its legend sits below the plot, inside the
     height), with full-strength legend symbols."""

@@ -129,7 +129,6 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     st.caption(t("saturation.ovf_caption", rows=f"{data.overflow_rows(n_keys):,}"))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
 def sweep_parts(
     stat: str,
     n_keys: int,
@@ -145,9 +144,6 @@ def sweep_parts(
 ) -> tuple[partial, pd.DataFrame]:
     """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha``: the deferred chart
     (without the d_k marker: :func:`ui.common.workshop.chart` adds it) and its frame.
-
-    Every input is an argument (translated strings included), so the cache key is the
-    whole input; made once per input for the whole server and shared (never modified).
 
     Parameters
     ----------

@@ -11,8 +11,6 @@ from ui.common.charts import (
     check_rows,
     d_marker,
     gradient_legend_below,
-    layer,
-    lean,
     legend_above,
     legend_below,
     legend_colors,
@@ -20,11 +18,9 @@ from ui.common.charts import (
 )
 
 
-@lean
 def logit_scale(
     df: pd.DataFrame,
     *,
-    current_d: int,
     title: str,
     subtitle: str,
     x_title: str,
@@ -41,8 +37,6 @@ def logit_scale(
         One row per (series, d_k): ``d``, ``series`` (legend label), ``color`` (hex, one
         per series), ``value`` (measured, > 0), ``lo``, ``hi`` (error bar, > 0),
         ``theory`` (> 0).
-    current_d : int
-        The d_k marked with a vertical rule.
     subtitle : str
         Says which marks are measured and which are theory.
     theory_title : str
@@ -74,8 +68,8 @@ def logit_scale(
         color=color,
         tooltip=band_tooltip("value", alt.Tooltip("theory:Q", title=theory_title, format=".4g")),
     )
-    marker = d_marker(current_d)
-    return layer(
+    marker = d_marker()
+    return alt.layer(
         theory,
         bars,
         points,
@@ -86,7 +80,6 @@ def logit_scale(
     )
 
 
-@lean
 def alpha_heatmap(
     df: pd.DataFrame,
     rules: pd.DataFrame,
@@ -150,7 +143,7 @@ def alpha_heatmap(
             tooltip=[alt.Tooltip("label:N"), alt.Tooltip("alpha:Q", title="α", format=".2f")],
         )
     )
-    return layer(
+    return alt.layer(
         rect,
         lines,
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),

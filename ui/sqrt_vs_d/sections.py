@@ -25,7 +25,7 @@ from core.scaling import (
     signal_to_noise,
 )
 from ui.common import workshop
-from ui.common.i18n import current_language, t
+from ui.common.i18n import t
 from ui.sqrt_vs_d import charts, data
 
 #: The core function behind every chart.
@@ -37,8 +37,7 @@ class View:
     """The page's settings, and the sweep they select.
 
     ``full`` covers d_k = 1…4096 (the questions and the myth card); ``sweep`` is the
-    part within the chosen range [d_lo, d_hi] (the charts). Both, and ``parts``, are
-    shared by every session (:func:`frames`, :func:`prepared`) and never modified.
+    part within the chosen range [d_lo, d_hi] (the charts).
     """
 
     d_k: int
@@ -50,7 +49,6 @@ class View:
     d_hi: int
     full: pd.DataFrame
     sweep: pd.DataFrame
-    parts: dict  # :func:`prepared` for these settings, in the page's language
 
 
 def view(
@@ -65,73 +63,51 @@ def view(
         st.info(t("sqrt_vs_d.range_single", d=d_lo), icon=":material/info:")
     if not d_lo <= d_k <= d_hi:
         st.caption(t("sqrt_vs_d.outside_range", d_k=d_k, lo=d_lo, hi=d_hi))
-    key = (n_keys, alpha, rho, seed, d_lo, d_hi)  # what the sweep and every chart depend on
-    return View(d_k, *key, *frames(*key), prepared(key, current_language()))
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def frames(
-    n_keys: int, alpha: float, rho: float, seed: int, d_lo: int, d_hi: int
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The full sweep and its part in [d_lo, d_hi], made once per input for the whole
-    server and shared (never modified)."""
     full = data.sweep(n_keys, alpha, rho, seed)
-    return full, data.in_range(full, d_lo, d_hi)
+    return View(d_k, n_keys, alpha, rho, seed, d_lo, d_hi, full, data.in_range(full, d_lo, d_hi))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def prepared(key: tuple, lang: str) -> dict:
-    """Everything the sections draw that the learner's d_k does not change, for the
-    settings ``key`` (n_keys, alpha, rho, seed, d_lo, d_hi) in ``lang``: per chart key (deferred chart
-    without its d_k marker, CSV frame, core source), the predict-first questions and
-    the myth card's text. Made once per input for the whole server and shared (never
-    modified); a rerun at seen settings only draws it.
-    """
-    n_keys, alpha, rho, seed, d_lo, d_hi = key
-    full, sweep = frames(*key)
-    out = {}
-    theory = {"std": scaling.independent_logit_std, "mean": scaling.relevant_logit_mean}
-    for which in ("std", "mean") if rho != 0 else ("std",):
-        out[which] = template(
-            "logit_scale", data.logit_frame(sweep, which, rho), source=[SWEEP, theory[which]],
-            x_title=t("sqrt_vs_d.axis_d_k"), title=t(f"sqrt_vs_d.{which}_title"),
-            subtitle=t("sqrt_vs_d.points_sub"), y_title=t(f"sqrt_vs_d.{which}_y"),
+def part(v: View, key: str) -> tuple:
+    """(deferred chart, CSV frame, core source) of the chart ``key`` at the settings ``v``."""
+    n_keys, rho, sweep = v.n_keys, v.rho, v.sweep
+    if key in ("std", "mean"):
+        theory = {"std": scaling.independent_logit_std, "mean": scaling.relevant_logit_mean}
+        return template(
+            "logit_scale", data.logit_frame(sweep, key, rho), source=[SWEEP, theory[key]],
+            x_title=t("sqrt_vs_d.axis_d_k"), title=t(f"sqrt_vs_d.{key}_title"),
+            subtitle=t("sqrt_vs_d.points_sub"), y_title=t(f"sqrt_vs_d.{key}_y"),
             theory_title=t("sqrt_vs_d.theory"),
-            description=t(f"sqrt_vs_d.{which}_alt", rho=f"{rho:g}"),
+            description=t(f"sqrt_vs_d.{key}_alt", rho=f"{rho:g}"),
         )  # fmt: skip
-    chance = data.references(n_keys, rho, limit=False)
-    limit = data.references(n_keys, rho, limit=True)
-    entropy = data.lines(sweep, "entropy_mean", divide_by=math.log(n_keys))
-    out["entropy"] = lines(
-        n_keys, entropy, "entropy", y_domain=(0, 1), reference=data.uniform_reference()
-    )
-    maxw = data.lines(sweep, "max_weight_mean")
-    out["max"] = lines(
-        n_keys, maxw, "max", y_domain=(0, 1), reference=chance, label=floor_label(chance)
-    )
-    out["argmax"] = lines(
-        n_keys, data.argmax_line(sweep), "argmax", y_domain=(0, 1), reference=chance,
-        label=floor_label(chance),
-    )  # fmt: skip
-    out["weight"] = lines(
+    if key == "entropy":
+        entropy = data.lines(sweep, "entropy_mean", divide_by=math.log(n_keys))
+        return lines(n_keys, entropy, key, y_domain=(0, 1), reference=data.uniform_reference())
+    if key in ("max", "argmax"):
+        frame = data.lines(sweep, "max_weight_mean") if key == "max" else data.argmax_line(sweep)
+        chance = data.references(n_keys, rho, limit=False)
+        return lines(
+            n_keys, frame, key, y_domain=(0, 1), reference=chance, label=floor_label(chance)
+        )
+    if key == "weight":
         # 1/n_keys is a floor; the 1/d_k limit is one only for α ≤ 1 (with α > 1 the
         # weight falls through it toward 1/n_keys, and α < 1 rises to 1)
-        n_keys, data.lines(sweep, "relevant_weight_mean"), "weight", y_domain=(0, 1),
-        reference=limit, label=floor_label(limit) if alpha <= 1 else "above_right",
-        source=[SWEEP, scaling.linear_scaling_weight_limit],
-    )  # fmt: skip
-    out["grad"] = lines(n_keys, data.lines(sweep, "grad_fro_mean", log=True), "grad", log_y=True)
-    heat = data.in_range(data.sqrt_vs_d_heatmap(n_keys, rho, seed), d_lo, d_hi)
-    out["heatmap"] = template(
-        "alpha_heatmap", heat, data.heatmap_rules(), legend_cols=None,
-        title=t("sqrt_vs_d.heat_title", rho=f"{rho:g}"), x_title=t("sqrt_vs_d.axis_d_k"),
-        y_title=t("sqrt_vs_d.heat_y"), color_title=t("sqrt_vs_d.heat_color"),
-        description=t("sqrt_vs_d.heat_alt", rho=f"{rho:g}"),
-    )  # fmt: skip
-    out["max_question"] = max_weight_question(full, n_keys, rho)
-    out["relevant_question"] = relevant_weight_question(full, n_keys, rho)
-    out["myth"] = myth_reality(full, n_keys, rho)
-    return out
+        limit = data.references(n_keys, rho, limit=True)
+        return lines(
+            n_keys, data.lines(sweep, "relevant_weight_mean"), key, y_domain=(0, 1),
+            reference=limit, label=floor_label(limit) if v.alpha <= 1 else "above_right",
+            source=[SWEEP, scaling.linear_scaling_weight_limit],
+        )  # fmt: skip
+    if key == "grad":
+        return lines(n_keys, data.lines(sweep, "grad_fro_mean", log=True), key, log_y=True)
+    if key == "heatmap":
+        heat = data.in_range(data.sqrt_vs_d_heatmap(n_keys, rho, v.seed), v.d_lo, v.d_hi)
+        return template(
+            "alpha_heatmap", heat, data.heatmap_rules(), legend_cols=None,
+            title=t("sqrt_vs_d.heat_title", rho=f"{rho:g}"), x_title=t("sqrt_vs_d.axis_d_k"),
+            y_title=t("sqrt_vs_d.heat_y"), color_title=t("sqrt_vs_d.heat_color"),
+            description=t("sqrt_vs_d.heat_alt", rho=f"{rho:g}"),
+        )  # fmt: skip
+    raise ValueError(f"no chart {key!r} on this page")
 
 
 def template(builder: str, frame, *extra, source=SWEEP, **options) -> tuple:
@@ -162,7 +138,7 @@ def lines(
 def show(v: View, key: str, *, marker: bool = True) -> None:
     """Draw the prepared chart ``key`` with its CSV and core source, marking the
     learner's d_k (``marker``)."""
-    chart, frame, source = v.parts[key]
+    chart, frame, source = part(v, key)
     workshop.chart(
         chart, key=f"sqrt_vs_d_{key}", data=frame, source=source,
         current_d=v.d_k if marker else None,
@@ -198,7 +174,7 @@ def logit_scale(v: View) -> None:
 def softmax_response(v: View) -> None:
     """Predict the largest weight at d_k = 4096, then entropy share and largest weight."""
     st.header(t("sqrt_vs_d.s2_title"))
-    if workshop.predict(**v.parts["max_question"]):
+    if workshop.predict(**max_weight_question(v.full, v.n_keys, v.rho)):
         left, right = st.columns(2)
         with left:
             show(v, "entropy")
@@ -221,7 +197,7 @@ def discrimination(v: View) -> None:
     """Predict the relevant key's weight, then its argmax share and mean weight."""
     n_keys, rho = v.n_keys, v.rho
     st.header(t("sqrt_vs_d.s4_title"))
-    if workshop.predict(**v.parts["relevant_question"]):
+    if workshop.predict(**relevant_weight_question(v.full, v.n_keys, v.rho)):
         left, right = st.columns(2)
         with left:
             show(v, "argmax")
@@ -253,7 +229,7 @@ def when_each(v: View) -> None:
         st.markdown(t("sqrt_vs_d.why_sqrt"))
     with right.container(border=True):
         st.markdown(t("sqrt_vs_d.why_d"))
-    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), v.parts["myth"])
+    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), myth_reality(v.full, v.n_keys, v.rho))
 
 
 def logit_latex(d_k: int, alpha: float, rho: float) -> str:
@@ -276,16 +252,6 @@ def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
     """The table of statistics at the user's d_k, with its caption."""
     st.subheader(t("sqrt_vs_d.summary_title", d_k=d_k, n=n_keys, rho=f"{rho:g}"))
     # a static table: its text follows the page's type size (larger in presenter mode)
-    table, caption = summary_parts(d_k, n_keys, alpha, rho, seed, current_language())
-    st.table(table)
-    st.caption(caption)
-
-
-@st.cache_resource(max_entries=128, show_spinner=False)
-def summary_parts(
-    d_k: int, n_keys: int, alpha: float, rho: float, seed: int, lang: str
-) -> tuple[pd.DataFrame, str]:
-    """The summary table (indexed by α) and its caption, made once per input and shared."""
     stats = data.at_d(d_k, n_keys, alpha, rho, seed)
     table = data.summary_table(stats, d_k, n_keys, rho)
     caption = t(
@@ -294,7 +260,8 @@ def summary_parts(
         chance=f"{1 / n_keys:.3g}",
         rows=f"{data.sqrt_vs_d_rows(n_keys):,}",
     )
-    return table.set_index(table.columns[0]), caption
+    st.table(table.set_index(table.columns[0]))
+    st.caption(caption)
 
 
 def _set_rho(value: float) -> None:
@@ -306,7 +273,7 @@ RHO_PRESETS = (("rho_init", 0.0), ("rho_aligned", 0.5))
 
 
 def rho_presets(current: float) -> None:
-    """Two buttons under the ρ slider: ρ = 0 and ρ = 0.5 (the values REFERENCE §1 quotes)."""
+    """Two buttons under the ρ slider: ρ = 0 and ρ = 0.5 (independent at initialisation; one aligned key)."""
     # content-wide buttons in one row that wraps (equal columns cut the labels to "ρ = …")
     row = st.container(horizontal=True, gap="small")
     for name, value in RHO_PRESETS:

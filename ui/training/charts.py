@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, band_and_line, check_rows, layer, lean, legend_colors
+from ui.common.charts import COLORS, band_and_line, check_rows, legend_colors
 
 
 def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
@@ -19,7 +19,6 @@ def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
     )
 
 
-@lean
 def curves(
     df: pd.DataFrame,
     *,
@@ -96,10 +95,9 @@ def curves(
             )
             .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
-    return layer(*layers, title=alt.Title(title), description=description, height=height)
+    return alt.layer(*layers, title=alt.Title(title), description=description, height=height)
 
 
-@lean
 def probe_heatmap(
     df: pd.DataFrame,
     *,
@@ -158,7 +156,7 @@ def probe_heatmap(
     )
     n_keys = int(df["key"].max()) + 1 if len(df) else 1
     n_rows = int(df["row"].max()) + 1 if len(df) else 1
-    return layer(rect, target, data=df, width=cell * n_keys, height=(cell + 3) * n_rows).facet(
+    return alt.layer(rect, target, data=df, width=cell * n_keys, height=(cell + 3) * n_rows).facet(
         row=alt.Facet(
             "series:N",
             title=None,
@@ -174,7 +172,6 @@ def probe_heatmap(
     )
 
 
-@lean
 def lr_lines(
     df: pd.DataFrame,
     *,
@@ -244,4 +241,4 @@ def lr_lines(
             .mark_rule(color=COLORS["accent"], strokeWidth=2)
             .encode(x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", format="~g")])
         )
-    return layer(*layers, title=alt.Title(title), description=description, height=height)
+    return alt.layer(*layers, title=alt.Title(title), description=description, height=height)

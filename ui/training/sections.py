@@ -76,6 +76,7 @@ def lr_select(optimizer: str) -> str:
 
 def toggle(key: str, label: str, help: str) -> bool:
     """A toggle bound to ``?key=true|false``; any other value warns and starts it off."""
+    controls.register(controls.Control(key, "flag", False, options=("false", "true")))
     st.session_state.setdefault(controls.DEFAULTS, {})[key] = False
     if not controls.show_flagged(key) and key not in st.session_state:
         raw = st.query_params.get_all(key)
@@ -141,6 +142,8 @@ def d_k_input() -> int:
     d_k = controls.halving_input(
         "d_k", t("common.d_k"), default=64, min_value=lo, max_value=hi, help=t("training.d_k_help")
     )
+    powers = tuple(str(p) for p in D_K_POWERS)  # what it takes: the powers of two
+    controls.register(controls.Control("d_k", "int", 64, lo, hi, options=powers))
     moved = state.pop(_D_K_MOVED, None)
     if moved is not None:
         st.caption(t("training.d_k_moved", asked=moved[0], used=moved[1]))

@@ -11,13 +11,10 @@ from ui.common.charts import (
     chart_title,
     check_rows,
     d_marker,
-    layer,
-    lean,
     legend_below,
 )
 
 
-@lean
 def histogram_with_law(
     df: pd.DataFrame,
     *,
@@ -77,14 +74,12 @@ def histogram_with_law(
             ],
         )
     )
-    return layer(bars, lines, title=chart_title(title), description=description, height=300)
+    return alt.layer(bars, lines, title=chart_title(title), description=description, height=300)
 
 
-@lean
 def variance_sweep(
     df: pd.DataFrame,
     *,
-    current_d: int,
     series_order: tuple[str, str],
     title: str,
     x_title: str,
@@ -98,8 +93,6 @@ def variance_sweep(
     df : DataFrame
         Rows per (d_k, series): ``d``, ``series`` (legend label), ``var``, ``lo``,
         ``hi`` (95 % interval), ``theory``.
-    current_d : int
-        The d_k marked with a vertical rule.
     series_order : (str, str)
         The unscaled and the scaled series' labels (drawn vermillion and blue).
     """
@@ -123,13 +116,12 @@ def variance_sweep(
     points = base.mark_point(filled=True, size=50).encode(
         x=x, y=alt.Y("var:Q", scale=y_scale, title=y_title), color=series, tooltip=tooltip
     )
-    marker = d_marker(current_d)
-    return layer(
+    marker = d_marker()
+    return alt.layer(
         theory, bars, points, marker, title=chart_title(title), description=description, height=320
     )
 
 
-@lean
 def running_sums(
     paths: pd.DataFrame,
     envelope: pd.DataFrame,
@@ -166,10 +158,11 @@ def running_sums(
     dash = alt.StrokeDash("band:N", title=None, legend=legend_below(bands))
     upper = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("hi:Q"), strokeDash=dash)
     lower = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("lo:Q"), strokeDash=dash)
-    return layer(lines, upper, lower, title=chart_title(title), description=description, height=320)
+    return alt.layer(
+        lines, upper, lower, title=chart_title(title), description=description, height=320
+    )
 
 
-@lean
 def term_bars(
     df: pd.DataFrame,
     *,

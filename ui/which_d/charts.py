@@ -17,8 +17,6 @@ from ui.common.charts import (
     COLORS,
     chart_title,
     check_rows,
-    layer,
-    lean,
     legend_below,
     legend_colors,
     text_columns,
@@ -46,7 +44,6 @@ def _two_line_labels(labels: list[str]) -> str:
     return f"width < {need} ? ({expr}) : datum.label"
 
 
-@lean
 def divisor_bars(
     bars: pd.DataFrame,
     points: pd.DataFrame,
@@ -147,7 +144,7 @@ def divisor_bars(
     options = {"title": chart_title(title), "description": description, "height": 280}
     shared = alt.FacetedEncoding(x=x, y=y)  # given to the constructor: .encode() copies
     if reference is None or not len(reference):
-        return layer(*marks, data=data, encoding=shared, **options)
+        return alt.layer(*marks, data=data, encoding=shared, **options)
     rule = (
         alt.Chart(reference)
         .mark_rule(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5)
@@ -159,10 +156,9 @@ def divisor_bars(
             ],
         )
     )
-    return layer(layer(*marks, data=data, encoding=shared), rule, **options)
+    return alt.layer(alt.layer(*marks, data=data, encoding=shared), rule, **options)
 
 
-@lean
 def scale_lines(
     df: pd.DataFrame,
     *,
@@ -229,7 +225,7 @@ def scale_lines(
             tooltip=[alt.Tooltip(field="scale", type="quantitative", title=x_title, format="g")],
         )
     )
-    return layer(
+    return alt.layer(
         line,
         theory,
         marker,

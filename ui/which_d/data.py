@@ -81,7 +81,7 @@ def which_d_heads(d_model: int, n_heads: int, seed: int) -> tuple[pd.DataFrame, 
     -------
     frame : DataFrame, one row per (init, divisor, head)
         ``init``, ``divisor`` (d_k, d_model, none), ``head``, ``std``, ``entropy``,
-        ``max_weight``, ``theory_std`` (√Var(q·k) / divisor, REFERENCE-style theory).
+        ``max_weight``, ``theory_std`` (√Var(q·k) / divisor: the theory of docs/mathematics.md §7).
     extras : dict
         ``d_k``, ``heads_shown``, ``quarter_gap`` (max |difference| of d_k^-¼ on q and k
         against 1/√d_k on q·kᵀ, head 1, fan-in).

@@ -30,7 +30,7 @@ from core.which_d import (
     score_variance,
 )
 from ui.common import controls, workshop
-from ui.common.i18n import current_language, t
+from ui.common.i18n import t
 from ui.which_d import charts, data, formulas
 from ui.which_d.data import closest_option, divisor_frames, fan_in_means, std_options
 
@@ -184,12 +184,10 @@ def divisor_charts(templates: list, prefix: str, sources: dict[str, list]) -> No
             )
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
 def multi_head_parts(
-    d_model: int, n_heads: int, divisor: str, w_init: str, seed: int, lang: str
+    d_model: int, n_heads: int, divisor: str, w_init: str, seed: int
 ) -> tuple[pd.DataFrame, list, dict[str, str]]:
-    """:func:`divisor_templates` of the multi-head experiment, and the axis labels; made
-    once per input for the whole server and shared (never modified)."""
+    """:func:`divisor_templates` of the multi-head experiment, and the axis labels."""
     heads, _ = data.which_d_heads(d_model, n_heads, seed)
     d_k = d_model // n_heads
     fmt = {"d_model": d_model, "n_heads": n_heads, "d_k": d_k, "n": N}
@@ -198,19 +196,16 @@ def multi_head_parts(
     return bars, templates, labels
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def cross_parts(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int, lang: str) -> list:
-    """:func:`divisor_templates` of the cross-attention experiment, shared like
-    :func:`multi_head_parts`."""
+def cross_parts(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> list:
+    """:func:`divisor_templates` of the cross-attention experiment."""
     frame = data.which_d_cross(d_q, d_kv, d_proj, seed)
     labels = divisor_labels("cdiv", DIVISORS_CROSS, d_k=d_proj, d_q=d_q, d_kv=d_kv)
     fmt = {"d_q": d_q, "d_kv": d_kv, "d_k": d_proj, "n": N}
     return divisor_templates(frame, w_init, "d_k", labels, "cross", fmt)[1]
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
 def heads_means(d_model: int, n_heads: int, seed: int) -> dict[str, dict[str, float]]:
-    """:func:`fan_in_means` of the multi-head experiment, made once per input and shared."""
+    """:func:`fan_in_means` of the multi-head experiment."""
     return fan_in_means(data.which_d_heads(d_model, n_heads, seed)[0])
 
 
@@ -292,10 +287,9 @@ def init_cards(d_model: int, n_heads: int, seed: int, current: str) -> None:
             st.metric(t("which_d.m_init_entropy"), f"{entropy:.3f}", uniform, **off)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
 def init_values(d_model: int, n_heads: int, seed: int) -> list[tuple]:
     """Per initialisation (name, Var(q_i), mean logit std and entropy under ÷√d_k, theory
-    std as text), made once per input and shared."""
+    std as text)."""
     frame, _ = data.which_d_heads(d_model, n_heads, seed)
     inits, under_d_k = frame["init"].to_numpy(), frame["divisor"].to_numpy() == "d_k"
     std, entropy = frame["std"].to_numpy(), frame["entropy"].to_numpy()
@@ -331,9 +325,7 @@ def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int)
     d_k = d_model // n_heads
     var = score_variance(d_k, d_model, d_model, *init_stds(w_init, d_model, d_model))
     st.latex(formulas.multi_head_latex(d_model, n_heads, var))
-    bars, templates, labels = multi_head_parts(
-        d_model, n_heads, divisor, w_init, seed, current_language()
-    )
+    bars, templates, labels = multi_head_parts(d_model, n_heads, divisor, w_init, seed)
     mh_src = [which_d_core.projected_multi_head_logits, heads_core.multi_head_logits, *STATS]
     divisor_charts(templates, "mh", {"std": mh_src, "entropy": STATS})
     multi_head_metrics(bars, divisor, labels[divisor], n_heads)
@@ -351,7 +343,7 @@ def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
     """Cross-attention: the formulas and the bar charts under √d_k, √d_q and √d_kv."""
     var_x = score_variance(d_proj, d_q, d_kv, *init_stds(w_init, d_q, d_kv))
     st.latex(formulas.cross_latex(d_proj, d_q, d_kv, var_x))
-    templates = cross_parts(d_q, d_kv, d_proj, w_init, seed, current_language())
+    templates = cross_parts(d_q, d_kv, d_proj, w_init, seed)
     x_src = [which_d_core.projected_cross_attention_logits, heads_core.cross_attention_logits]
     divisor_charts(templates, "cross", {"std": x_src + STATS, "entropy": STATS})
     st.caption(t("which_d.cross_caption", n=N, heads=data.WHICH_D_CROSS_HEADS))
@@ -398,7 +390,7 @@ def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
     st.latex(formulas.qk_latex(x_scale, d_k))
     if d_k == 1:
         st.info(t("which_d.qk_one_dim"), icon=":material/info:")
-    chart, frame, metrics, caption = qk_parts(d_model, n_heads, x_scale, seed, current_language())
+    chart, frame, metrics, caption = qk_parts(d_model, n_heads, x_scale, seed)
     left, right = st.columns([3, 2])  # room for the metrics' labels
     with left:
         workshop.chart(
@@ -412,12 +404,11 @@ def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
     st.caption(caption)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
 def qk_parts(
-    d_model: int, n_heads: int, x_scale: float, seed: int, lang: str
+    d_model: int, n_heads: int, x_scale: float, seed: int
 ) -> tuple[partial, pd.DataFrame, list[tuple[str, str, str]], str]:
     """The deferred chart, its CSV frame, the metrics (label, value, delta) and the caption
-    of the QK-normalisation section; made once per input and shared (never modified)."""
+    of the QK-normalisation section."""
     d_k = d_model // n_heads
     sweep = data.which_d_qk_sweep(d_model, n_heads, seed)
     # LayerNorm over one dimension maps everything to 0: no normalised line, no theory

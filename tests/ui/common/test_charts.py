@@ -3,7 +3,6 @@
 import json
 import re
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
@@ -36,7 +35,6 @@ def test_sweep_lines():
     ref = pd.DataFrame({"y": [np.log(10)], "label": ["ln n"]})
     spec = charts.sweep_lines(
         df,
-        current_d=64,
         title="T",
         x_title="d",
         y_title="y",
@@ -80,7 +78,7 @@ def test_sweep_lines_reference_label_placement(placement, align, baseline, x):
         {"d": [1.0, 2.0], "series": "s", "color": "#000000", "value": 0.5, "lo": 0.4, "hi": 0.6}
     )
     ref = pd.DataFrame({"y": [0.1], "label": ["1/n_keys = 0.1"]})
-    kwargs = dict(current_d=1, title="T", x_title="d", y_title="y", description="a", reference=ref)
+    kwargs = dict(title="T", x_title="d", y_title="y", description="a", reference=ref)
     text = _layers(charts.sweep_lines(df, reference_label=placement, **kwargs).to_dict())[3]
     assert text["mark"]["type"] == "text"
     assert (text["mark"]["align"], text["mark"]["baseline"], text["mark"]["x"]) == (
@@ -94,21 +92,20 @@ def test_sweep_lines_reference_label_placement(placement, align, baseline, x):
         charts.sweep_lines(df, reference_label="middle", **kwargs)
 
 
-def test_sweep_lines_use_channel_objects(monkeypatch):
-    """No shorthand strings or dicts in encodings: each costs a schema walk per rerun."""
-    from altair.utils import core
+def test_builders_use_channel_objects():
+    """Every encoding in a chart module is a channel object (``alt.X(...)``), never a bare
+    shorthand string or a dict, which Altair parses through its schema on every build."""
+    import ast
+    from pathlib import Path
 
-    calls = []
-    real = core._ChannelCache._wrap_in_channel
-
-    def spy(self, obj, encoding):
-        if not isinstance(obj, (alt.SchemaBase, list, tuple)):
-            calls.append((encoding, obj))
-        return real(self, obj, encoding)
-
-    monkeypatch.setattr(core._ChannelCache, "_wrap_in_channel", spy)
-    test_sweep_lines()
-    assert not calls, calls
+    bare = []
+    for path in sorted(Path("ui").glob("*/charts.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "encode":
+                for kw in node.keywords:
+                    if isinstance(kw.value, ast.Constant | ast.Dict):
+                        bare.append(f"{path}:{kw.value.lineno}: {kw.arg}")
+    assert not bare, bare
 
 
 def test_check_rows():
@@ -217,26 +214,6 @@ def test_title_text_recovers_the_title(text):
     spec = title if isinstance(title, str) else title.to_dict()
     assert charts.title_text(spec) == text
     assert charts.title_text({"text": ["two", "lines"]}) == "two lines"
-
-
-def test_layer_makes_what_alt_layer_makes():
-    df = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0]})
-    other = pd.DataFrame({"x": [1.5], "y": [3.5]})
-    line = alt.Chart(df).mark_line().encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
-    point = alt.Chart(df).mark_point().encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
-    rule = alt.Chart(other).mark_rule().encode(x=alt.X("x:Q"))
-    for layers, options in (
-        ((line, point), {"title": "t", "height": 100}),  # shared data moves to the top
-        ((line, rule), {"description": "d"}),  # different data stays with each layer
-        ((charts.layer(line, point), rule), {}),  # a layered chart inside
-    ):
-        fast = charts.layer(*layers, **options)
-        assert fast.to_dict() == alt.layer(*layers, **options).to_dict()
-    # a layer with a selection parameter or its own size goes through alt.layer: lifted
-    picked = charts.layer(point.add_params(alt.selection_point(name="pick")), line)
-    assert picked.to_dict()["params"][0]["name"] == "pick"
-    sized = charts.layer(point.properties(height=50), line).to_dict()
-    assert sized["height"] == 50 and all("height" not in lay for lay in sized["layer"])
 
 
 def test_wrap_text_keeps_the_line_breaks_it_is_given():

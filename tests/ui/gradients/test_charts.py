@@ -164,7 +164,6 @@ def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():
     df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(common_charts.alpha_color))
     chart = charts.median_mean_sweep(
         df,
-        current_d=64,
         title="T",
         subtitle="S",
         x_title="d",
@@ -232,7 +231,7 @@ def test_median_mean_sweep_legend_is_opaque_and_two_column():
     df = data.gradient_sweep_frames(10, 0.5, 0)["grad"]
     df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(common_charts.alpha_color))
     kwargs = dict(
-        current_d=64, title="T", subtitle="S", x_title="d", y_title="g", mean_label="mean",
+        title="T", subtitle="S", x_title="d", y_title="g", mean_label="mean",
         description="alt",
     )  # fmt: skip
     layers = _layers(charts.median_mean_sweep(df, **kwargs).to_dict())

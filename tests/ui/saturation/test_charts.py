@@ -152,7 +152,7 @@ def test_overflow_lines_and_frame():
     assert (df.lo >= 0).all() and (df.hi <= 1).all()
     assert df.color.nunique() == 3  # one colour per scaling, dtype is the dash
     spec = charts.overflow_lines(
-        df, current_d=64, title="T", x_title="d", y_title="share", description="a"
+        df, title="T", x_title="d", y_title="share", description="a"
     ).to_dict()
     band, line, points, marker = _layers(spec)
     assert band["mark"]["type"] == "area" and band["encoding"]["y2"]["field"] == "hi"
@@ -161,8 +161,8 @@ def test_overflow_lines_and_frame():
     assert line["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
     assert line["encoding"]["y"]["scale"]["domain"] == [0, 1]
     assert marker["mark"]["type"] == "rule"
-    assert _dataset_sizes(spec) == [1, 36]
-    assert [{"d": 64}] in spec["datasets"].values()
+    assert _dataset_sizes(spec) == [36]  # the marker's data comes as it is drawn
+    assert marker["data"] == {"name": common_charts.MARKER_DATASET}
 
 
 def test_half_crossing():
@@ -190,7 +190,7 @@ def test_sweep_frame():
     assert df.loc[df.value == 2.5, "color"].unique().tolist() == [common_charts.COLORS["custom"]]
     np.testing.assert_allclose(df.hi - df.lo, 4 * np.r_[[0.1] * 9, [0.05] * 3])
     spec = common_charts.sweep_lines(
-        df, current_d=2, title="T", x_title="d", y_title="H", description="a"
+        df, title="T", x_title="d", y_title="H", description="a"
     ).to_dict()
     assert spec["description"] == "a"
     assert len(frames.sweep_frame(fixed, None, "entropy")) == 9

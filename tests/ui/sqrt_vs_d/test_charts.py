@@ -35,7 +35,6 @@ def test_logit_scale_chart():
     assert len(df) == 39  # 3 α × 13 d_k
     spec = charts.logit_scale(
         df,
-        current_d=64,
         title="T",
         subtitle="S",
         x_title="d",
@@ -122,9 +121,7 @@ def test_alpha_heatmap():
 
 def test_legend_columns_and_rows_limit():
     df = data.lines(_sweep(), "max_weight_mean")
-    chart = charts.chart(
-        "sweep_lines", df, current_d=64, title="T", x_title="d", y_title="p", description="a"
-    )
+    chart = charts.chart("sweep_lines", df, title="T", x_title="d", y_title="p", description="a")
     spec = chart.to_dict()
     # the plot keeps its height; title and legend add to the chart's (fit-x)
     assert spec["height"] == charts.HALF_PLOT_PX
@@ -140,7 +137,6 @@ def test_legend_columns_and_rows_limit():
     with pytest.raises(ValueError, match="at most 5000 rows"):
         charts.logit_scale(
             big,
-            current_d=64,
             title="",
             subtitle="",
             x_title="",
