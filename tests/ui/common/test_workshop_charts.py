@@ -73,19 +73,19 @@ def test_digest_refuses_builders_without_a_stable_name():
 MARKER_PAGES = ["variance", "saturation", "gradients", "sqrt-vs-d"]
 
 
-def _page_charts(page: str, d_k: int) -> list[str]:
-    return [digest for digest, _ in _drawn(page, d_k)]
+def _page_charts(page: str, d_k: int) -> list[dict]:
+    return [chart for chart, _ in _drawn(page, d_k)]
 
 
-def _drawn(page: str, d_k: int) -> list[tuple[str, bool]]:
-    """(digest, has a d_k marker) of every chart the page draws at ``d_k``."""
+def _drawn(page: str, d_k: int) -> list[tuple[dict, bool]]:
+    """(decoded chart, has a d_k marker) of every chart the page draws at ``d_k``."""
     from tests.app.helpers import run_page
-    from tests.app.test_pinned_charts import chart_digest
+    from tests.app.test_pinned_charts import canonical_chart
 
     at = run_page(f"app_pages/{page}.py", d_k=str(d_k))
     assert not at.exception, at.exception
     return [
-        (chart_digest(c.proto), any(ds.name == specs.MARKER_DATASET for ds in c.proto.datasets))
+        (canonical_chart(c.proto), any(ds.name == specs.MARKER_DATASET for ds in c.proto.datasets))
         for c in at.get("vega_lite_chart")
     ]
 
