@@ -323,7 +323,8 @@ def test_the_comparison_fires():
         "spec.a[1]: 2.500000025 vs pinned 2.5 (rel 1.0e-08)"
     )
     assert diff(spec={"a": [1, 2.5], "t": "y"}) == "spec.t: 'y' != pinned 'x'"
-    assert diff(spec={"a": [1, 2.5], "t": "x", "u": 1}) == "spec: keys ['u'] not pinned, pinned keys [] missing"  # fmt: skip
+    extra = diff(spec={"a": [1, 2.5], "t": "x", "u": 1})
+    assert extra == "spec: keys ['u'] not pinned, pinned keys [] missing"
     assert diff(p=["0.0", 3]) == "datasets[0].columns.p[0]: '0.0' (str) vs pinned 0.0 (number)"
     assert diff(p=[0.0, True]) == "datasets[0].columns.p[1]: True (bool) vs pinned 3 (number)"
     assert diff(p=[0.0, 3, 4]) == "datasets[0].columns.p: 3 items vs pinned 2"
