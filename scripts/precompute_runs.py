@@ -23,9 +23,15 @@ How
         python scripts/precompute_runs.py                 # writes data/training_runs.npz
         python scripts/precompute_runs.py --out other.npz --d-ks 16 --optimizers adam
 
-    Deterministic (fixed seed, BLAS on one thread): the same machine and NumPy write
-    the same arrays. ``tests/ui/training/test_runs_data.py`` checks the file's
-    invariants and recomputes the d_k = 16 runs.
+    Deterministic given the CPU's kernels (fixed seed, BLAS on one thread): the same
+    NumPy and BLAS kernels write the same arrays. Another CPU rounds the last bit
+    otherwise, and the unscaled runs amplify it (they part from the file by 1e-9 from
+    step 5 at d_k = 1024 to step ~190 at d_k = 16). The shipped file was written with
+    NumPy's AVX2 kernels and OpenBLAS's Haswell kernels; an AVX-512 machine writes it
+    again, bit for bit, with
+    ``NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" OPENBLAS_CORETYPE=Haswell``.
+    ``tests/ui/training/test_runs_data.py`` checks the file's invariants, its verdicts,
+    and the early steps of the d_k = 16 runs recomputed.
 
 How long
     About 10 s of CPU (d_k = 1024 is half of it).

@@ -26,9 +26,16 @@ How
 
     Each (optimizer, d_k, seed) is one ``core.training.train_recall_variants`` call over
     all five variants and nine learning rates (45 configurations sharing one data
-    stream); ``tests/core/test_training_data.py`` recomputes the d_k = 16, seed = 0 cells
-    with ``--cells`` and compares them with the file. The result is deterministic (fixed seeds, BLAS on one
-    thread); the JSON is byte-identical between runs on the same machine and NumPy.
+    stream). The result is deterministic given the CPU's kernels (fixed seeds, BLAS on
+    one thread): the JSON is byte-identical between runs with the same NumPy and BLAS
+    kernels. Another CPU rounds the last bit of exp/log and of the BLAS products
+    otherwise, and runs at large rates amplify that (a seed's final loss can move by tens
+    of per cent, at times far more). The shipped file was written with NumPy's AVX2 kernels and OpenBLAS's
+    Haswell kernels; an AVX-512 machine writes it again, byte for byte, with
+    ``NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" OPENBLAS_CORETYPE=Haswell``.
+    So the tests check what does not depend on the last bit: every cell's ℓ₀, and with
+    ``--cells`` the runs that do not separate (``tests/core/test_training_data.py``), and
+    the conclusions the page draws (``tests/ui/training/test_sweep_data.py``).
 
 How long
     About 4–5 minutes of CPU on one core (d_k = 1024 is about half of it); the script

@@ -84,9 +84,12 @@ def test_numbers_on_the_page_match_an_independent_computation():
     at = open_page()
     ref = independent_figures()
     text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
-    assert f"**{ref['std'].mean():.2f}**" in text  # the myth card and the prediction
     metric = {m.label: m.value for m in at.metric}
-    assert metric["per-head std, mean of 72 heads × 17 sentences"] == f"{ref['std'].mean():.2f}"
+    shown = metric["per-head std, mean of 72 heads × 17 sentences"]
+    # to the two decimals printed: within half a unit (the independent mean may differ
+    # from the page's in the last bit, which could flip a rounding at …5)
+    assert abs(float(shown) - ref["std"].mean()) <= 0.005
+    assert f"**{shown}**" in text  # the myth card and the prediction
     collapsed = (ref["entropy"] < 0.1).mean(axis=(0, 1, 2))
     table = at.dataframe[0].value
     assert table["collapsed (< 0.1 nats)"].tolist() == [f"{100 * v:.1f} %" for v in collapsed]

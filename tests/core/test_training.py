@@ -188,7 +188,10 @@ def test_history_shapes_and_fields():
     assert h.probe_target.shape == (4,)
     assert np.all((h.accuracy >= 0) & (h.accuracy <= 1))
     assert np.all((h.entropy >= 0) & (h.entropy <= math.log(SMALL["n_keys"]) + 1e-12))
-    assert h.initial_loss == h.loss[0, 0] == h.loss[0, 1]
+    assert h.initial_loss == h.loss[0, 0]
+    # the same step-0 numbers in two lanes of one batched product: a BLAS may run an edge
+    # tile through other kernel code, a few ULPs per product and a mean over 16 rows
+    assert h.loss[0, 1] == pytest.approx(h.loss[0, 0], rel=1e-14)
     assert_allclose(final_loss(h, last=5), h.loss[-5:].mean(0), rtol=1e-15)
     hq = train_recall(16, 0.5, [0.1], steps=3, qk_norm=True, **SMALL)
     assert hq.gain.shape == (3, 1) and hq.gain[0, 0] == 1.0
@@ -202,6 +205,12 @@ def test_step_zero_metrics_match_direct_computation():
     data = recall_batch(r_data, noise=0.5, **SMALL)
     z, p, loss = direct_weights(W_q, W_k, data, alpha)
     assert h.loss[0, 0] == pytest.approx(loss, rel=1e-12)
+    # accuracy and the dead share are counts of a comparison; the module's p differs from
+    # this direct one in the last bits (other order of products), so the counts agree
+    # exactly when no row sits within far more than that of a tie or of the threshold
+    top2 = np.sort(z, axis=-1)[:, -2:]
+    assert (np.abs(top2[:, 1] - top2[:, 0]) > 1e-9 * np.abs(z).max()).all()
+    assert (np.abs(jacobian_norm(p) / 1e-3 - 1) > 1e-9).all()
     assert h.accuracy[0, 0] == np.mean(p.argmax(-1) == data.target)
     assert h.entropy[0, 0] == pytest.approx(entropy(p).mean(), rel=1e-9)
     assert h.dead_fraction[0, 0] == np.mean(jacobian_norm(p) < 1e-3)

@@ -1,16 +1,22 @@
-"""The shipped LR sweep (data/training_sweep.json): invariants, and a regenerated slice.
+"""The shipped LR sweep (data/training_sweep.json): invariants, and what regenerates.
 
 The file is written by scripts/precompute_training.py. Here: its shapes, grids and
 parameters match the script and core.training; a run has a final loss exactly when it
 did not diverge; ℓ₀ does not depend on the optimiser, and the folded initialisation
-starts from α = ½'s loss; and the d_k = 16, seed 0 cells, recomputed with the script's own
-function for both optimisers, agree with the file to its 7 significant digits.
+starts from α = ½'s loss.
 
-The recomputation runs the script itself (the same calls, in a process with one BLAS
-thread), so on the same BLAS it is bit-for-bit the same run. A BLAS with other kernels
-rounds differently in the last place, and in runs that failed (final loss above ℓ₀: the
-attention sits on a wrong key) the dynamics amplify that to a few per cent; those runs
-are checked to fail again, the others to the file's 7 significant digits.
+Only what does not depend on the last bit is regenerated. The runs are deterministic
+given the seed, but the CPU's kernels (AVX-512, AVX2, baseline; OpenBLAS's own) round
+the last bit differently, and runs at large learning rates amplify that: measured
+(2026-12-02) under the three settings of tests/ui/training/test_sweep_data.py, the
+trajectories part by 1e-9 relative from step 4 on, and a seed's final loss moves far
+beyond the file's 7 digits (of the 28 runs of the SGD d_k = 16 seed-0 cell that end
+below ℓ₀, 7 differ on each setting, by up to 2.3×, 50× and 7×). What holds: ℓ₀, the loss at step 0, agrees within 5.1e-16 relative between the
+settings, so every cell's ℓ₀ is regenerated (one step each) and compared with the
+file's 7 significant digits; and at d_k = 16 the runs at the two lowest rates of each
+grid do not separate (within 1e-14 over 300 steps), so the script's own cell agrees
+with the file there to 7 digits. The conclusions the page draws from the file (verdicts,
+best rates, LR sensitivity) are recomputed in tests/ui/training/test_sweep_data.py.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from core.training import DEFAULT_LRS, LR_GRIDS
+from core.training import DEFAULT_LRS, LR_GRIDS, train_recall_variants
 from scripts import precompute_training as script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,7 +97,8 @@ def test_shapes_and_values(sweep):
     assert np.all(loss[ok] >= 0) and np.all(loss[ok] < 5)
     assert np.all((acc[ok] >= 0) & (acc[ok] <= 1))
     assert np.isfinite(ell0).all() and np.all(ell0 > 0)
-    # The same seed gives the same initial weights and first batch for either optimiser.
+    # The same seed gives the same initial weights and first batch for either optimiser:
+    # the same step-0 computation in one run of the script, so the same bits.
     assert np.array_equal(ell0[0], ell0[1])
     # Folding 1/√d_k into W_q's initialisation leaves the step-0 logits unchanged.
     names = [v["name"] for v in sweep["variants"]]
@@ -100,38 +107,44 @@ def test_shapes_and_values(sweep):
     )
 
 
-def test_regenerated_slice_matches_file(sweep):
-    # The script itself, in a fresh process: it caps BLAS at one thread before NumPy
-    # loads, as when the file was written (a multithreaded BLAS on a busy machine makes
-    # these small products many times slower, without changing a digit).
-    cells = ["sgd:16:0", "adam:16:0"]
+def test_every_initial_loss_regenerates(sweep):
+    """ℓ₀ (step 0, before any update) of every cell: one step of the script's call."""
+    ell0 = _array(sweep["initial_loss"])  # (optimizer, d_k, variant, seed)
+    params = script.PARAMS | {"steps": 1}
+    for d, d_k in enumerate(sweep["d_k"]):
+        for s, seed in enumerate(sweep["seeds"]):
+            histories = train_recall_variants(
+                d_k, list(script.VARIANTS.values()), script.LRS["sgd"], seed=seed,
+                snapshot_steps=(), n_probe=1, **params,
+            )  # fmt: skip
+            fresh = [h.initial_loss for h in histories]
+            for o in range(len(sweep["optimizers"])):
+                assert_allclose(fresh, ell0[o, d, :, s], rtol=DIGITS_RTOL, err_msg=f"{d_k} {seed}")
+
+
+def test_the_script_regenerates_what_does_not_separate(sweep):
+    # The script itself, in a fresh process (one BLAS thread before NumPy loads, as when
+    # the file was written): its rounding and layout, and the runs that do not separate.
+    cell = "sgd:16:0"
     result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--cells", *cells],
+        [sys.executable, str(SCRIPT), "--cells", cell],
         capture_output=True,
         text=True,
         check=True,
         timeout=600,
     )
-    fresh = json.loads(result.stdout)
-    d, s = sweep["d_k"].index(16), sweep["seeds"].index(0)
-    for cell in cells:
-        o = sweep["optimizers"].index(cell.split(":")[0])
-        ell0 = _array([row[s] for row in sweep["initial_loss"][o][d]])  # (variant,)
-        assert_allclose(_array(fresh[cell]["initial_loss"]), ell0, rtol=DIGITS_RTOL)
-        stored = _array([row[s] for row in sweep["final_loss"][o][d]])  # (variant, lr)
-        new = _array(fresh[cell]["final_loss"])
-        assert stored.shape == new.shape == (5, 9)
-        assert np.array_equal(np.isnan(stored), np.isnan(new))
-        # Runs that learned (final loss below ℓ₀) agree to the file's 7 digits. Runs that
-        # failed sit near a wrong key, where the dynamics amplify last-place rounding (a
-        # BLAS with other kernels moves them by a few per cent): they must fail again.
-        learned = stored < ell0[:, None]
-        assert_allclose(new[learned], stored[learned], rtol=DIGITS_RTOL, err_msg=cell)
-        failed = ~learned & ~np.isnan(stored)
-        assert np.all(new[failed] >= ell0[:, None].repeat(9, 1)[failed]), cell
-        assert_allclose(new[failed], stored[failed], atol=0.15, err_msg=cell)
-        acc_stored = _array([row[s] for row in sweep["final_accuracy"][o][d]])
-        acc_new = _array(fresh[cell]["final_accuracy"])
-        assert_allclose(acc_new[learned], acc_stored[learned], rtol=DIGITS_RTOL, err_msg=cell)
-        stored_div = [row[s] for row in sweep["diverged_at"][o][d]]
-        assert fresh[cell]["diverged_at"] == stored_div
+    fresh = json.loads(result.stdout)[cell]
+    o, d, s = sweep["optimizers"].index("sgd"), sweep["d_k"].index(16), sweep["seeds"].index(0)
+    ell0 = _array([row[s] for row in sweep["initial_loss"][o][d]])  # (variant,)
+    assert_allclose(_array(fresh["initial_loss"]), ell0, rtol=DIGITS_RTOL)
+    assert fresh["diverged_at"] == [row[s] for row in sweep["diverged_at"][o][d]]
+    stored = _array([row[s] for row in sweep["final_loss"][o][d]])  # (variant, lr)
+    new = _array(fresh["final_loss"])
+    assert stored.shape == new.shape == (5, 9)
+    assert np.isfinite(new).all() and (new > 0).all() and (new < 5).all()
+    steady = slice(0, 2)  # the two lowest rates: 0.1 and 0.316
+    assert_allclose(new[:, steady], stored[:, steady], rtol=DIGITS_RTOL)
+    acc = _array(fresh["final_accuracy"])
+    assert ((acc >= 0) & (acc <= 1)).all()
+    acc_stored = _array([row[s] for row in sweep["final_accuracy"][o][d]])
+    assert_allclose(acc[:, steady], acc_stored[:, steady], rtol=DIGITS_RTOL)

@@ -237,7 +237,7 @@ def shipped_multiples(
         if not all(k in cells for k in keys):
             return {}
         frames = [cells[k][cells[k]["variant"].isin(variants)] for k in keys]
-        out[d_k] = labelled(summarise(tuple(keys), variants, frames)[0])
+        out[d_k] = labelled(summarise(tuple(keys), variants, frames))
     return out
 
 
@@ -388,29 +388,92 @@ def sweep_summary(cells: list[pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
-def sensitivity(cells: list[pd.DataFrame]) -> pd.DataFrame:
-    """LR sensitivity per variant: median over seeds of
-    :func:`core.training.lr_sensitivity` of that seed's 9 final losses against its ℓ₀."""
+def ratio_verdict(ratio: float) -> str:
+    """:func:`verdict` of a ratio final / ℓ₀ (∞ or NaN: "diverged")."""
+    return verdict(ratio, 1.0)
+
+
+def conclusions(cells: list[pd.DataFrame]) -> dict[str, dict]:
+    """What the sweep section concludes from one (optimizer, d_k), and how firmly.
+
+    Parameters
+    ----------
+    cells : list of DataFrame
+        One cell (``CELL_COLUMNS``) per seed, each with the same variants and rates.
+
+    Returns
+    -------
+    dict
+        Per variant, in the cells' order:
+
+        - ``lrs``: the rates of the grid;
+        - ``ratio``, ``ratio_lo``, ``ratio_hi``: median, min and max over the seeds of
+          final / ℓ₀ (a diverged seed counts as ∞), per rate;
+        - ``verdicts``: per rate, :func:`verdict` of the median ratio ("diverged" when
+          the median is ∞, i.e. most seeds diverged);
+        - ``borderline``: per rate, whether ``LEARN_RATIO`` or ``FAIL_RATIO`` lies inside
+          [ratio_lo, ratio_hi]: some seed falls on the other side of the threshold from
+          the median, so another seed, or another CPU, can give another verdict;
+        - ``best_lr``, ``best``: the rate with the lowest median final loss, and that
+          median; ``best_lo``, ``best_hi``: min and max over the seeds of the final loss
+          there; ``rivals``: the other rates whose median lies inside [best_lo, best_hi]
+          (empty: the best rate is clear);
+        - ``initial``: ℓ₀, median over the seeds;
+        - ``sensitivity``, ``sensitivity_lo``, ``sensitivity_hi``: median, min and max
+          over the seeds of :func:`core.training.lr_sensitivity` of the seed's final
+          losses against its ℓ₀.
+
+    The chaotic runs (a failed run, or the unscaled model at a large rate) amplify
+    last-bit rounding, so a seed's final loss can differ by tens of per cent on another
+    CPU; the medians and the flags above are what the page shows for that reason.
+    """
     from core.training import lr_sensitivity
 
-    rows = {}
-    for cell in cells:
-        for name, part in cell.groupby("variant", sort=False):
-            value = lr_sensitivity(part["final_loss"].to_numpy(), part["initial_loss"].iloc[0])
-            rows.setdefault(name, []).append(value)
-    return pd.DataFrame(
-        {"variant": list(rows), "sensitivity": [float(np.median(v)) for v in rows.values()]}
-    )
+    out = {}
+    for name in pd.unique(cells[0]["variant"]):
+        rows = [c[c["variant"] == name] for c in cells]
+        lrs = rows[0]["lr"].to_numpy()
+        final = np.stack([r["final_loss"].to_numpy(dtype=float) for r in rows])  # (seeds, lrs)
+        initial = np.array([float(r["initial_loss"].iloc[0]) for r in rows])
+        ratio = np.where(np.isnan(final), np.inf, final / initial[:, None])
+        lo, median, hi = ratio.min(axis=0), np.median(ratio, axis=0), ratio.max(axis=0)
+        values = pd.DataFrame(final).median(axis=0).to_numpy()  # NaN (diverged) skipped
+        best = int(np.nanargmin(values))
+        best_lo, best_hi = np.nanmin(final[:, best]), np.nanmax(final[:, best])
+        sens = [lr_sensitivity(f, i) for f, i in zip(final, initial, strict=True)]
+        out[name] = {
+            "lrs": [float(x) for x in lrs],
+            "ratio": median,
+            "ratio_lo": lo,
+            "ratio_hi": hi,
+            "verdicts": [ratio_verdict(r) for r in median],
+            "borderline": [
+                bool(a <= LEARN_RATIO <= b or a <= FAIL_RATIO <= b)
+                for a, b in zip(lo, hi, strict=True)
+            ],
+            "best_lr": float(lrs[best]),
+            "best": float(values[best]),
+            "best_lo": float(best_lo),
+            "best_hi": float(best_hi),
+            "rivals": [
+                float(lrs[j]) for j in range(len(lrs)) if j != best and values[j] <= best_hi
+            ],
+            "initial": float(np.median(initial)),
+            "sensitivity": float(np.median(sens)),
+            "sensitivity_lo": float(min(sens)),
+            "sensitivity_hi": float(max(sens)),
+        }
+    return out
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def summarise(
     keys: tuple[tuple, ...], variants: tuple[str, ...], _cells: list[pd.DataFrame]
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(:func:`sweep_summary`, :func:`sensitivity`) of the cells ``keys`` (one per seed).
+) -> pd.DataFrame:
+    """:func:`sweep_summary` of the cells ``keys`` (one per seed).
 
     A cell's content is fixed by its key (optimizer, d_k, seed, steps) and ``variants``,
     so the frames themselves (``_cells``) are not hashed: a rerun at seen settings skips
     the group-bys.
     """
-    return sweep_summary(_cells), sensitivity(_cells)
+    return sweep_summary(_cells)

@@ -7,6 +7,7 @@ one cached cell at a time, with the progress bar and status line outside the cac
 
 from __future__ import annotations
 
+import math
 import time
 from functools import partial
 
@@ -118,35 +119,27 @@ def lr_sweep(v: View) -> dict | None:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def sweep_numbers(keys: tuple[tuple, ...], variants: tuple[str, ...], _cells: list) -> dict:
     """The sweep at the learner's d_k (cells ``keys``, one per seed, frames ``_cells``):
-    the seeds' ``summary`` and, per variant, verdicts, best rate and sensitivity.
+    the seeds' ``summary`` and, per variant, :func:`ui.training.data.conclusions`.
 
     A cell's content is fixed by its key and ``variants`` (computed or shipped alike), so
     the frames are not hashed; the result is shared by every session, never modified.
     """
-    summary, sens = data.summarise(keys, variants, _cells)
-    sens = sens.set_index("variant")["sensitivity"]
-    per = {}
-    for name, part in summary.groupby("variant", sort=False):
-        verdicts = [
-            "diverged" if d == data.SWEEP_SEEDS else data.verdict(r * i, i)
-            for r, i, d in zip(part["ratio"], part["initial_loss"], part["diverged"], strict=True)
-        ]
-        best = part.loc[part["value"].idxmin()]
-        per[name] = {
-            "verdicts": verdicts,
-            "lrs": list(part["lr"]),
-            "best_lr": float(best["lr"]),
-            "best": float(best["value"]),
-            "initial": float(part["initial_loss"].iloc[0]),
-            "sensitivity": float(sens[name]),
-        }
-    return {"summary": summary, "per": per, "keys": keys, "variants": variants}
+    summary = data.summarise(keys, variants, _cells)
+    return {
+        "summary": summary,
+        "per": data.conclusions(_cells),
+        "keys": keys,
+        "variants": variants,
+    }
 
 
-def lr_list(entry: dict, which: str) -> str:
+def lr_list(entry: dict, which: str, mark: bool = True) -> str:
+    """The rates with verdict ``which``, a borderline one followed by the borderline mark
+    (``mark``: the alt text lists them plain)."""
+    sign = t("training.borderline_mark") if mark else ""
     picked = [
-        data.lr_text(lr)
-        for lr, w in zip(entry["lrs"], entry["verdicts"], strict=True)
+        data.lr_text(lr) + (sign if edge else "")
+        for lr, w, edge in zip(entry["lrs"], entry["verdicts"], entry["borderline"], strict=True)
         if w == which
     ]
     return ", ".join(picked) if picked else t("training.none")
@@ -157,7 +150,7 @@ def count(entry: dict, which: str) -> int:
 
 
 def sweep_charts(v: View, have: dict, numbers: dict) -> None:
-    chart, frame, table, diverged = sweep_parts(
+    chart, frame, table, borderline, diverged = sweep_parts(
         numbers["keys"], numbers["variants"], v.lr, current_language(), numbers
     )
     workshop.chart(
@@ -165,6 +158,8 @@ def sweep_charts(v: View, have: dict, numbers: dict) -> None:
     )
     st.caption(t("training.lr_caption", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO)))
     st.table(table)
+    if borderline:
+        st.caption(borderline)
     st.caption(t("training.sensitivity_caption", **grid_text(v.optimizer)))
     st.caption(t("training.diverged_some", n=diverged) if diverged else t("training.diverged_none"))
     small_multiples(v, have)
@@ -173,10 +168,11 @@ def sweep_charts(v: View, have: dict, numbers: dict) -> None:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def sweep_parts(
     keys: tuple[tuple, ...], variants: tuple[str, ...], lr: float, lang: str, _numbers: dict
-) -> tuple[partial, pd.DataFrame, pd.DataFrame, int]:
-    """The LR chart (deferred), its CSV frame, the sensitivity table and the count of
-    diverged runs at the learner's rate ``lr``, for :func:`sweep_numbers` of the cells
-    ``keys`` and ``variants`` (``_numbers``, not hashed: fixed by those)."""
+) -> tuple[partial, pd.DataFrame, pd.DataFrame, str | None, int]:
+    """The LR chart (deferred), its CSV frame, the sensitivity table, the caption of its
+    borderline results (None if none) and the count of diverged runs at the learner's
+    rate ``lr``, for :func:`sweep_numbers` of the cells ``keys`` and ``variants``
+    (``_numbers``, not hashed: fixed by those)."""
     optimizer, d_k = keys[0][0], keys[0][1]
     summary = data.labelled(_numbers["summary"])
     initial = data.labelled(
@@ -189,7 +185,7 @@ def sweep_parts(
             name=data.variant_label(name),
             best=fmt(e["best"]),
             lr=data.lr_text(e["best_lr"]),
-            learn=lr_list(e, "learns"),
+            learn=lr_list(e, "learns", mark=False),
         )
         for name, e in per.items()
     )
@@ -206,25 +202,74 @@ def sweep_parts(
         initial=initial[["series", "color", "y"]],
     )
     diverged = int(_numbers["summary"]["diverged"].sum())
-    return chart, summary.drop(columns="color"), sensitivity_table(per), diverged
+    table = sensitivity_table(per)
+    return chart, summary.drop(columns="color"), table, borderline_caption(per), diverged
 
 
 def sensitivity_table(per: dict) -> pd.DataFrame:
-    """One row per variant, indexed by its name: sensitivity, ℓ₀, best rate, verdicts."""
+    """One row per variant, indexed by its name: sensitivity (median and range over the
+    seeds), ℓ₀, best rate, verdicts; a borderline rate or best rate carries the mark."""
+    mark = t("training.borderline_mark")
     rows = []
     for name, e in per.items():
+        sens = f"{e['sensitivity']:.3f} ({e['sensitivity_lo']:.3f}–{e['sensitivity_hi']:.3f})"
+        best = f"{fmt(e['best'])} @ {data.lr_text(e['best_lr'])}" + (mark if e["rivals"] else "")
         rows.append(
             {
                 t("training.col_scaling"): data.variant_label(name),
-                t("training.col_sensitivity"): f"{e['sensitivity']:.3f}",
+                t("training.col_sensitivity"): sens,
                 t("training.col_initial"): fmt(e["initial"]),
-                t("training.col_best"): f"{fmt(e['best'])} @ {data.lr_text(e['best_lr'])}",
+                t("training.col_best"): best,
                 t("training.col_learns"): lr_list(e, "learns"),
                 t("training.col_fails"): lr_list(e, "fails"),
             }
         )
     table = pd.DataFrame(rows)
     return table.set_index(table.columns[0])
+
+
+def ratio_text(x: float) -> str:
+    return pct(x) if math.isfinite(x) else "∞"
+
+
+def borderline_caption(per: dict) -> str | None:
+    """Each borderline verdict and best rate with its spread over the seeds (None if no
+    result is borderline)."""
+    items = []
+    for name, e in per.items():
+        label = data.variant_label(name)
+        for i, lr in enumerate(e["lrs"]):
+            if e["borderline"][i]:
+                items.append(
+                    t(
+                        "training.borderline_verdict",
+                        name=label,
+                        lr=data.lr_text(lr),
+                        lo=ratio_text(e["ratio_lo"][i]),
+                        hi=ratio_text(e["ratio_hi"][i]),
+                        median=ratio_text(e["ratio"][i]),
+                        verdict=t(f"training.verdict_{e['verdicts'][i]}"),
+                    )
+                )
+        if e["rivals"]:
+            items.append(
+                t(
+                    "training.borderline_best",
+                    name=label,
+                    lr=data.lr_text(e["best_lr"]),
+                    lo=fmt(e["best_lo"]),
+                    hi=fmt(e["best_hi"]),
+                    rivals=", ".join(data.lr_text(lr) for lr in e["rivals"]),
+                )
+            )
+    if not items:
+        return None
+    return t(
+        "training.borderline_caption",
+        mark=t("training.borderline_mark"),
+        n=data.SWEEP_SEEDS,
+        items=t("training.borderline_sep").join(items),
+    )
 
 
 def small_multiples(v: View, have: dict) -> None:
@@ -397,5 +442,9 @@ def myth(v: View, numbers: dict | None) -> None:
         )
         if count(e0, "diverged"):
             sweep_part += " " + t("training_workshop.myth_diverged", lrs=lr_list(e0, "diverged"))
+        if any(e0["borderline"]) or any(eh["borderline"]):
+            sweep_part += " " + t(
+                "training_workshop.myth_borderline", mark=t("training.borderline_mark")
+            )
     workshop.myth(t("training_workshop.myth_claim"), " ".join([definition, sweep_part, run_part]))
     st.caption(t("training.s4_caption"))

@@ -138,9 +138,13 @@ def test_divisor_layer_bars():
 
 
 def test_figures_match_the_reference_values():
+    """The page's figures to the digits it prints (within half a unit of the last one,
+    not a rounding that other last bits could flip at …5); the collapsed share is a count
+    of heads below 0.1 nats (35.5 %, 1.4 %, 0 % of 1224)."""
     fig = data.figures(data.corpus())
-    assert fig["std_layers"].round(2).tolist() == [1.90, 2.15, 1.97, 1.47, 1.50, 1.21]
-    assert fig["collapsed"].round(3).tolist() == [0.355, 0.014, 0.0]
+    expected = [1.90, 2.15, 1.97, 1.47, 1.50, 1.21]
+    np.testing.assert_allclose(fig["std_layers"], expected, rtol=0, atol=0.005)
+    np.testing.assert_allclose(fig["collapsed"] * 1224, [435, 17, 0], rtol=0, atol=1e-9)
     assert fig["collapsed_heads"] == [(0, 2)]
     assert fig["std_hi_head"] == (0, 2)
     assert fig["pooled_std"] > fig["std_mean"]  # heads differ: pooling adds the spread

@@ -215,25 +215,27 @@ def test_precomputed_cells_and_needed_cells():
     assert len(data.needed_cells("sgd", 64, 0, 300)) == 4 * 3
 
 
-def test_a_computed_cell_equals_the_shipped_one():
-    """The page's "Compute now" path and the shipped file agree (same call, same seed):
-    runs that learned to 7 digits; runs that failed fail again (see test_training_data)."""
+def test_a_computed_cell_equals_the_shipped_one_where_runs_do_not_separate():
+    """The page's "Compute now" path with its default variants (three, batched otherwise
+    than the file's five) against the shipped cell: ℓ₀ and the final losses at the two
+    lowest rates (runs that do not separate: test_sweep_data) to the file's 7 digits;
+    at larger rates a run amplifies last-bit rounding, and only the conclusions over the
+    seeds are compared (test_sweep_data)."""
     variants = data.BASE_VARIANTS
     computed = data.sweep_cell("sgd", 16, 0, 300, variants)
     shipped = data.precomputed()[("sgd", 16, 0, 300)]
     shipped = shipped[shipped["variant"].isin(variants)].reset_index(drop=True)
     assert list(computed["variant"]) == list(shipped["variant"])
     np.testing.assert_allclose(computed["initial_loss"], shipped["initial_loss"], rtol=1e-6)
-    learned = shipped["final_loss"] < 0.5 * shipped["initial_loss"]
-    assert learned.sum() >= 10
+    steady = computed["lr"] <= LR_GRIDS["sgd"][1]
+    assert steady.sum() == 2 * len(variants)
     np.testing.assert_allclose(
-        computed["final_loss"][learned], shipped["final_loss"][learned], rtol=1e-5
+        computed["final_loss"][steady], shipped["final_loss"][steady], rtol=1e-6
     )
-    ratio = computed["final_loss"][~learned] / computed["initial_loss"][~learned]
-    assert (ratio > 0.5).all()
+    assert (computed["diverged_at"] == shipped["diverged_at"]).all()
 
 
-def test_sweep_summary_and_sensitivity_from_the_file():
+def test_sweep_summary_and_conclusions_from_the_file():
     cells = [data.precomputed()[("adam", 64, s, 300)] for s in (0, 1, 2)]
     summary = data.sweep_summary(cells)
     assert len(summary) == 5 * 9
@@ -241,9 +243,9 @@ def test_sweep_summary_and_sensitivity_from_the_file():
     values = [
         c[(c["variant"] == "alpha_0") & (c["lr"] == 0.01)]["final_loss"].iloc[0] for c in cells
     ]
-    assert one["value"] == pytest.approx(np.median(values))
-    assert one["lo"] == min(values) and one["hi"] == max(values)
-    sens = data.sensitivity(cells).set_index("variant")["sensitivity"]
+    assert one["value"] == pytest.approx(np.median(values), rel=1e-15)
+    assert one["lo"] == min(values) and one["hi"] == max(values)  # copies of file values
+    per = data.conclusions(cells)
     from core.training import lr_sensitivity
 
     per_seed = [
@@ -251,7 +253,11 @@ def test_sweep_summary_and_sensitivity_from_the_file():
                        c[c["variant"] == "alpha_half"]["initial_loss"].iloc[0])
         for c in cells
     ]  # fmt: skip
-    assert sens["alpha_half"] == pytest.approx(np.median(per_seed))
+    half = per["alpha_half"]
+    assert half["sensitivity"] == pytest.approx(np.median(per_seed), rel=1e-12)
+    assert (half["sensitivity_lo"], half["sensitivity_hi"]) == (min(per_seed), max(per_seed))
+    best = summary[summary["variant"] == "alpha_half"].set_index("lr")["value"].idxmin()
+    assert half["best_lr"] == best
 
 
 def test_single_run_frames_are_small_and_match_core():
