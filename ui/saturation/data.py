@@ -75,7 +75,6 @@ def sweep_far_end(n_keys: int, seed: int) -> dict:
     }
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
 def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> tuple[pd.DataFrame, dict]:
     """One query against ``n_keys`` keys (q, K ~ N(0, 1), explicit), unscaled and scaled.
 

@@ -121,8 +121,7 @@ def single_run(
 ) -> dict[str, pd.DataFrame]:
     """Train ``variants`` side by side at one learning rate; small frames of the result.
 
-    About 0.6 s of CPU at d_k = 64, 300 steps, 3 variants (one BLAS thread); read from
-    the shipped runs instead at their settings (:func:`ui.training.runs.shipped`).
+    Read from the shipped runs instead at their settings (:func:`ui.training.runs.shipped`).
 
     Returns
     -------
@@ -214,22 +213,12 @@ def labelled(df: pd.DataFrame) -> pd.DataFrame:
     return df.assign(series=[labels[v] for v in names], color=[colors[v] for v in names])
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def run_curves(
-    d_k: int, optimizer: str, lr: float, steps: int, variants: tuple[str, ...], seed: int, lang: str
-) -> dict[str, pd.DataFrame]:
-    """:func:`single_run`'s curves with legend labels and colours (:func:`labelled`),
-    per metric; ``lang`` keys the labels' language. A rerun at seen settings reads them."""
-    run = single_run(d_k, optimizer, lr, steps, variants, seed)
-    return {metric: labelled(run["curves"][metric]) for metric in METRICS}
-
-
 @st.cache_data(max_entries=32, show_spinner=False)
 def shipped_multiples(
-    optimizer: str, seed: int, steps: int, variants: tuple[str, ...], lang: str
+    optimizer: str, seed: int, steps: int, variants: tuple[str, ...]
 ) -> dict[int, pd.DataFrame]:
-    """Per d_k of ``SWEEP_D_KS`` the labelled :func:`sweep_summary` of its seeds, when
-    every cell is shipped (else {}): the small multiples, read on a rerun."""
+    """Per d_k of ``SWEEP_D_KS`` the :func:`summarise` of its seeds, when every cell is
+    shipped (else {}): the small multiples."""
     cells = precomputed()
     out = {}
     for d_k in SWEEP_D_KS:
@@ -237,7 +226,7 @@ def shipped_multiples(
         if not all(k in cells for k in keys):
             return {}
         frames = [cells[k][cells[k]["variant"].isin(variants)] for k in keys]
-        out[d_k] = labelled(summarise(tuple(keys), variants, frames))
+        out[d_k] = sweep_summary(frames)
     return out
 
 
@@ -356,10 +345,8 @@ def available(cell: tuple, variants: tuple[str, ...]) -> tuple[pd.DataFrame, str
     return stored[stored["variant"].isin(variants)], "computed"
 
 
-@st.cache_resource(max_entries=512, show_spinner=False)
 def shipped_cell(cell: tuple, variants: tuple[str, ...]) -> pd.DataFrame | None:
-    """The shipped cell ``cell`` restricted to ``variants`` (None if not shipped), made
-    once per server and shared (never modified)."""
+    """The shipped cell ``cell`` restricted to ``variants`` (None if not shipped)."""
     frame = precomputed().get(cell)
     return None if frame is None else frame[frame["variant"].isin(variants)]
 
@@ -464,16 +451,3 @@ def conclusions(cells: list[pd.DataFrame]) -> dict[str, dict]:
             "sensitivity_hi": float(max(sens)),
         }
     return out
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def summarise(
-    keys: tuple[tuple, ...], variants: tuple[str, ...], _cells: list[pd.DataFrame]
-) -> pd.DataFrame:
-    """:func:`sweep_summary` of the cells ``keys`` (one per seed).
-
-    A cell's content is fixed by its key (optimizer, d_k, seed, steps) and ``variants``,
-    so the frames themselves (``_cells``) are not hashed: a rerun at seen settings skips
-    the group-bys.
-    """
-    return sweep_summary(_cells)

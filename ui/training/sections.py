@@ -16,7 +16,7 @@ import streamlit as st
 
 from core.training import train_recall_variants
 from ui.common import controls, workshop
-from ui.common.i18n import current_language, t
+from ui.common.i18n import t
 from ui.training import charts, data
 from ui.training.runs import D_K_POWERS
 
@@ -187,7 +187,7 @@ def one_run(v: View) -> None:
             steps=v.steps,
         )
     )
-    parts = one_run_parts(v.key, current_language())
+    parts = one_run_parts(v.key)
     st.table(parts["table"])
     st.caption(
         t(
@@ -212,16 +212,12 @@ def one_run(v: View) -> None:
     st.caption(parts["dead_caption"])
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def one_run_parts(key: tuple, lang: str) -> dict:
-    """What section 1 draws for the run ``key`` (:attr:`View.key`) in language ``lang``:
-    the summary ``table``, divergence ``warnings``, per metric (name, deferred chart, CSV
-    frame) in ``charts``, and the ``dead_caption``.
-
-    Built once per input for the whole server (``cache_resource``: shared, never
-    modified); a rerun at seen settings only draws it.
-    """
-    summary = data.single_run(*key)["summary"]
+def one_run_parts(key: tuple) -> dict:
+    """What section 1 draws for the run ``key`` (:attr:`View.key`): the summary
+    ``table``, divergence ``warnings``, per metric (name, deferred chart, CSV frame) in
+    ``charts``, and the ``dead_caption``."""
+    run = data.single_run(*key)
+    summary = run["summary"]
     steps = key[3]
     ln_n = math.log(data.N_KEYS)
     specs = {
@@ -257,7 +253,7 @@ def one_run_parts(key: tuple, lang: str) -> dict:
             for r in summary.itertuples()
         ),
     }
-    curves = data.run_curves(*key, lang)
+    curves = {metric: data.labelled(run["curves"][metric]) for metric in data.METRICS}
     charts_ = []
     for metric in data.METRICS:
         frame = curves[metric]
@@ -322,15 +318,14 @@ def dead_rows_caption(summary: pd.DataFrame) -> str:
 def inside_run(v: View) -> None:
     st.header(t("training.s2_title"))
     st.markdown(t("training.s2_text", n=data.N_PROBE))
-    chart, frame, caption = inside_run_parts(v.key, current_language())
+    chart, frame, caption = inside_run_parts(v.key)
     workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)
     st.caption(caption)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def inside_run_parts(key: tuple, lang: str) -> tuple[partial, pd.DataFrame, str]:
-    """Section 2 for the run ``key`` in ``lang``: the deferred probe heatmap, its frame
-    (the CSV) and the caption. Shared and never modified, like :func:`one_run_parts`."""
+def inside_run_parts(key: tuple) -> tuple[partial, pd.DataFrame, str]:
+    """Section 2 for the run ``key``: the deferred probe heatmap, its frame (the CSV) and
+    the caption."""
     run = data.single_run(*key)
     variants = key[4]
     probe = run["probe"]

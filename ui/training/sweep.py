@@ -16,7 +16,7 @@ import streamlit as st
 
 from core.training import LR_GRIDS, final_loss, lr_sensitivity
 from ui.common import workshop
-from ui.common.i18n import current_language, t
+from ui.common.i18n import t
 from ui.training import charts, data
 from ui.training.sections import View, fmt, opt_name, pct, tips
 
@@ -116,18 +116,13 @@ def lr_sweep(v: View) -> dict | None:
     return numbers
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def sweep_numbers(keys: tuple[tuple, ...], variants: tuple[str, ...], _cells: list) -> dict:
-    """The sweep at the learner's d_k (cells ``keys``, one per seed, frames ``_cells``):
-    the seeds' ``summary`` and, per variant, :func:`ui.training.data.conclusions`.
-
-    A cell's content is fixed by its key and ``variants`` (computed or shipped alike), so
-    the frames are not hashed; the result is shared by every session, never modified.
-    """
-    summary = data.summarise(keys, variants, _cells)
+def sweep_numbers(keys: tuple[tuple, ...], variants: tuple[str, ...], cells: list) -> dict:
+    """The sweep at the learner's d_k (cells ``keys``, one per seed, frames ``cells``):
+    the seeds' ``summary`` and, per variant, :func:`ui.training.data.conclusions`."""
+    summary = data.sweep_summary(cells)
     return {
         "summary": summary,
-        "per": data.conclusions(_cells),
+        "per": data.conclusions(cells),
         "keys": keys,
         "variants": variants,
     }
@@ -150,9 +145,7 @@ def count(entry: dict, which: str) -> int:
 
 
 def sweep_charts(v: View, have: dict, numbers: dict) -> None:
-    chart, frame, table, borderline, diverged = sweep_parts(
-        numbers["keys"], numbers["variants"], v.lr, current_language(), numbers
-    )
+    chart, frame, table, borderline, diverged = sweep_parts(numbers, v.lr)
     workshop.chart(
         chart, key="training_lr", data=frame, source=[data.sweep_cell, final_loss, lr_sensitivity]
     )
@@ -165,20 +158,19 @@ def sweep_charts(v: View, have: dict, numbers: dict) -> None:
     small_multiples(v, have)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
 def sweep_parts(
-    keys: tuple[tuple, ...], variants: tuple[str, ...], lr: float, lang: str, _numbers: dict
+    numbers: dict, lr: float
 ) -> tuple[partial, pd.DataFrame, pd.DataFrame, str | None, int]:
     """The LR chart (deferred), its CSV frame, the sensitivity table, the caption of its
     borderline results (None if none) and the count of diverged runs at the learner's
-    rate ``lr``, for :func:`sweep_numbers` of the cells ``keys`` and ``variants``
-    (``_numbers``, not hashed: fixed by those)."""
+    rate ``lr``, for :func:`sweep_numbers` ``numbers``."""
+    keys = numbers["keys"]
     optimizer, d_k = keys[0][0], keys[0][1]
-    summary = data.labelled(_numbers["summary"])
+    summary = data.labelled(numbers["summary"])
     initial = data.labelled(
         summary.groupby("variant", sort=False)["initial_loss"].first().reset_index()
     ).rename(columns={"initial_loss": "y"})
-    per = _numbers["per"]
+    per = numbers["per"]
     described = "; ".join(
         t(
             "training.lr_alt_part",
@@ -201,7 +193,7 @@ def sweep_parts(
         tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"),
         initial=initial[["series", "color", "y"]],
     )
-    diverged = int(_numbers["summary"]["diverged"].sum())
+    diverged = int(numbers["summary"]["diverged"].sum())
     table = sensitivity_table(per)
     return chart, summary.drop(columns="color"), table, borderline_caption(per), diverged
 
@@ -274,7 +266,9 @@ def borderline_caption(per: dict) -> str | None:
 
 def small_multiples(v: View, have: dict) -> None:
     st.subheader(t("training.multiples_title", opt=opt_name(v.optimizer)))
-    parts = shipped_multiples_parts(v.optimizer, v.seed, v.steps, v.variants, current_language())
+    shipped = data.shipped_multiples(v.optimizer, v.seed, v.steps, v.variants)
+    labelled = {d_k: data.labelled(summary) for d_k, summary in shipped.items()}
+    parts = multiples_parts(labelled, v.optimizer) if labelled else None
     if parts is None:  # not all shipped: from what is here
         frames = {}
         for d_k in data.SWEEP_D_KS:
@@ -284,7 +278,7 @@ def small_multiples(v: View, have: dict) -> None:
                 if c in have
             ]
             if len(keys) == data.SWEEP_SEEDS:
-                summary, _ = data.summarise(tuple(keys), v.variants, [have[c][0] for c in keys])
+                summary = data.sweep_summary([have[c][0] for c in keys])
                 frames[d_k] = data.labelled(summary)
         if not frames:
             st.caption(t("training.multiples_missing"))
@@ -299,16 +293,6 @@ def small_multiples(v: View, have: dict) -> None:
                 continue
             workshop.chart(chart, key=f"training_lr_{d_k}", data=frame, source=data.sweep_cell)
     st.caption(caption)
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def shipped_multiples_parts(
-    optimizer: str, seed: int, steps: int, variants: tuple[str, ...], lang: str
-) -> tuple[list, str] | None:
-    """:func:`multiples_parts` of the shipped small multiples (None unless every cell is
-    shipped), made once per input for the whole server and shared."""
-    frames = data.shipped_multiples(optimizer, seed, steps, variants, lang)
-    return multiples_parts(frames, optimizer) if frames else None
 
 
 def multiples_parts(frames: dict[int, pd.DataFrame], optimizer: str) -> tuple[list, str]:
