@@ -168,8 +168,9 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
         about=(d_k, n_keys, seed),
     ):  # fmt: skip
         return
+    labels_of = {a: controls.alpha_label(a) for a in (0.0, 0.5, 1.0, alpha)}
     frames = {
-        name: df.assign(series=df.alpha.map(controls.alpha_label), color=df.alpha.map(alpha_color))
+        name: df.assign(series=df.alpha.map(labels_of), color=df.alpha.map(alpha_color))
         for name, df in data.gradient_sweep_frames(n_keys, alpha, seed).items()
     }  # fmt: skip
     # the closed form of ‖J‖_F per row; medians, means, dead share and the factor d_k^−α

@@ -124,12 +124,14 @@ def in_range(df: pd.DataFrame, d_lo: int, d_hi: int) -> pd.DataFrame:
 
 
 def _labelled(df: pd.DataFrame, value: np.ndarray, se: np.ndarray, log: bool) -> pd.DataFrame:
+    alphas = df["alpha"].to_numpy()
+    names = {a: (alpha_label(a), alpha_color(a)) for a in np.unique(alphas)}
     out = pd.DataFrame(
         {
             "d": df["d"].to_numpy(),
-            "alpha": df["alpha"].to_numpy(),
-            "series": [alpha_label(a) for a in df["alpha"]],
-            "color": [alpha_color(a) for a in df["alpha"]],
+            "alpha": alphas,
+            "series": [names[a][0] for a in alphas],
+            "color": [names[a][1] for a in alphas],
             "value": value,
             "lo": value - 2 * se,
             "hi": value + 2 * se,

@@ -95,11 +95,11 @@ def test_frames_become_named_datasets():
     )
     spec = specs.vega_lite(chart)
     (name,) = spec["datasets"]  # one frame, drawn twice: one dataset
-    assert spec["datasets"][name] is df
+    assert spec["datasets"][name].to_pandas().equals(df)
     assert [layer["data"]["name"] for layer in spec["layer"]] == [name, name, MARKER_DATASET]
     assert "continuousWidth" not in json.dumps(spec, default=str)  # no Altair default theme
     drawn = specs.for_drawing(spec, current_d=64)
-    assert drawn["datasets"][MARKER_DATASET].to_dict("list") == {"d": [64]}
+    assert drawn["datasets"][MARKER_DATASET].to_pydict() == {"d": [64]}
 
 
 # --- the d_k marker: one cached spec serves every d_k ----------------------------------------
