@@ -29,8 +29,9 @@ SEED_MAX = 2**31 - 1
 @dataclass(frozen=True)
 class Control:
     """What a URL-bound control accepts: its query parameter ``key``, its ``kind``
-    (``"int"``, ``"float"``, ``"choice"`` or ``"flag"``), its ``default``, and its range
-    (``lo``, ``hi``) or its ``options`` (as written in a URL)."""
+    (``"int"``, ``"float"``, ``"choice"``, ``"flag"`` or ``"text"``), its ``default``, and
+    its range (``lo``, ``hi``; for a text, its length) or its ``options`` (as written in a
+    URL)."""
 
     key: str
     kind: str
@@ -182,7 +183,8 @@ def show_flagged(key: str) -> bool:
     if entry["state"] == "done":
         del resets[key]
         return False
-    warn(t("common.bad_param", name=key, allowed=entry["allowed"], default=entry["default"]))
+    default = entry["default"] if entry["default"] != "" else t("common.empty_text")
+    warn(t("common.bad_param", name=key, allowed=entry["allowed"], default=default))
     return True
 
 
@@ -288,6 +290,39 @@ def choice(
         lambda raw: parse_choice(raw, options) is not None,
         make_widget,
         reset_to,
+    )
+
+
+def text_area(
+    key: str,
+    label: str,
+    *,
+    max_chars: int,
+    default: str = "",
+    placeholder: str | None = None,
+    help: str | None = None,
+    disabled: bool = False,
+) -> str:
+    """A text box bound to ``?key=``, holding at most ``max_chars`` characters.
+
+    A link's value is checked like any other control's: a repeated key, or a text longer
+    than the box holds, is ignored with a warning naming the parameter, and the box
+    starts empty (``default``). The text is only ever shown as text, never as Markdown.
+    """
+    return _bound(
+        Control(key, "text", default, 0, max_chars),
+        t("common.allowed_text", hi=f"{max_chars:,}"),
+        lambda raw: len(raw) == 1 and len(raw[0]) <= max_chars,
+        lambda: st.text_area(
+            label,
+            value=default,
+            max_chars=max_chars,
+            key=key,
+            bind="query-params",
+            placeholder=placeholder,
+            help=help,
+            disabled=disabled,
+        ),
     )
 
 
