@@ -259,16 +259,21 @@ def test_more_than_64_tokens_are_cut_and_say_where():
 
 
 def test_ten_thousand_characters_pasted():
-    """The box holds 1,000 characters (the browser cuts a longer paste; so does the
-    server), the model reads the first 64 tokens of them, and the page says both."""
+    """The box keeps the first 1,000 characters, the model reads the first 64 tokens of
+    them, and the page says both."""
     text = ("Attention divides q·k by the square root of d_k. " * 250)[:10_000]
     at = type_text(run_page(SCRIPT), text)
     assert at.text_area(key="text").value == text[:MAX_CHARS]
-    (note,) = [i.value for i in at.info]
-    assert "of its 1,000 characters" in note
+    box, model = [i.value for i in at.info]
+    assert box == "The text had 10,000 characters; the box keeps the first 1,000."
+    assert "of its 1,000 characters" in model
     assert len(codes(at)[0].split()) == 64 and len(chart_data(at)) == N_CHARTS
     # the chart data of a 64-token map stays small (compact columns)
     assert sum(len(ds) for ds in chart_data(at)[HEAD]["datasets"].values()) < 90_000
+    at.number_input(key="head").set_value(7).run()  # the note stays while that text does
+    assert len(at.info) == 2
+    type_text(at, "Short again.")
+    assert not at.info
 
 
 HOSTILE = (

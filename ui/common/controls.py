@@ -293,6 +293,19 @@ def choice(
     )
 
 
+#: Session-state entry: {key: (characters typed, the text kept)} of text boxes whose last
+#: text was cut to their length (see :func:`text_area`).
+_CUT_TEXTS = "_cut_texts"
+
+
+def _cut_text(key: str, max_chars: int) -> None:
+    """Keep the first ``max_chars`` characters of text box ``key`` (its on_change)."""
+    value = st.session_state.get(key) or ""
+    if len(value) > max_chars:
+        st.session_state[key] = value[:max_chars]
+        st.session_state.setdefault(_CUT_TEXTS, {})[key] = (len(value), value[:max_chars])
+
+
 def text_area(
     key: str,
     label: str,
@@ -301,29 +314,38 @@ def text_area(
     default: str = "",
     placeholder: str | None = None,
     help: str | None = None,
-    disabled: bool = False,
 ) -> str:
-    """A text box bound to ``?key=``, holding at most ``max_chars`` characters.
+    """A text box bound to ``?key=``, keeping at most ``max_chars`` characters.
 
     A link's value is checked like any other control's: a repeated key, or a text longer
-    than the box holds, is ignored with a warning naming the parameter, and the box
-    starts empty (``default``). The text is only ever shown as text, never as Markdown.
+    than the box keeps, is ignored with a warning naming the parameter, and the box
+    starts at ``default``. A longer text typed or pasted is cut to its first
+    ``max_chars`` characters, saying so under the box while that text stays (Streamlit's
+    own ``max_chars`` would make the browser drop a longer paste whole, silently). The
+    text is only ever shown as text, never as Markdown.
     """
-    return _bound(
+    value = _bound(
         Control(key, "text", default, 0, max_chars),
         t("common.allowed_text", hi=f"{max_chars:,}"),
         lambda raw: len(raw) == 1 and len(raw[0]) <= max_chars,
         lambda: st.text_area(
             label,
             value=default,
-            max_chars=max_chars,
             key=key,
             bind="query-params",
             placeholder=placeholder,
             help=help,
-            disabled=disabled,
+            on_change=_cut_text,
+            args=(key, max_chars),
         ),
     )
+    cut = st.session_state.get(_CUT_TEXTS, {}).get(key)
+    if cut is not None and cut[1] == value:
+        st.info(
+            t("common.text_cut", n=f"{cut[0]:,}", max=f"{max_chars:,}"),
+            icon=":material/content_cut:",
+        )
+    return value
 
 
 def _rescale(key: str, factor: float, lo: int, hi: int) -> None:
