@@ -169,10 +169,10 @@ def attention_frame(z: np.ndarray, tokens: tuple[str, ...], divisor: str, d_k: i
     """One head under ``divisor``: one row per (query, key) pair of its logits ``z`` (T, T).
 
     Columns ``query``, ``key`` (token positions, int16), ``query_token``, ``key_token``
-    (categorical), ``trained`` (q·k/√d_k), ``logit`` (q·k/c), ``weight`` (float32: the
-    tooltips print 3–4 decimals), ``row_entropy`` (nats) and ``row_max`` of the query's
-    row (float64, for the metrics). Compact so that the map of a 64-token text stays
-    small: 78 kB of chart data (271 kB with int64, float64 and string columns).
+    (categorical), ``trained`` (q·k/√d_k), ``logit`` (q·k/c), ``weight``, ``row_entropy``
+    (nats) and ``row_max`` of the query's row (float32: the page prints 3–4 decimals).
+    Compact so that a 64-token text's map stays small: 78 kB of chart data (271 kB with
+    int64, float64 and string columns), 110 kB pickled in a cache.
     """
     out = rm.head_attention(z, rm.logit_multiplier(divisor, d_k))
     t = z.shape[0]
@@ -187,8 +187,8 @@ def attention_frame(z: np.ndarray, tokens: tuple[str, ...], divisor: str, d_k: i
             "trained": z.ravel().astype(np.float32),
             "logit": out["logits"].ravel().astype(np.float32),
             "weight": out["weights"].ravel().astype(np.float32),
-            "row_entropy": out["entropy"][q],
-            "row_max": out["max_weight"][q],
+            "row_entropy": out["entropy"][q].astype(np.float32),
+            "row_max": out["max_weight"][q].astype(np.float32),
         }
     )
 
@@ -232,12 +232,17 @@ def head_metrics(frame: pd.DataFrame) -> dict[str, float]:
 
 
 # --- one sentence, shipped or typed ---------------------------------------------------------
-#: Typed texts whose per-head summaries are kept: about 13 kB each at 64 tokens, 3 MB in all.
+# Sizes in a cache (pickled) at 64 tokens, the most a text gives, and at 20; the bounds
+# keep the worst case, with the weights (about 100 MiB), within 150 MB of the app without
+# them (benchmarks/minilm.py --server).
+#: Typed texts whose tokens and per-head summaries are kept (9 kB each, 8 kB at 20 tokens):
+#: a text seen again draws its grids without the model.
 TYPED_SUMMARIES = 256
-#: Typed texts whose logits are kept: 144 T² bytes each (590 kB at 64 tokens, 58 kB at 20),
-#: at most 19 MB in all. A text whose logits were dropped but whose summary is kept is
-#: run through the model again only when another of its heads is drawn.
-TYPED_LOGITS = 32
+#: Typed texts whose logits are kept (596 kB each, 63 kB at 20 tokens): another head of
+#: a recent text without the model. An older text runs through the model again.
+TYPED_LOGITS = 8
+#: One head of a typed text under one divisor, as drawn (110 kB each, 16 kB at 20 tokens).
+TYPED_FRAMES = 32
 
 
 @dataclass(frozen=True)
@@ -351,7 +356,7 @@ def typed_heads(text: str, _model: mm.MiniLM) -> SentenceHeads:
     return sentence_heads(text, r.tokens.tokens, z, r.summary, r.d_k, r.tokens)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=TYPED_FRAMES, show_spinner=False)
 def typed_head_frame(
     text: str, layer: int, head: int, divisor: str, _model: mm.MiniLM
 ) -> pd.DataFrame:
