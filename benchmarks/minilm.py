@@ -14,7 +14,8 @@ safetensors, tokenizers and huggingface_hub:
   20 tokens (a shipped sentence, which the float32 path does not cache) and of 64
   tokens (the limit), median over ``--repeats``, one BLAS thread as in ``app.py``;
 - ``result``: bytes of one result (its arrays, and pickled as ``st.cache_data`` stores
-  it) at 20 and 64 tokens, and 256 of them;
+  it) at 20 and 64 tokens, and of the results the page keeps
+  (:data:`ui.real_models.data.TYPED_LOGITS`);
 - ``float32``: over the 17 shipped sentences, the largest |z32 − z64| (absolute, relative
   to the head's largest |logit|, and relative for |z64| ≥ 0.1), and the share of
   logits whose float16 rounding differs from the shipped file's.
@@ -254,11 +255,13 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"sentence CPU (median of {args.repeats}): 20 tokens {ms20:.0f} ms, 64 tokens {ms64:.0f} ms"
     )
+    from ui.real_models.data import TYPED_LOGITS
+
     for label, r in (("20 tokens", r20), ("64 tokens", r64)):
         arrays, pickled = result_bytes(r)
         print(
             f"result {label}: arrays {arrays / 1000:.1f} kB, pickled {pickled / 1000:.1f} kB,"
-            f" 256 of them {256 * pickled / 1e6:.1f} MB"
+            f" the page keeps {TYPED_LOGITS}: {TYPED_LOGITS * pickled / 1e6:.1f} MB"
         )
 
     m64 = mm.load_minilm(dtype=np.float64)

@@ -188,4 +188,4 @@ def grids(c: data.Corpus, chosen: data.Chosen, divisor: str, label: str) -> None
                 data=frame.rename(columns={lo: csv_lo, hi: csv_hi}),
                 source=[rm.head_summaries, rm.head_attention],
             )
-    st.caption(t("real_models.sgrid_caption", n=len(c.sentences)))
+    st.caption(t("real_models.sgrid_caption", n=len(c.sentences), **values))
