@@ -139,6 +139,10 @@ def test_typing_moves_every_view_of_the_sentence_and_nothing_else():
     for i in (SENTENCE_STD, SENTENCE_ENTROPY, HEAD):
         assert after[i]["datasets"] != before[i]["datasets"], i
     assert "didn" in after[HEAD]["spec"]["description"]  # the alt text names the sentence
+    type_text(at, "Left\u202eright\x00 and\n\tmore")
+    description = chart_data(at)[HEAD]["spec"]["description"]
+    assert "“Leftright and more”" in description  # one line, no control or format character
+    type_text(at, EXAMPLES[0])
     assert len(rows(at, HEAD)) == 16 * 16
     captions = " ".join(c.value for c in at.caption)
     assert "Your sentence: 16 tokens of the 64 the model reads" in captions

@@ -110,9 +110,10 @@ def text_box(c: data.Corpus) -> data.Chosen | None:
 
 
 def quoted(heads: data.SentenceHeads) -> str:
-    """The sentence for an alt text: the part the model read, at most ALT_CHARS long."""
+    """The sentence for an alt text: the part the model read, on one line, without control
+    or format characters (a bidi override, say), at most ALT_CHARS long."""
     text = heads.text if heads.typed is None else heads.text[: heads.typed.used_chars]
-    text = " ".join(text.split())
+    text = "".join(ch for ch in " ".join(text.split()) if ch.isprintable())
     return text if len(text) <= ALT_CHARS else text[: ALT_CHARS - 1] + "…"
 
 
