@@ -102,7 +102,9 @@ def test_a_room_from_opening_to_closing(store_url):
     assert not {"present", "step", "reveal", "room_key", "learner"} & set(query)
     assert presenter.session_state["_room_key"] not in link
     assert presenter.query_params["room"] in (code, [code])
-    assert room_charts(presenter) == [{"counts": {"1": 0, "16": 0, "256": 0, "65536": 0}, "mine": []}]
+    assert room_charts(presenter) == [
+        {"counts": {"1": 0, "16": 0, "256": 0, "65536": 0}, "mine": []}
+    ]
 
     learners = [join(link), join(link)]
     for at in learners:
@@ -159,7 +161,7 @@ def test_a_reload_answers_as_the_same_learner(store_url):
 
 
 def test_ask_again_replaces_the_answer(sqlite_store):
-    presenter, code, link = open_room()
+    presenter, _code, link = open_room()
     learner = lock_in(join(link), 0)
     learner.button(key=f"{QUESTION}_again").click().run()
     lock_in(learner, 2)
@@ -202,7 +204,7 @@ def test_a_store_that_fails(start_redis, monkeypatch, tmp_path):
     server = start_redis(append_only=True)
     monkeypatch.setenv("ROOM_STORE_URL", server.url)
     monkeypatch.setenv("ROOM_STORE_DIR", str(tmp_path))
-    presenter, code, link = open_room()
+    presenter, _code, link = open_room()
     learner = join(link)
     server.kill()
     lock_in(learner, 1)
@@ -236,7 +238,7 @@ def test_no_store_no_room_but_a_working_page(monkeypatch):
 
 
 def test_the_take_over_link(sqlite_store):
-    presenter, code, link = open_room()
+    presenter, code, _link = open_room()
     assert not [c for c in presenter.sidebar.code if "room_key" in c.value]  # not unasked
     presenter.toggle(key="room_takeover").set_value(True).run()
     assert any("Do not project it" in w for w in warnings(presenter))
@@ -266,8 +268,8 @@ def test_the_presenter_view_is_in_chinese(sqlite_store):
 def _with_reveal(value: str = "1", **params: str) -> AppTest:
     """The variance page opened with ``reveal=value`` (run_page has a ``reveal`` of its own)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    for key, value in {**params, "reveal": value}.items():
-        at.query_params[key] = value
+    for key, given in {**params, "reveal": value}.items():
+        at.query_params[key] = given
     at.switch_page(VARIANCE)
     return at.run()
 
@@ -289,7 +291,7 @@ def test_share_link_carries_reveal_on_request_and_never_the_learner(sqlite_store
     at.checkbox(key="share_reveal").check().run()
     assert dict(parse_qsl(link().split("?", 1)[1]))["reveal"] == "1"
     # in a room: the link carries the room, never the learner id; reveal is not offered
-    presenter, code, join_link = open_room()
+    _presenter, code, join_link = open_room()
     learner = open_share_panel(join(join_link))
     (shared,) = [c.value for c in learner.code if "room=" in c.value]
     params = dict(parse_qsl(shared.split("?", 1)[1]))
@@ -298,7 +300,7 @@ def test_share_link_carries_reveal_on_request_and_never_the_learner(sqlite_store
 
 
 def test_reveal_1_is_ignored_in_a_room(sqlite_store):
-    presenter, code, link = open_room()
+    _presenter, code, _link = open_room()
     at = _with_reveal(room=code)
     assert any("`reveal=1` is ignored" in i.value for i in at.info)
     assert at.radio(key=f"{QUESTION}_guess")  # the question is asked

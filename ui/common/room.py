@@ -404,9 +404,7 @@ def _draw(
             room_charts.answers_chart,
             frame,
             title=t("room.chart_title"),
-            subtitle=t(
-                "room.chart_mine" if own and mine is not None else "room.chart_answered", n=total
-            ),
+            subtitle=t("room.chart_mine" if own and mine is not None else "room.chart_subtitle"),
             option_title=t("room.tip_option"),
             count_title=t("room.axis_count"),
             share_title=t("room.tip_share"),
