@@ -314,3 +314,30 @@ def test_room_params_are_known_and_bad_reveal_warns(sqlite_store):
     assert any("`reveal`" in w for w in warnings(at))
     assert len(at.get("vega_lite_chart")) == 3  # not revealed
     assert room.ROOM_PARAMS == {"room", "learner", "room_key"}
+
+
+def test_limits_are_reported(sqlite_store, monkeypatch):
+    """The store's limits, lowered to 1 (the message names the store's real limit)."""
+    import rooms.sqlite_store
+
+    monkeypatch.setattr(rooms.sqlite_store, "MAX_ANSWERS", 1)
+    monkeypatch.setattr(rooms.sqlite_store, "MAX_OPEN_ROOMS", 1)
+    _presenter, _code, link = open_room()
+    lock_in(join(link), 1)
+    full = lock_in(join(link), 2)
+    assert any("not shared" in w and "already has 1,000 answers" in w for w in warnings(full))
+    assert len(full.get("vega_lite_chart")) == ANSWERED_CHARTS  # the page goes on
+    assert "room" in full.session_state  # still in the room: other questions count
+    second = run_page(VARIANCE, reveal=False, present="1")
+    second.button(key="room_open").click().run()
+    assert any("200 rooms are open on this server" in w for w in warnings(second))
+    assert "room" not in second.session_state
+
+
+@pytest.mark.parametrize("value", ["<script>", "short", "x" * 44, ""])
+def test_a_malformed_learner_id_gets_a_new_one(sqlite_store, value):
+    _presenter, code, _link = open_room()
+    at = run_page(VARIANCE, reveal=False, room=code, learner=value)
+    assert not at.exception and not warnings(at)
+    fresh = param(at, "learner")
+    assert fresh != value and rooms.store.check_learner(fresh) == fresh
