@@ -184,7 +184,7 @@ def test_a_malformed_room_code_warns_and_the_page_works(sqlite_store, value):
     at = run_page(VARIANCE, reveal=False, room=value)
     assert not at.exception
     shown = warnings(at)
-    assert len(shown) == 1 and "room code was ignored" in shown[0]
+    assert len(shown) == 1 and "URL parameter `room` was ignored" in shown[0]
     assert value not in shown[0] or not value
     assert "room" not in at.query_params and "room" not in at.session_state
     assert not any("shared anonymously" in c for c in captions(at))
