@@ -81,7 +81,7 @@ def test_reference_figures_shown():
     assert 48 <= half <= 60
     rates = {(r["series"], r["dtype"], r["d"]): r["rate"] for r in _rows(chart_data(at)[OVERFLOW])}
     assert rates["none (α = 0)", "float16", 45] < 0.5 < rates["none (α = 0)", "float16", 64]
-    assert all(v == 0 for (s, _, _), v in rates.items() if s.startswith("1/√d_k"))
+    assert all(v == 0 for (s, _, _), v in rates.items() if s.startswith("1/√dₖ"))
 
 
 def test_d_k_changes_rows_and_only_the_sweep_markers():

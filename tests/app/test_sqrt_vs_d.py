@@ -57,8 +57,8 @@ def test_reference_figures_reach_the_table():
     weights = dict(zip(table.index, table.iloc[:, -1].astype(float), strict=True))
     # the cells are 4,000-row means, s.e. below 0.0007: 0.003 is more than 4 s.e.
     limit = math.exp(0.5) / (math.exp(0.5) + 9)  # 1/d_k at every width: 0.1548
-    assert weights["1/d_k (α = 1)"] == pytest.approx(limit, abs=0.003)
-    assert 0.9912 - 0.003 < weights["1/√d_k (α = ½)"] < 0.9915 + 0.003  # bounds of §2.4
+    assert weights["1/dₖ (α = 1)"] == pytest.approx(limit, abs=0.003)
+    assert 0.9912 - 0.003 < weights["1/√dₖ (α = ½)"] < 0.9915 + 0.003  # bounds of §2.4
     assert len(table) == 3  # α = 1 is a preset: no fourth row
 
 

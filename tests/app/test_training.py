@@ -88,7 +88,7 @@ def test_default_single_run_table_is_the_core_run():
     finals = [float(final_loss(h)[0]) for h in histories]
     shown = [float(x) for x in table["final loss"]]
     np.testing.assert_allclose(shown, finals, rtol=5e-3)  # 3 significant digits
-    assert list(table.index) == ["none (α = 0)", "1/√d_k (α = ½)", "1/d_k (α = 1)"]
+    assert list(table.index) == ["none (α = 0)", "1/√dₖ (α = ½)", "1/dₖ (α = 1)"]
 
 
 @pytest.mark.parametrize(("optimizer", "d_k"), [("adam", 64), ("sgd", 256)])
@@ -153,10 +153,10 @@ def test_myth_card_says_saturated_start_only_when_rows_start_dead(d_k):
 
 def test_half_width_charts_stack_their_legend_in_one_column():
     """The curves and the d_k panels sit two to a row: at 800 px a chart is about 210 px
-    wide, and a two-column legend cut "1/√d_k (α = ½)" to "1/√d"."""
+    wide, and a two-column legend cut "1/√dₖ (α = ½)" to "1/√d"."""
     at = open_page()
     half = {"Loss", "Retrieval accuracy", "Attention entropy", "Dead rows"}
-    half |= {f"d_k = {d}" for d in (16, 64, 256, 1024)}
+    half |= {f"dₖ = {d}" for d in (16, 64, 256, 1024)}
     seen = set()
     for chart in chart_data(at):
         title = chart["spec"]["title"]["text"]
@@ -275,7 +275,7 @@ def test_sweep_button_runs_to_the_end_with_progress():
     reveal_all(at)
     assert len(chart_data(at)) == N_CHARTS
     assert any("12 precomputed" in c.value and "3 computed now" in c.value for c in at.caption)
-    assert "d_k = 32, Adam" in " ".join(map(str, _titles(at)))
+    assert "dₖ = 32, Adam" in " ".join(map(str, _titles(at)))
     # computed results stay for the session: a rerun shows them without the button
     at.run()
     assert not [b for b in at.button if b.key == "training_compute"]

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
+from ui.common.axes import log_axis, positive_range
+
 #: Okabe–Ito colours, by role. Axis, title and legend text take the app theme's colour
 #: (Streamlit's chart theme), so no colour here may be black or white: every one must
 #: read on the light and on the dark background.
@@ -42,6 +44,10 @@ COLORS = {
 
 #: Largest number of rows a builder accepts (the browser gets binned data only).
 MAX_ROWS = 5_000
+
+#: The key dimension as charts write it (axis, legend and tooltip titles): a symbol, the
+#: same in every language. URL parameters keep the ASCII name ``d_k``.
+D_K = "dₖ"
 
 
 # --- titles and legends that fit a phone ------------------------------------------------
@@ -273,7 +279,7 @@ def d_marker() -> alt.Chart:
     return (
         alt.Chart(alt.NamedData(name=MARKER_DATASET))
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
-        .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title="d_k")])
+        .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title=D_K, format="d")])
     )
 
 
@@ -300,13 +306,21 @@ _REFERENCE_LABELS = {
 }
 
 
-def band_tooltip(value: str = "value", *extra: alt.Tooltip) -> list[alt.Tooltip]:
+def band_tooltip(
+    tips: dict[str, str], value: str = "value", *extra: alt.Tooltip
+) -> list[alt.Tooltip]:
     """Tooltip of a statistic with a band against d_k: its series, d_k, the field
-    ``value`` and the band's ``lo`` and ``hi`` (4 significant digits), then ``extra``."""
+    ``value`` and the band's ``lo`` and ``hi`` (4 significant digits), then ``extra``.
+
+    ``tips`` titles the fields: ``series``, ``value``, ``lo``, ``hi`` (the page's language).
+    """
     return [
-        alt.Tooltip("series:N"),
-        alt.Tooltip("d:Q", title="d_k"),
-        *(alt.Tooltip(f"{field}:Q", format=".4g") for field in (value, "lo", "hi")),
+        alt.Tooltip("series:N", title=tips["series"]),
+        alt.Tooltip("d:Q", title=D_K, format="d"),
+        *(
+            alt.Tooltip(f"{field}:Q", title=tips[key], format=".4g")
+            for field, key in ((value, "value"), ("lo", "lo"), ("hi", "hi"))
+        ),
         *extra,
     ]
 
@@ -320,19 +334,26 @@ def band_and_line(
     color: alt.Color,
     tooltip: list[alt.Tooltip],
     band_opacity: float = 0.18,
+    y_axis: alt.Axis | alt.UndefinedType = alt.Undefined,
 ) -> list[alt.Chart]:
     """The two layers of a statistic with a band: an area from ``lo`` to ``hi`` and a
     line with points through ``value`` (the tooltip on the line), over ``x``.
 
     ``df`` has ``series``, ``color`` (dropped: the colour scale holds it), ``value``,
-    ``lo``, ``hi`` and the x field.
+    ``lo``, ``hi`` and the x field. ``y_axis``: e.g. a :func:`log_axis`.
     """
     base = alt.Chart(df.drop(columns="color"))
     band = base.mark_area(opacity=band_opacity).encode(
-        x=x, y=alt.Y("lo:Q", scale=y_scale, title=y_title), y2=alt.Y2("hi:Q"), color=color
+        x=x,
+        y=alt.Y("lo:Q", scale=y_scale, title=y_title, axis=y_axis),
+        y2=alt.Y2("hi:Q"),
+        color=color,
     )
     line = base.mark_line(point=True, strokeWidth=2).encode(
-        x=x, y=alt.Y("value:Q", scale=y_scale, title=y_title), color=color, tooltip=tooltip
+        x=x,
+        y=alt.Y("value:Q", scale=y_scale, title=y_title, axis=y_axis),
+        color=color,
+        tooltip=tooltip,
     )
     return [band, line]
 
@@ -344,12 +365,14 @@ def sweep_lines(
     x_title: str,
     y_title: str,
     description: str,
+    tips: dict[str, str],
     log_y: bool = False,
     y_domain: tuple[float, float] | None = None,
     reference: pd.DataFrame | None = None,
     legend_columns: int = 4,
     height: int = 300,
     reference_label: str = "above_left",
+    plot_px: float | None = None,
 ) -> alt.LayerChart:
     """A statistic against d_k (log₂ axis), one line per series, with an error band.
 
@@ -358,6 +381,9 @@ def sweep_lines(
     df : DataFrame
         One row per (series, d_k): ``d``, ``series`` (legend label), ``color`` (hex, one
         per series), ``value``, ``lo``, ``hi`` (band, e.g. ±2 s.e. or a 10–90 % range).
+    tips : dict
+        Tooltip titles: ``series``, ``lo``, ``hi`` (the band's edges), optionally
+        ``value`` (default ``y_title``) and, with a ``reference``, ``reference`` (its label).
     log_y : bool
         Logarithmic y-axis (values must be positive).
     y_domain : (float, float), optional
@@ -372,6 +398,9 @@ def sweep_lines(
         Where a reference line's label goes: above it at the left or right edge, or
         below it at the right edge (for a floor no line goes under, such as 1/n_keys for
         weights).
+    plot_px : float, optional
+        The plot's height, where the caller knows it (the log axis is labelled to fit);
+        default: half of ``height`` (the title and the legend take the rest).
 
     Raises
     ------
@@ -395,13 +424,23 @@ def sweep_lines(
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
     if y_domain is not None:
         y_scale = alt.Scale(type="log" if log_y else "linear", domain=list(y_domain))
-    tooltip = band_tooltip()
-    layers = band_and_line(df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip)
+    y_axis = alt.Undefined
+    if log_y:
+        span = y_domain or positive_range(df["lo"], df["value"], df["hi"])
+        y_axis = log_axis(*span, length=plot_px or height / 2)
+    tooltip = band_tooltip({"value": y_title, **tips})
+    layers = band_and_line(
+        df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip, y_axis=y_axis
+    )
     if reference is not None and len(reference):
         rule = alt.Chart(reference).mark_rule(color=COLORS["theory"], strokeDash=[4, 3])
         layers.append(
             rule.encode(
-                y=alt.Y("y:Q"), tooltip=[alt.Tooltip("label:N"), alt.Tooltip("y:Q", format=".4g")]
+                y=alt.Y("y:Q"),
+                tooltip=[
+                    alt.Tooltip("label:N", title=tips["reference"]),
+                    alt.Tooltip("y:Q", title=y_title, format=".4g"),
+                ],
             )
         )
         layers.append(
@@ -412,72 +451,3 @@ def sweep_lines(
     marker = d_marker()
     layers.append(marker)
     return alt.layer(*layers, title=chart_title(title), description=description, height=height)
-
-
-def log_histogram(
-    df: pd.DataFrame,
-    *,
-    median: float,
-    median_log10: float,
-    x_domain: tuple[float, float],
-    color: str,
-    title: str,
-    subtitle: str,
-    x_title: str,
-    y_title: str,
-    median_title: str,
-    description: str,
-    bin_titles: tuple[str, str],
-) -> alt.LayerChart:
-    """Histogram on a log10 axis with its median as a dashed rule.
-
-    Parameters
-    ----------
-    df : DataFrame
-        ``x0``, ``x1`` (bin edges in decades), ``share`` (% of rows).
-    bin_titles : (str, str)
-        Tooltip titles of a bin's lower and upper edge.
-    median, median_log10 : float
-        The median (for the tooltip) and its log10 (where the rule is drawn).
-    x_domain : (float, float)
-        Fixed x-range in decades: pass the same range to charts shown side by side.
-    """
-    check_rows(df)
-    x = alt.X(
-        "x0:Q",
-        title=x_title,
-        scale=alt.Scale(domain=list(x_domain), nice=False),
-        axis=alt.Axis(format="d", tickMinStep=1),
-    )
-    bars = (
-        alt.Chart(df)
-        .mark_bar(color=color, opacity=0.8, binSpacing=0)
-        .encode(
-            x=x,
-            x2=alt.X2("x1:Q"),
-            y=alt.Y("share:Q", title=y_title),
-            y2=alt.Y2(datum=0),
-            tooltip=[
-                alt.Tooltip("x0:Q", title=bin_titles[0], format=".2f"),
-                alt.Tooltip("x1:Q", title=bin_titles[1], format=".2f"),
-                alt.Tooltip("share:Q", title=y_title, format=".2f"),
-            ],
-        )
-    )
-    rule_data = pd.DataFrame({"x": [median_log10], "median": [median]})
-    rule = (
-        alt.Chart(rule_data)
-        .mark_rule(color=COLORS["theory"], strokeDash=[6, 3], strokeWidth=2)
-        .encode(
-            x=alt.X("x:Q", scale=alt.Scale(domain=list(x_domain), nice=False)),
-            tooltip=[alt.Tooltip("median:Q", title=median_title, format=".3~e")],
-        )
-    )
-    return alt.layer(
-        bars,
-        rule,
-        # drawn half width (unscaled beside scaled)
-        title=chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
-        description=description,
-        height=300,
-    )

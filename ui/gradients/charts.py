@@ -6,8 +6,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
+    D_K,
     HALF_SUBTITLE_LINE_COLUMNS,
     chart_title,
     check_rows,
@@ -22,12 +24,9 @@ from ui.common.charts import (
 JACOBIAN_SCHEME = "blueorange"
 
 
-#: Log-axis labels: 0.01, 0.1, 1 as decimals, smaller values as 1e-6.
-LOG_LABELS = "datum.value >= 0.001 ? format(datum.value, '~g') : format(datum.value, '.0e')"
-
-
-#: Ticks of the gap explorer's log axis: whole powers of ten (its values lie in 1e-14 … 1).
-GAP_DECADES = [10.0**k for k in range(-20, 2)]
+#: Height of the gap explorer's plot, px (its title and legend add to it): 15 decades of a
+#: log axis at 16 px each, so that the two curves, a decade apart, are 16 px apart.
+GAP_PLOT_PX = 240
 
 
 def jacobian_heatmap(
@@ -40,25 +39,31 @@ def jacobian_heatmap(
     y_title: str,
     color_title: str,
     description: str,
+    tips: dict[str, str],
 ) -> alt.Chart:
-    """Heatmap of one row's softmax Jacobian J_ij = ∂p_i/∂z_j on a fixed diverging scale.
+    """Heatmap of one row's softmax Jacobian Jᵢⱼ = ∂pᵢ/∂zⱼ on a fixed diverging scale.
 
     Parameters
     ----------
     df : DataFrame
-        One row per cell: ``i``, ``j`` (key numbers), ``value`` (J_ij), ``p_i``, ``p_j``.
+        One row per cell: ``i``, ``j`` (key numbers), ``value`` (Jᵢⱼ), ``p_i``, ``p_j``.
     domain_max : float
         The colour scale spans [−domain_max, domain_max], centred on 0. Pass the same
         value to the unscaled and the scaled heatmap so they share one scale.
+    tips : dict
+        Tooltip titles: ``p_i``, ``p_j`` (the two weights).
     """
     check_rows(df)
     m = float(domain_max) if domain_max > 0 else 1.0
+    # no grid: its lines would run across the cells
     return (
         alt.Chart(df)
         .mark_rect()
         .encode(
-            x=alt.X("j:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-            y=alt.Y("i:O", title=y_title, axis=alt.Axis(labelOverlap=True)),
+            x=alt.X(
+                "j:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True, grid=False)
+            ),
+            y=alt.Y("i:O", title=y_title, axis=alt.Axis(labelOverlap=True, grid=False)),
             color=alt.Color(
                 "value:Q",
                 title=color_title,
@@ -66,11 +71,11 @@ def jacobian_heatmap(
                 legend=gradient_legend_below(format=".2~g"),
             ),
             tooltip=[
-                alt.Tooltip("i:O", title="i"),
-                alt.Tooltip("j:O", title="j"),
+                alt.Tooltip("i:O", title=y_title),
+                alt.Tooltip("j:O", title=x_title),
                 alt.Tooltip("value:Q", title=color_title, format=".3e"),
-                alt.Tooltip("p_i:Q", title="p_i", format=".6~g"),
-                alt.Tooltip("p_j:Q", title="p_j", format=".6~g"),
+                alt.Tooltip("p_i:Q", title=tips["p_i"], format=".4g"),
+                alt.Tooltip("p_j:Q", title=tips["p_j"], format=".4g"),
             ],
         )
         .properties(
@@ -91,8 +96,13 @@ def gap_explorer(
     x_title: str,
     y_title: str,
     description: str,
+    tips: dict[str, str],
 ) -> alt.LayerChart:
-    """‖J‖_F and the largest off-diagonal |J_ij| against the logit gap g, exact and laws.
+    """‖J‖_F and the largest off-diagonal |Jᵢⱼ| against the logit gap g, exact and laws.
+
+    The plot is :data:`GAP_PLOT_PX` tall at every width (title and legend add to it); the
+    log axis is labelled every other decade, and each curve is named at its right end in
+    its own colour.
 
     Parameters
     ----------
@@ -104,41 +114,47 @@ def gap_explorer(
         Labels of ‖J‖_F (blue) and of the off-diagonal entry (reddish purple).
     kind_order : (str, str)
         Labels of the exact curves (solid) and of the laws (dashed).
+    tips : dict
+        Tooltip titles: ``quantity``, ``kind`` (the two legend fields).
     """
     check_rows(df)
+    palette = [COLORS["sqrt"], COLORS["custom"]]
     color = alt.Color(
         "quantity:N",
         title=None,
         sort=list(quantity_order),
-        scale=alt.Scale(domain=list(quantity_order), range=[COLORS["sqrt"], COLORS["custom"]]),
-        legend=legend_below(quantity_order),
+        scale=alt.Scale(domain=list(quantity_order), range=palette),
+        legend=None,  # each curve is named at its end
     )
     dash = alt.StrokeDash(
         "kind:N",
         title=None,
         sort=list(kind_order),
         scale=alt.Scale(domain=list(kind_order), range=[[1, 0], [6, 4]]),
-        legend=legend_above(kind_order),
+        legend=legend_below(
+            kind_order, symbolType="stroke", symbolStrokeWidth=2, symbolStrokeColor=COLORS["theory"]
+        ),
     )
-    x = alt.X("g:Q", title=x_title)
+    x = alt.X("g:Q", title=x_title, scale=alt.Scale(nice=False))
+    y_scale = alt.Scale(type="log")
     y = alt.Y(
         "value:Q",
         title=y_title,
-        scale=alt.Scale(type="log"),
-        axis=alt.Axis(values=GAP_DECADES, labelExpr=LOG_LABELS),
+        scale=y_scale,
+        axis=log_axis(*positive_range(df["value"]), length=GAP_PLOT_PX),
     )
     tooltip = [
-        alt.Tooltip("quantity:N"),
-        alt.Tooltip("kind:N"),
-        alt.Tooltip("g:Q", format=".2f"),
-        alt.Tooltip("value:Q", format=".4~e"),
+        alt.Tooltip("quantity:N", title=tips["quantity"]),
+        alt.Tooltip("kind:N", title=tips["kind"]),
+        alt.Tooltip("g:Q", title=x_title, format=".1f"),
+        alt.Tooltip("value:Q", title=y_title, format=".3e"),
     ]
     # one line layer: exact curves wide and translucent, laws thin and dashed, so both
     # stay visible where they coincide
     # (width and opacity as literal values, not scales of "kind": a second and third
     # legend-less scale on the field of the dash legend makes Vega-Lite warn)
     exact = (df["kind"] == kind_order[0]).to_numpy()
-    df = df.assign(width=np.where(exact, 4.0, 1.5), alpha=np.where(exact, 0.45, 1.0))
+    df = df.assign(width=np.where(exact, 4.0, 1.5), alpha=np.where(exact, 0.55, 1.0))
     lines = (
         alt.Chart(df)
         .mark_line()
@@ -152,12 +168,34 @@ def gap_explorer(
             tooltip=tooltip,
         )
     )
+    # each curve named beside it, where both fall: ‖J‖_F (the upper one) above its line,
+    # starting at the point (the line falls away to the right), the entry below its line,
+    # ending at the point (the line rises to the left)
+    exact_df = df[exact]
+    at = float(exact_df["g"].min() + 0.6 * (exact_df["g"].max() - exact_df["g"].min()))
+    spots = exact_df.loc[(exact_df["g"] - at).abs().groupby(exact_df["quantity"]).idxmin()]
+    names = [
+        alt.Chart(spots[spots["quantity"] == name])
+        .mark_text(align=align, dy=dy, fontSize=12, fontWeight="bold", color=hue)
+        .encode(x=alt.X("g:Q"), y=alt.Y("value:Q", scale=y_scale), text=alt.Text("quantity:N"))
+        for name, hue, align, dy in zip(
+            quantity_order, palette, ("left", "right"), (-10, 14), strict=True
+        )
+    ]
     marker = (
         alt.Chart(pd.DataFrame({"g": [current_g]}))
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
-        .encode(x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", format=".2f")])
+        .encode(x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", title=x_title, format=".1f")])
     )
-    return alt.layer(lines, marker, title=chart_title(title), description=description, height=320)
+    return alt.layer(
+        lines,
+        *names,
+        marker,
+        title=chart_title(title),
+        description=description,
+        height=GAP_PLOT_PX,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    )
 
 
 def median_mean_sweep(
@@ -169,6 +207,7 @@ def median_mean_sweep(
     y_title: str,
     mean_label: str,
     description: str,
+    tips: dict[str, str],
 ) -> alt.LayerChart:
     """:func:`sweep_lines` on a log y-axis (median line, quantile band) plus dashed means.
 
@@ -179,6 +218,9 @@ def median_mean_sweep(
         ``lo``, ``hi`` (e.g. 10 % and 90 % quantiles), ``mean``. All positive.
     mean_label : str
         Legend text of the dashed mean lines.
+    tips : dict
+        Tooltip titles: those of :func:`sweep_lines` (``series``, ``value``, ``lo``,
+        ``hi``) and ``mean``.
     """
     check_rows(df)
     df = df.assign(stat=mean_label)  # one dataset for every layer
@@ -188,8 +230,10 @@ def median_mean_sweep(
         x_title=x_title,
         y_title=y_title,
         description=description,
+        tips=tips,
         log_y=True,
         legend_columns=2,
+        height=440,  # two legends, a subtitle and a log axis spanning 30 decades
     )
     order, colors = legend_colors(df, "series")
     means = (
@@ -206,9 +250,9 @@ def median_mean_sweep(
                 legend=legend_above([mean_label]),
             ),
             tooltip=[
-                alt.Tooltip("series:N"),
-                alt.Tooltip("d:Q", title="d_k"),
-                alt.Tooltip("mean:Q", title=mean_label, format=".4g"),
+                alt.Tooltip("series:N", title=tips["series"]),
+                alt.Tooltip("d:Q", title=D_K, format="d"),
+                alt.Tooltip("mean:Q", title=tips["mean"], format=".4g"),
             ],
         )
     )
@@ -217,5 +261,73 @@ def median_mean_sweep(
     chart = base
     chart.layer.append(means)
     chart.title = chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS)
-    chart.height = 440  # two legends, a subtitle and a log axis spanning 30 decades
     return chart
+
+
+def log_histogram(
+    df: pd.DataFrame,
+    *,
+    median: float,
+    median_log10: float,
+    x_domain: tuple[float, float],
+    color: str,
+    title: str,
+    subtitle: str,
+    x_title: str,
+    y_title: str,
+    median_title: str,
+    description: str,
+    bin_titles: tuple[str, str],
+) -> alt.LayerChart:
+    """Histogram on a log10 axis with its median as a dashed rule.
+
+    Parameters
+    ----------
+    df : DataFrame
+        ``x0``, ``x1`` (bin edges in decades), ``share`` (% of rows).
+    bin_titles : (str, str)
+        Tooltip titles of a bin's lower and upper edge.
+    median, median_log10 : float
+        The median (for the tooltip) and its log10 (where the rule is drawn).
+    x_domain : (float, float)
+        Fixed x-range in decades: pass the same range to charts shown side by side.
+    """
+    check_rows(df)
+    x = alt.X(
+        "x0:Q",
+        title=x_title,
+        scale=alt.Scale(domain=list(x_domain), nice=False),
+        axis=alt.Axis(format="d", tickMinStep=1),
+    )
+    bars = (
+        alt.Chart(df)
+        .mark_bar(color=color, opacity=0.8, binSpacing=0)
+        .encode(
+            x=x,
+            x2=alt.X2("x1:Q"),
+            y=alt.Y("share:Q", title=y_title),
+            y2=alt.Y2(datum=0),
+            tooltip=[
+                alt.Tooltip("x0:Q", title=bin_titles[0], format=".2f"),
+                alt.Tooltip("x1:Q", title=bin_titles[1], format=".2f"),
+                alt.Tooltip("share:Q", title=y_title, format=".2f"),
+            ],
+        )
+    )
+    rule_data = pd.DataFrame({"x": [median_log10], "median": [median]})
+    rule = (
+        alt.Chart(rule_data)
+        .mark_rule(color=COLORS["theory"], strokeDash=[6, 3], strokeWidth=2)
+        .encode(
+            x=alt.X("x:Q", scale=alt.Scale(domain=list(x_domain), nice=False)),
+            tooltip=[alt.Tooltip("median:Q", title=median_title, format=".3~e")],
+        )
+    )
+    return alt.layer(
+        bars,
+        rule,
+        # drawn half width (unscaled beside scaled)
+        title=chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
+        description=description,
+        height=300,
+    )

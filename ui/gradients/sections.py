@@ -17,7 +17,7 @@ import streamlit as st
 from core.experiments import row_quantities, sample_scores, saturation_sweep, summarise
 from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
 from ui.common import controls, workshop
-from ui.common.charts import alpha_color, log_histogram, sweep_lines
+from ui.common.charts import alpha_color, sweep_lines
 from ui.common.i18n import t
 from ui.gradients import charts, data
 
@@ -86,7 +86,8 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
                     frame, domain_max=cells.value.abs().max(), title=label,
                     subtitle=t("gradients.heat_subtitle", p=p_text, fro=f"{r['fro']:.2e}"),
                     x_title=t("gradients.axis_j"), y_title=t("gradients.axis_i"),
-                    color_title="J_ij = ∂p_i/∂z_j",
+                    color_title=t("gradients.heat_legend"),
+                    tips={"p_i": t("gradients.tip_p_i"), "p_j": t("gradients.tip_p_j")},
                     description=t("gradients.heat_alt", label=label, d_k=d_k, fro=f"{r['fro']:.2e}"),
                 ),
                 key=f"gradients_heat_{which}", data=frame,
@@ -139,6 +140,7 @@ def gap_explorer(n_keys: int) -> None:
             curves, current_g=g, quantity_order=q_labels, kind_order=k_labels,
             title=t("gradients.gap_title", n_keys=n_keys), x_title=t("gradients.axis_gap"),
             y_title=t("gradients.axis_size"), description=t("gradients.gap_alt", n_keys=n_keys),
+            tips={"quantity": t("gradients.tip_quantity"), "kind": t("gradients.tip_curve")},
         ),
         key="gradients_gap", data=curves, source=gap_curve,
     )  # fmt: skip
@@ -188,6 +190,9 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
                     subtitle=t("gradients.sweep_subtitle"), x_title=t("gradients.axis_d_k"),
                     y_title=t(f"gradients.axis_{name}"), mean_label=t("gradients.mean_label"),
                     description=descriptions[name],
+                    tips={"series": t("common.tip_scaling"), "value": t(f"gradients.tip_{name}_median"),
+                          "lo": t("gradients.tip_q10"), "hi": t("gradients.tip_q90"),
+                          "mean": t(f"gradients.tip_{name}_mean")},
                 ),
                 key=f"gradients_{name}_sweep", data=frames[name], source=source[name],
                 current_d=d_k,
@@ -199,6 +204,8 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
                 frames["dead"], title=t("gradients.dead_title"),
                 x_title=t("gradients.axis_d_k"), y_title=t("gradients.axis_dead"),
                 description=t("gradients.dead_alt"), y_domain=(0, 1), legend_columns=2, height=360,
+                tips={"series": t("common.tip_scaling"), "lo": t("common.tip_se_lo"),
+                      "hi": t("common.tip_se_hi")},
             ),
             key="gradients_dead", data=frames["dead"], source=source["grad"], current_d=d_k,
         )  # fmt: skip
@@ -305,7 +312,7 @@ def query_gradient(
         frame = bins[bins.which == which].drop(columns="which")
         with col:
             workshop.chart(
-                partial(log_histogram,
+                partial(charts.log_histogram,
                     frame, median=q["median"], median_log10=q["median_log10"],
                     x_domain=(geo["lo"], geo["hi"]), color=colors[which], title=label,
                     subtitle=t("gradients.qgrad_subtitle", d_k=d_k, n_keys=n_keys),

@@ -51,8 +51,9 @@ def head_grid_heatmap(
         out the others.
     """
     check_rows(df)
-    x = alt.X(field="head", type="ordinal", title=x_title, axis=alt.Axis(labelAngle=0))
-    y = alt.Y(field="layer", type="ordinal", title=y_title)
+    # no grid: its lines would run across the cells
+    x = alt.X(field="head", type="ordinal", title=x_title, axis=alt.Axis(labelAngle=0, grid=False))
+    y = alt.Y(field="layer", type="ordinal", title=y_title, axis=alt.Axis(grid=False))
     rect = (
         alt.Chart()
         .mark_rect(stroke="white", strokeWidth=0.5)
@@ -174,6 +175,7 @@ def logit_histogram(
             x=alt.X(field="x", type="quantitative", scale=x_scale),
             y=alt.Y(field="density", type="quantitative"),
             color=color,
+            tooltip=[_q("x", x_title, ".2f"), _q("density", y_title, ".4f")],
         )
     )
     # the whole chart's height (Streamlit fits the view): title, x axis and the legend
@@ -213,6 +215,7 @@ def attention_heatmap(
         "labelFontSize": 11,
         "labelOverlap": False,
         "ticks": False,
+        "grid": False,  # its lines would run across the cells
     }
     # the whole chart's height (Streamlit fits the view): title, key labels and legend
     # take about 190 px, each query row 22
@@ -265,6 +268,7 @@ def divisor_layer_bars(
     fmt: str = ".3f",
     axis_format: str = "~g",
     reference: pd.DataFrame | None = None,
+    reference_title: str | None = None,
 ) -> alt.LayerChart:
     """Grouped bars: one statistic per layer, one bar per counterfactual divisor.
 
@@ -281,8 +285,17 @@ def divisor_layer_bars(
         d3 formats of the tooltip value and the y-axis labels (e.g. ``".1%"``, ``"%"``).
     reference : DataFrame, optional
         A dashed horizontal line: ``y`` and ``label`` (e.g. the mean ln T).
+    reference_title : str, optional
+        Tooltip title of the reference line's label (required with ``reference``).
+
+    Raises
+    ------
+    ValueError
+        If ``reference`` is given without ``reference_title``.
     """
     check_rows(df)
+    if reference is not None and len(reference) and not reference_title:
+        raise ValueError("a reference line needs reference_title (its tooltip title)")
     order = list(labels.values())
     data = df.assign(series=df["divisor"].map(labels))[["series", "layer", value]]
     bars = (
@@ -317,7 +330,7 @@ def divisor_layer_bars(
             .encode(
                 y=alt.Y(field="y", type="quantitative"),
                 tooltip=[
-                    alt.Tooltip(field="label", type="nominal"),
+                    alt.Tooltip(field="label", type="nominal", title=reference_title),
                     _q("y", y_title, ".3f"),
                 ],
             )

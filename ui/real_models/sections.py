@@ -365,6 +365,7 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
                     fmt=fmt,
                     axis_format=axis_format,
                     reference=ref,
+                    reference_title=t("common.tip_reference"),
                 ),
                 key=f"real_models_cf_{value}",
                 data=layers,

@@ -7,6 +7,7 @@ import pandas as pd
 
 from ui.common.charts import (
     COLORS,
+    D_K,
     chart_title,
     check_rows,
     d_marker,
@@ -25,6 +26,7 @@ def two_score_bars(
     x_title: str,
     y_title: str,
     description: str,
+    tips: dict[str, str],
 ) -> alt.LayerChart:
     """Grouped bars of two softmaxes of the same two scores (raw and divided), labelled.
 
@@ -34,6 +36,8 @@ def two_score_bars(
         One row per (version, key): ``key`` (label, e.g. "key 1"), ``version``
         (legend label, e.g. "softmax([10, 5])"), ``color`` (hex, one per version),
         ``weight`` (0…1).
+    tips : dict
+        Tooltip title of the legend field: ``version``.
     """
     check_rows(df)
     order, colors = legend_colors(df, "version")
@@ -55,9 +59,9 @@ def two_score_bars(
                 legend=legend_below(order, columns=1, symbolOpacity=1),
             ),
             tooltip=[
-                alt.Tooltip("version:N"),
-                alt.Tooltip("key:N"),
-                alt.Tooltip("weight:Q", format=".7f"),
+                alt.Tooltip("version:N", title=tips["version"]),
+                alt.Tooltip("key:N", title=x_title),
+                alt.Tooltip("weight:Q", title=y_title, format=".4g"),
             ],
         )
     )
@@ -84,6 +88,7 @@ def weight_bars(
     x_title: str,
     y_title: str,
     description: str,
+    tips: dict[str, str],
 ) -> alt.Chart:
     """The attention weights of one query row over its keys, on a fixed 0–1 axis.
 
@@ -93,6 +98,8 @@ def weight_bars(
         One row per key: ``key`` (1-based), ``score`` (q·k), ``logit``, ``weight``.
     color : str
         Bar colour (e.g. :func:`alpha_color` of the row's scaling).
+    tips : dict
+        Tooltip titles: ``score`` (q·k), ``logit``.
     """
     check_rows(df)
     return (
@@ -103,8 +110,8 @@ def weight_bars(
             y=alt.Y("weight:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
             tooltip=[
                 alt.Tooltip("key:O", title=x_title),
-                alt.Tooltip("score:Q", title="q·k", format=".4g"),
-                alt.Tooltip("logit:Q", title="logit", format=".4g"),
+                alt.Tooltip("score:Q", title=tips["score"], format=".4g"),
+                alt.Tooltip("logit:Q", title=tips["logit"], format=".4g"),
                 alt.Tooltip("weight:Q", title=y_title, format=".4g"),
             ],
         )
@@ -121,6 +128,7 @@ def attention_heatmap(
     color_title: str,
     max_title: str,
     description: str,
+    tips: dict[str, str],
 ) -> alt.LayerChart:
     """Heatmap of an attention matrix (queries × keys, 0–1 colour scale) with each row's max.
 
@@ -131,12 +139,15 @@ def attention_heatmap(
         ``weight``, ``is_max`` (True in the cell holding the row's largest weight),
         ``row_max``. The text of each row's max is written in that cell (white on
         dark cells, black on light ones).
+    tips : dict
+        Tooltip titles: ``score`` (q·k), ``logit``.
     """
     check_rows(df)
     n = int(df["j"].max())
     font = 11 if n <= 12 else 9 if n <= 20 else 7
-    x = alt.X("j:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True))
-    y = alt.Y("i:O", title=y_title, axis=alt.Axis(labelOverlap=True))
+    # no grid: its lines would run across the cells
+    x = alt.X("j:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True, grid=False))
+    y = alt.Y("i:O", title=y_title, axis=alt.Axis(labelOverlap=True, grid=False))
     cells = (
         alt.Chart()
         .mark_rect()
@@ -152,8 +163,8 @@ def attention_heatmap(
             tooltip=[
                 alt.Tooltip("i:O", title=y_title),
                 alt.Tooltip("j:O", title=x_title),
-                alt.Tooltip("score:Q", title="q·k", format=".4g"),
-                alt.Tooltip("logit:Q", title="logit", format=".4g"),
+                alt.Tooltip("score:Q", title=tips["score"], format=".4g"),
+                alt.Tooltip("logit:Q", title=tips["logit"], format=".4g"),
                 alt.Tooltip("weight:Q", title=color_title, format=".4g"),
                 alt.Tooltip("row_max:Q", title=max_title, format=".4g"),
             ],
@@ -190,6 +201,7 @@ def rowmax_histogram(
     y_title: str,
     description: str,
     bin_titles: tuple[str, str],
+    tips: dict[str, str],
 ) -> alt.LayerChart:
     """Overlaid histograms of the row max (unscaled, scaled) with rules at summary values.
 
@@ -206,6 +218,9 @@ def rowmax_histogram(
         the dash style, e.g. "mean of rows", "largest entry of a tensor (median)").
     bin_titles : (str, str)
         Tooltip titles of a bin's lower and upper edge.
+    tips : dict
+        Tooltip titles: ``series`` (the legend field), ``kind`` (a rule's statistic),
+        ``value`` (its value).
     """
     check_rows(hist)
     check_rows(marks)
@@ -234,7 +249,7 @@ def rowmax_histogram(
             y2=alt.Y2(datum=0),  # bars rise from 0 (x/x2 alone would make them ranged in x)
             color=color,
             tooltip=[
-                alt.Tooltip("series:N"),
+                alt.Tooltip("series:N", title=tips["series"]),
                 alt.Tooltip("x0:Q", title=bin_titles[0], format=".2f"),
                 alt.Tooltip("x1:Q", title=bin_titles[1], format=".2f"),
                 alt.Tooltip("share:Q", title=y_title, format=".1%"),
@@ -256,9 +271,9 @@ def rowmax_histogram(
                 legend=legend_above(kinds, columns=1),
             ),
             tooltip=[
-                alt.Tooltip("series:N"),
-                alt.Tooltip("kind:N"),
-                alt.Tooltip("value:Q", format=".4f"),
+                alt.Tooltip("series:N", title=tips["series"]),
+                alt.Tooltip("kind:N", title=tips["kind"]),
+                alt.Tooltip("value:Q", title=tips["value"], format=".4g"),
             ],
         )
     )
@@ -272,6 +287,7 @@ def overflow_lines(
     x_title: str,
     y_title: str,
     description: str,
+    tips: dict[str, str],
 ) -> alt.LayerChart:
     """Share of rows overflowing in a naive softmax against d_k (log₂ axis).
 
@@ -283,6 +299,8 @@ def overflow_lines(
         One row per (series, dtype, d): ``d``, ``series`` (scaling label), ``color``
         (hex, one per series), ``dtype`` (legend label, e.g. "float16"), ``rate``
         (0…1), ``lo``, ``hi``.
+    tips : dict
+        Tooltip titles: ``series`` (the scaling), ``dtype``.
     """
     check_rows(df)
     order, colors = legend_colors(df, "series")
@@ -297,10 +315,10 @@ def overflow_lines(
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(domain=[0, 1])
     tooltip = [
-        alt.Tooltip("series:N"),
-        alt.Tooltip("dtype:N"),
-        alt.Tooltip("d:Q", title="d_k"),
-        alt.Tooltip("rate:Q", format=".2%"),
+        alt.Tooltip("series:N", title=tips["series"]),
+        alt.Tooltip("dtype:N", title=tips["dtype"]),
+        alt.Tooltip("d:Q", title=D_K, format="d"),
+        alt.Tooltip("rate:Q", title=y_title, format=".2%"),
     ]
     band = (
         alt.Chart()

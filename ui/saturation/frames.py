@@ -33,6 +33,21 @@ def _labels(alphas: pd.Series) -> dict[float, str]:
     return {a: alpha_label(a) for a in alphas.unique()}
 
 
+def score_tips() -> dict[str, str]:
+    """Tooltip titles of a score and a logit (:func:`ui.saturation.charts.weight_bars`)."""
+    return {"score": t("saturation.tip_score"), "logit": t("saturation.tip_logit")}
+
+
+def sweep_tips() -> dict[str, str]:
+    """Tooltip titles of :func:`ui.common.charts.sweep_lines` with bands of ±2 s.e."""
+    return {
+        "series": t("common.tip_scaling"),
+        "lo": t("common.tip_se_lo"),
+        "hi": t("common.tip_se_hi"),
+        "reference": t("common.tip_reference"),
+    }
+
+
 def two_scores(score_1: float, score_2: float, divisor: float) -> tuple[np.ndarray, np.ndarray]:
     """softmax([s₁, s₂]) and softmax([s₁, s₂] / c)."""
     z = np.array([score_1, score_2], dtype=float)

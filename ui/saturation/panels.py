@@ -70,6 +70,7 @@ def playground() -> None:
                 x_title=t("saturation.axis_key"),
                 y_title=t("saturation.axis_weight"),
                 description=t("saturation.play_alt", raw=plain(raw), div=plain(div), c=f"{c:g}"),
+                tips={"version": t("saturation.tip_version")},
             ),
             key="saturation_playground",
             data=pair,
@@ -176,6 +177,7 @@ def _classic_charts(
                     y_title=t("saturation.axis_query_i"),
                     color_title=t("saturation.axis_weight"),
                     max_title=t("saturation.row_max"),
+                    tips=frames.score_tips(),
                     description=t(
                         "saturation.heat_alt",
                         name=t(f"saturation.series_{name}"),
@@ -209,6 +211,11 @@ def _classic_charts(
                     top=frames.fmt_weight(u["tensor_max_median"]),
                 ),
                 bin_titles=(t("common.tip_bin_from"), t("common.tip_bin_to")),
+                tips={
+                    "series": t("saturation.tip_softmax"),
+                    "kind": t("saturation.tip_statistic"),
+                    "value": t("saturation.axis_row_max"),
+                },
             ),
             key="saturation_rowmax",
             data=bars,

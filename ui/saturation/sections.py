@@ -53,6 +53,7 @@ def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
                     x_title=t("saturation.axis_key_j"),
                     y_title=t("saturation.axis_weight"),
                     description=t("saturation.row_alt", label=label, n=n_keys, **stats),
+                    tips=frames.score_tips(),
                 ),
                 key=f"saturation_row_{name}",
                 data=side,
@@ -111,6 +112,7 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
                 x_title=t("saturation.axis_d_k"),
                 y_title=t("saturation.axis_overflow"),
                 description=t("saturation.ovf_alt", n=n_keys, half=half_text),
+                tips={"series": t("common.tip_scaling"), "dtype": t("saturation.tip_dtype")},
             ),
             key="saturation_overflow",
             data=ovf_frame,
@@ -168,6 +170,7 @@ def sweep_parts(
         x_title=x_title,
         y_title=y_title,
         description=description,
+        tips=frames.sweep_tips(),
     )
     return chart, frame
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
+    D_K,
     band_tooltip,
     chart_title,
     check_rows,
@@ -17,6 +19,9 @@ from ui.common.charts import (
     sweep_lines,
 )
 
+#: Height of a half-width chart's plot, px (without its title, axes and legend).
+HALF_PLOT_PX = 220
+
 
 def logit_scale(
     df: pd.DataFrame,
@@ -27,7 +32,9 @@ def logit_scale(
     y_title: str,
     theory_title: str,
     description: str,
+    tips: dict[str, str],
     legend_columns: int = 4,
+    plot_px: float = HALF_PLOT_PX,
 ) -> alt.LayerChart:
     """Measured points with error bars and theory lines against d_k, log–log, per series.
 
@@ -41,8 +48,13 @@ def logit_scale(
         Says which marks are measured and which are theory.
     theory_title : str
         Tooltip title of the theory value.
+    tips : dict
+        Tooltip titles: ``series``, ``lo``, ``hi`` (the error bar's ends); the measured
+        value is titled ``y_title``.
     legend_columns : int
         Legend entries per row (2 fits a half-width chart).
+    plot_px : float
+        The plot's height, px (the log axis is labelled to fit it).
     """
     check_rows(df)
     order, colors = legend_colors(df, "series")
@@ -55,18 +67,24 @@ def logit_scale(
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log")
+    y_axis = log_axis(*positive_range(df["lo"], df["hi"], df["theory"]), length=plot_px)
+    theory_tip = alt.Tooltip("theory:Q", title=theory_title, format=".4g")
+    tooltip = band_tooltip({"value": y_title, **tips}, "value", theory_tip)
     base = alt.Chart(df.drop(columns="color"))
     theory = base.mark_line(strokeWidth=1.5, opacity=0.75).encode(
-        x=x, y=alt.Y("theory:Q", scale=y_scale, title=y_title), color=color
+        x=x,
+        y=alt.Y("theory:Q", scale=y_scale, title=y_title, axis=y_axis),
+        color=color,
+        tooltip=[tooltip[0], tooltip[1], theory_tip],
     )
     bars = base.mark_rule(strokeWidth=2).encode(
-        x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=color
+        x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=color, tooltip=tooltip
     )
     points = base.mark_point(filled=True, size=45, opacity=1).encode(
         x=x,
-        y=alt.Y("value:Q", scale=y_scale, title=y_title),
+        y=alt.Y("value:Q", scale=y_scale, title=y_title, axis=y_axis),
         color=color,
-        tooltip=band_tooltip("value", alt.Tooltip("theory:Q", title=theory_title, format=".4g")),
+        tooltip=tooltip,
     )
     marker = d_marker()
     return alt.layer(
@@ -89,8 +107,9 @@ def alpha_heatmap(
     y_title: str,
     color_title: str,
     description: str,
+    tips: dict[str, str],
 ) -> alt.LayerChart:
-    """A statistic in [0, 1] over the grid (d_k, α), with horizontal rules at chosen α.
+    """A statistic in [0, 1] over the grid (dₖ, α), with horizontal rules at chosen α.
 
     Parameters
     ----------
@@ -100,6 +119,8 @@ def alpha_heatmap(
     rules : DataFrame
         ``alpha``, ``label`` (legend text), ``color`` (hex) of the exponents to draw,
         e.g. α = ½ and α = 1.
+    tips : dict
+        Tooltip titles: ``se`` (the cell's standard error), ``rule`` (a rule's label).
     """
     check_rows(df)
     alphas = sorted(df["alpha"].unique())
@@ -110,8 +131,11 @@ def alpha_heatmap(
         alt.Chart(cells)
         .mark_rect()
         .encode(
-            x=alt.X("d:O", title=x_title, sort="ascending", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("a0:Q", title=y_title, scale=y_scale),
+            # no grid: its lines would run across the cells
+            x=alt.X(
+                "d:O", title=x_title, sort="ascending", axis=alt.Axis(labelAngle=0, grid=False)
+            ),
+            y=alt.Y("a0:Q", title=y_title, scale=y_scale, axis=alt.Axis(grid=False)),
             y2=alt.Y2("a1:Q"),
             color=alt.Color(
                 "share:Q",
@@ -120,10 +144,10 @@ def alpha_heatmap(
                 legend=gradient_legend_below(),
             ),
             tooltip=[
-                alt.Tooltip("d:O", title="d_k"),
+                alt.Tooltip("d:O", title=D_K),
                 alt.Tooltip("alpha:Q", title="α", format=".2f"),
                 alt.Tooltip("share:Q", title=color_title, format=".3f"),
-                alt.Tooltip("share_se:Q", title="s.e.", format=".1g"),
+                alt.Tooltip("share_se:Q", title=tips["se"], format=".1g"),
             ],
         )
     )
@@ -140,7 +164,10 @@ def alpha_heatmap(
                 scale=alt.Scale(domain=labels, range=list(rules["color"])),
                 legend=legend_above(labels),
             ),
-            tooltip=[alt.Tooltip("label:N"), alt.Tooltip("alpha:Q", title="α", format=".2f")],
+            tooltip=[
+                alt.Tooltip("label:N", title=tips["rule"]),
+                alt.Tooltip("alpha:Q", title="α", format=".2f"),
+            ],
         )
     )
     return alt.layer(
@@ -152,9 +179,6 @@ def alpha_heatmap(
         height=440,  # a legend above and a colour ramp below the plot
     )
 
-
-#: Height of a half-width chart's plot, px (without its title, axes and legend).
-HALF_PLOT_PX = 220
 
 #: The builders :func:`chart` styles, by name.
 BUILDERS = {"sweep_lines": sweep_lines, "logit_scale": logit_scale, "alpha_heatmap": alpha_heatmap}
@@ -173,7 +197,7 @@ def chart(
     this call deferred to ``workshop.chart``, which builds it once per distinct input.
     """
     if legend_cols:
-        options = {**options, "legend_columns": legend_cols}
+        options = {**options, "legend_columns": legend_cols, "plot_px": HALF_PLOT_PX}
     out = BUILDERS[builder](*frames, **options)
     if legend_cols:
         out.height = HALF_PLOT_PX

@@ -77,7 +77,7 @@ def part(v: View, key: str) -> tuple:
             x_title=t("sqrt_vs_d.axis_d_k"), title=t(f"sqrt_vs_d.{key}_title"),
             subtitle=t("sqrt_vs_d.points_sub"), y_title=t(f"sqrt_vs_d.{key}_y"),
             theory_title=t("sqrt_vs_d.theory"),
-            description=t(f"sqrt_vs_d.{key}_alt", rho=f"{rho:g}"),
+            description=t(f"sqrt_vs_d.{key}_alt", rho=f"{rho:g}"), tips=se_tips(),
         )  # fmt: skip
     if key == "entropy":
         entropy = data.lines(sweep, "entropy_mean", divide_by=math.log(n_keys))
@@ -106,6 +106,7 @@ def part(v: View, key: str) -> tuple:
             title=t("sqrt_vs_d.heat_title", rho=f"{rho:g}"), x_title=t("sqrt_vs_d.axis_d_k"),
             y_title=t("sqrt_vs_d.heat_y"), color_title=t("sqrt_vs_d.heat_color"),
             description=t("sqrt_vs_d.heat_alt", rho=f"{rho:g}"),
+            tips={"se": t("sqrt_vs_d.tip_se"), "rule": t("common.tip_scaling")},
         )  # fmt: skip
     raise ValueError(f"no chart {key!r} on this page")
 
@@ -132,7 +133,17 @@ def lines(
         x_title=t("sqrt_vs_d.axis_d_k"), title=t(f"sqrt_vs_d.{key}_title"),
         y_title=t(f"sqrt_vs_d.{key}_y"), description=t(f"sqrt_vs_d.{key}_alt", n=n_keys),
         log_y=log_y, y_domain=y_domain, reference=reference, reference_label=label,
+        tips={**se_tips(), "reference": t("common.tip_reference")},
     )  # fmt: skip
+
+
+def se_tips() -> dict[str, str]:
+    """Tooltip titles of a series with a band of ±2 standard errors."""
+    return {
+        "series": t("common.tip_scaling"),
+        "lo": t("common.tip_se_lo"),
+        "hi": t("common.tip_se_hi"),
+    }
 
 
 def show(v: View, key: str, *, marker: bool = True) -> None:

@@ -5,7 +5,20 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, band_and_line, check_rows, legend_colors
+from ui.common.axes import log_axis, positive_range
+from ui.common.charts import (
+    COLORS,
+    band_and_line,
+    check_rows,
+    legend_colors,
+)
+
+#: Pixels of one probe-heatmap cell: a key's width, a probe row's height. 16 keys and the
+#: step axis fit the narrowest chart (a 390-px phone, about 358 px).
+PROBE_KEY_PX = 17
+PROBE_ROW_PX = 8
+#: Gap between two steps' bands, as a share of a band's step.
+PROBE_STEP_GAP = 0.2
 
 
 def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
@@ -52,28 +65,38 @@ def curves(
     check_rows(df)
     color = _color(df, legend_columns)
     x = alt.X("step:Q", title=x_title)
+    y_axis = alt.Undefined
     if log_y:  # the range of the smoothed line; single batches beyond it are clipped
-        finite = df["smooth"][df["smooth"] > 0]
-        lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (1e-3, 1.0)
+        lo, hi = positive_range(df["smooth"])
         y_scale = alt.Scale(type="log", domain=[lo / 2, hi * 1.5], nice=False)
+        # the plot takes about 200 of the chart's 380 px
+        y_axis = log_axis(lo / 2, hi * 1.5, length=height / 2)
     elif y_domain is not None:
         y_scale = alt.Scale(domain=list(y_domain))
     else:
         y_scale = alt.Scale(zero=False)
+    tooltip = [
+        alt.Tooltip("series:N", title=tips["series"]),
+        alt.Tooltip("step:Q", title=tips["step"], format="d"),
+        alt.Tooltip("smooth:Q", title=tips["smooth"], format=".4g"),
+        alt.Tooltip("raw:Q", title=tips["raw"], format=".4g"),
+    ]
     base = alt.Chart(df.drop(columns="color"))
     points = base.mark_circle(size=10, opacity=0.25, clip=True).encode(
-        x=x, y=alt.Y("raw:Q", scale=y_scale, title=y_title), color=color
-    )
-    line = base.mark_line(strokeWidth=2).encode(
         x=x,
-        y=alt.Y("smooth:Q", scale=y_scale, title=y_title),
+        y=alt.Y("raw:Q", scale=y_scale, title=y_title, axis=y_axis),
         color=color,
-        tooltip=[
-            alt.Tooltip("series:N", title=tips["series"]),
-            alt.Tooltip("step:Q", title=tips["step"]),
-            alt.Tooltip("smooth:Q", title=tips["smooth"], format=".4g"),
-            alt.Tooltip("raw:Q", title=tips["raw"], format=".4g"),
-        ],
+        tooltip=tooltip,
+    )
+    # a hover anywhere along the line finds its nearest step: the line's own tooltip would
+    # show the first point's values, so invisible points on the line carry it
+    line = base.mark_line(
+        strokeWidth=2, point=alt.OverlayMarkDef(opacity=0, size=60, filled=True)
+    ).encode(
+        x=x,
+        y=alt.Y("smooth:Q", scale=y_scale, title=y_title, axis=y_axis),
+        color=color,
+        tooltip=tooltip,
     )
     layers = [points, line]
     if reference is not None and len(reference):
@@ -103,72 +126,100 @@ def probe_heatmap(
     *,
     title: str | list[str],
     x_title: str,
-    y_title: str,
     color_title: str,
     step_title: str,
     description: str,
     tips: dict[str, str],
-    cell: int = 4,
 ) -> alt.FacetChart:
-    """Attention weights of the probe rows: one small heatmap per (variant, snapshot).
+    """Attention weights of the probe rows: one heatmap per variant, steps down its side.
+
+    Each panel has a column per key (labelled) and a band per snapshot step (labelled);
+    within a band, one thin row per probe row. Panels are stacked, one per variant, so the
+    chart fits a phone at every count of variants.
 
     Parameters
     ----------
     df : DataFrame
-        ``series`` (variant label, facet row), ``snapshot`` (step, facet column),
-        ``row`` (probe row), ``key``, ``weight`` (0 … 1), ``target`` (1 on the row's
-        target key, which gets a black outline).
+        ``series`` (variant label, one panel each), ``snapshot`` (step), ``row`` (probe
+        row), ``key``, ``weight`` (0 … 1), ``target`` (1 on the row's target key, which
+        gets an orange outline).
+    step_title : str
+        Title of the step axis.
     tips : dict
         Tooltip titles: ``series``, ``row``, ``key``, ``weight``.
-    cell : int
-        Pixels per key (the chart must fit 390 px with its labels).
     """
     check_rows(df)
     order = list(pd.unique(df["series"]))
-    x = alt.X("key:O", title=x_title, axis=alt.Axis(labels=False, ticks=False))
-    y = alt.Y("row:O", title=None, axis=alt.Axis(labelAngle=0, title=None))
+    n_keys = int(df["key"].max()) + 1 if len(df) else 1
+    n_rows = int(df["row"].max()) + 1 if len(df) else 1
+    n_steps = df["snapshot"].nunique() if len(df) else 1
+    # no grid: its lines would run across the cells
+    x = alt.X(
+        "key:O",
+        title=x_title,
+        axis=alt.Axis(labelAngle=0, grid=False, ticks=False, labelFontSize=10),
+    )
+    y = alt.Y(
+        "snapshot:O",
+        title=step_title,
+        sort="ascending",
+        scale=alt.Scale(paddingInner=PROBE_STEP_GAP),
+        axis=alt.Axis(labelAngle=0, grid=False, ticks=False),
+    )
+    y_offset = alt.YOffset("row:O", sort="ascending")
+    tooltip = [
+        alt.Tooltip("series:N", title=tips["series"]),
+        alt.Tooltip("snapshot:O", title=step_title),
+        alt.Tooltip("row:O", title=tips["row"]),
+        alt.Tooltip("key:O", title=tips["key"]),
+        alt.Tooltip("weight:Q", title=tips["weight"], format=".3f"),
+    ]
     rect = (
         alt.Chart()
         .mark_rect()
         .encode(
             x=x,
             y=y,
+            yOffset=y_offset,
             color=alt.Color(
                 "weight:Q",
                 title=color_title,
                 scale=alt.Scale(scheme="blues", domain=[0, 1]),
                 legend=alt.Legend(orient="bottom", gradientLength=160),
             ),
-            tooltip=[
-                alt.Tooltip("series:N", title=tips["series"]),
-                alt.Tooltip("snapshot:O", title=step_title),
-                alt.Tooltip("row:O", title=tips["row"]),
-                alt.Tooltip("key:O", title=tips["key"]),
-                alt.Tooltip("weight:Q", title=tips["weight"], format=".3f"),
-            ],
+            tooltip=tooltip,
         )
     )
     target = (
         alt.Chart()
-        .mark_rect(fill=None, stroke=COLORS["accent"], strokeWidth=2)
-        .encode(x=x, y=y)
+        .mark_rect(fill=None, stroke=COLORS["accent"], strokeWidth=1.5)
+        .encode(x=x, y=y, yOffset=y_offset, tooltip=tooltip)
         .transform_filter(alt.datum.target == 1)
     )
-    n_keys = int(df["key"].max()) + 1 if len(df) else 1
-    n_rows = int(df["row"].max()) + 1 if len(df) else 1
-    return alt.layer(rect, target, data=df, width=cell * n_keys, height=(cell + 3) * n_rows).facet(
+    band = n_rows * PROBE_ROW_PX
+    return alt.layer(
+        rect,
+        target,
+        data=df,
+        width=PROBE_KEY_PX * n_keys,
+        height=round(n_steps * band / (1 - PROBE_STEP_GAP)),
+    ).facet(
         row=alt.Facet(
             "series:N",
             title=None,
             sort=order,
             header=alt.Header(
-                labelAngle=0, labelAlign="left", labelOrient="top", labelFontWeight="bold"
+                labelAngle=0,
+                labelAlign="left",
+                labelAnchor="start",
+                labelOrient="top",
+                labelFontWeight="bold",
+                labelFontSize=13,
             ),
         ),
-        column=alt.Facet("snapshot:O", title=step_title, sort="ascending"),
         title=alt.Title(title),
         description=description,
-        spacing={"row": 4, "column": 4},
+        spacing={"row": 10},
     )
 
 
@@ -185,6 +236,7 @@ def lr_lines(
     y_domain: tuple[float, float] | None = None,
     legend_columns: int = 2,
     height: int = 400,
+    width_px: float = 300,
 ) -> alt.LayerChart:
     """Final loss against learning rate (log–log), one line per variant with a band.
 
@@ -203,24 +255,37 @@ def lr_lines(
     tips : dict
         Tooltip titles: ``series``, ``lr``, ``value``, ``lo``, ``hi``, ``ratio``,
         ``diverged``, ``initial``.
+    width_px : float
+        The narrowest the plot is drawn, px (the rate axis is labelled to fit).
     """
     check_rows(df)
     color = _color(df, legend_columns)
-    x = alt.X("lr:Q", title=x_title, scale=alt.Scale(type="log"), axis=alt.Axis(format="~g"))
+    x_axis = log_axis(*positive_range(df["lr"]), length=width_px, orient="x")
+    x = alt.X("lr:Q", title=x_title, scale=alt.Scale(type="log"), axis=x_axis)
+    y_span = y_domain or positive_range(df["lo"], df["value"], df["hi"])
     y_scale = (
         alt.Scale(type="log") if y_domain is None else alt.Scale(type="log", domain=list(y_domain))
     )
+    # the plot takes about half the chart's height (title and legend the rest)
+    y_axis = log_axis(*y_span, length=height / 2)
     tooltip = [
         alt.Tooltip("series:N", title=tips["series"]),
-        alt.Tooltip("lr:Q", title=tips["lr"], format="~g"),
+        alt.Tooltip("lr:Q", title=tips["lr"], format=".3~g"),
         alt.Tooltip("value:Q", title=tips["value"], format=".4g"),
         alt.Tooltip("lo:Q", title=tips["lo"], format=".4g"),
         alt.Tooltip("hi:Q", title=tips["hi"], format=".4g"),
         alt.Tooltip("ratio:Q", title=tips["ratio"], format=".3g"),
-        alt.Tooltip("diverged:Q", title=tips["diverged"]),
+        alt.Tooltip("diverged:Q", title=tips["diverged"], format="d"),
     ]
     layers = band_and_line(
-        df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip, band_opacity=0.15
+        df,
+        x=x,
+        y_scale=y_scale,
+        y_title=y_title,
+        color=color,
+        tooltip=tooltip,
+        band_opacity=0.15,
+        y_axis=y_axis,
     )
     if initial is not None and len(initial):
         layers.append(
@@ -239,6 +304,6 @@ def lr_lines(
         layers.append(
             alt.Chart(pd.DataFrame({"lr": [current_lr]}))
             .mark_rule(color=COLORS["accent"], strokeWidth=2)
-            .encode(x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", format="~g")])
+            .encode(x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", title=tips["lr"], format=".3~g")])
         )
     return alt.layer(*layers, title=alt.Title(title), description=description, height=height)

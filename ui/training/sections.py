@@ -355,7 +355,6 @@ def inside_run_parts(key: tuple) -> tuple[partial, pd.DataFrame, str]:
         frame,
         title=t("training.probe_title"),
         x_title=t("training.probe_x"),
-        y_title=t("training.probe_y"),
         color_title=t("training.probe_color"),
         step_title=t("training.axis_step"),
         description=t("training.probe_alt", last=last, parts=described),

@@ -313,7 +313,7 @@ def multiples_parts(frames: dict[int, pd.DataFrame], optimizer: str) -> tuple[li
             charts.lr_lines,
             frame,
             current_lr=None,
-            title=f"d_k = {d_k}",
+            title=t("training.multiple_title", d_k=d_k),
             x_title=t("training.axis_lr"),
             y_title=t("training.lr_y_short"),
             description=t("training.multiple_alt", d_k=d_k, opt=opt_name(optimizer), best=best),
@@ -321,6 +321,7 @@ def multiples_parts(frames: dict[int, pd.DataFrame], optimizer: str) -> tuple[li
             y_domain=domain,
             legend_columns=1,  # two panels to a row: ~210 px each at 800 px
             height=340,
+            width_px=170,
         )
         panels.append((d_k, chart, frame.drop(columns="color")))
     best = {}

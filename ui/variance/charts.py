@@ -5,8 +5,10 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
+    D_K,
     band_tooltip,
     chart_title,
     check_rows,
@@ -23,6 +25,7 @@ def histogram_with_law(
     y_title: str,
     law_labels: tuple[str, str],
     description: str,
+    tips: dict[str, str],
     color: str = COLORS["sqrt"],
 ) -> alt.LayerChart:
     """Histogram bars with the exact law and its Gaussian limit drawn over them.
@@ -36,6 +39,8 @@ def histogram_with_law(
         Chart title, axis titles and alt text.
     law_labels : (str, str)
         Legend labels of the exact law and of the Gaussian limit.
+    tips : dict
+        Tooltip title of the curves' legend field: ``law``.
     """
     check_rows(df)
     base = alt.Chart(df)
@@ -68,9 +73,9 @@ def histogram_with_law(
                 legend=legend_below(list(names.values())),
             ),
             tooltip=[
-                alt.Tooltip("law:N"),
-                alt.Tooltip("x:Q", format=".3g"),
-                alt.Tooltip("y:Q", format=".4g"),
+                alt.Tooltip("law:N", title=tips["law"]),
+                alt.Tooltip("x:Q", title=x_title, format=".3g"),
+                alt.Tooltip("y:Q", title=y_title, format=".4g"),
             ],
         )
     )
@@ -85,6 +90,7 @@ def variance_sweep(
     x_title: str,
     y_title: str,
     description: str,
+    tips: dict[str, str],
 ) -> alt.LayerChart:
     """Empirical Var(q·k) and Var(q·k/√d_k) against d_k on log–log axes.
 
@@ -95,26 +101,42 @@ def variance_sweep(
         ``hi`` (95 % interval), ``theory``.
     series_order : (str, str)
         The unscaled and the scaled series' labels (drawn vermillion and blue).
+    tips : dict
+        Tooltip titles: ``series``, ``value`` (the variance), ``lo``, ``hi`` (the
+        interval's ends), ``theory``.
     """
     check_rows(df)
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log")
+    # the plot takes about 200 of the chart's 320 px
+    y_axis = log_axis(*positive_range(df["lo"], df["hi"], df["theory"]), length=200)
     series = alt.Color(
         "series:N",
         title=None,
         scale=alt.Scale(domain=list(series_order), range=[COLORS["unscaled"], COLORS["sqrt"]]),
         legend=legend_below(series_order),
     )
-    tooltip = band_tooltip("var", alt.Tooltip("theory:Q", format=".4g"))
+    theory_tip = alt.Tooltip("theory:Q", title=tips["theory"], format=".4g")
+    tooltip = band_tooltip(tips, "var", theory_tip)
     base = alt.Chart(df)
     theory = base.mark_line(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5).encode(
-        x=x, y=alt.Y("theory:Q", scale=y_scale, title=y_title), detail=alt.Detail("series:N")
+        x=x,
+        y=alt.Y("theory:Q", scale=y_scale, title=y_title, axis=y_axis),
+        detail=alt.Detail("series:N"),
+        tooltip=[
+            alt.Tooltip("series:N", title=tips["series"]),
+            alt.Tooltip("d:Q", title=D_K, format="d"),
+            theory_tip,
+        ],
     )
     bars = base.mark_rule(strokeWidth=2).encode(
-        x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=series
+        x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=series, tooltip=tooltip
     )
     points = base.mark_point(filled=True, size=50).encode(
-        x=x, y=alt.Y("var:Q", scale=y_scale, title=y_title), color=series, tooltip=tooltip
+        x=x,
+        y=alt.Y("var:Q", scale=y_scale, title=y_title, axis=y_axis),
+        color=series,
+        tooltip=tooltip,
     )
     marker = d_marker()
     return alt.layer(
@@ -130,8 +152,9 @@ def running_sums(
     x_title: str,
     y_title: str,
     description: str,
+    tips: dict[str, str],
 ) -> alt.LayerChart:
-    """Partial sums of q_i k_i against i for several pairs, with ±√i and ±2√i envelopes.
+    """Partial sums of qᵢkᵢ against i for several pairs, with ±√i and ±2√i envelopes.
 
     Parameters
     ----------
@@ -139,6 +162,9 @@ def running_sums(
         ``i``, ``path`` (pair id), ``sum``.
     envelope : DataFrame
         ``i``, ``band`` (legend label, e.g. "±1 std"), ``lo``, ``hi``.
+    tips : dict
+        Tooltip titles: ``path`` (the pair's number), ``band`` (the envelope's label),
+        ``lo``, ``hi`` (its lower and upper line).
     """
     check_rows(paths)
     check_rows(envelope)
@@ -150,14 +176,30 @@ def running_sums(
             x=x,
             y=alt.Y("sum:Q", title=y_title),
             detail=alt.Detail("path:N"),
-            tooltip=[alt.Tooltip("path:N"), alt.Tooltip("i:Q"), alt.Tooltip("sum:Q", format=".3g")],
+            tooltip=[
+                alt.Tooltip("path:N", title=tips["path"]),
+                alt.Tooltip("i:Q", title=x_title, format="d"),
+                alt.Tooltip("sum:Q", title=y_title, format=".3g"),
+            ],
         )
     )
     env = alt.Chart(envelope)
     bands = list(dict.fromkeys(envelope["band"]))
     dash = alt.StrokeDash("band:N", title=None, legend=legend_below(bands))
-    upper = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("hi:Q"), strokeDash=dash)
-    lower = env.mark_line(color=COLORS["theory"]).encode(x=x, y=alt.Y("lo:Q"), strokeDash=dash)
+    lines_of = {"hi": tips["hi"], "lo": tips["lo"]}
+    upper, lower = (
+        env.mark_line(color=COLORS["theory"]).encode(
+            x=x,
+            y=alt.Y(f"{edge}:Q"),
+            strokeDash=dash,
+            tooltip=[
+                alt.Tooltip("band:N", title=tips["band"]),
+                alt.Tooltip("i:Q", title=x_title, format="d"),
+                alt.Tooltip(f"{edge}:Q", title=lines_of[edge], format=".3g"),
+            ],
+        )
+        for edge in ("hi", "lo")
+    )
     return alt.layer(
         lines, upper, lower, title=chart_title(title), description=description, height=320
     )
@@ -173,12 +215,12 @@ def term_bars(
     sign_order: tuple[str, str],
     description: str,
 ) -> alt.Chart:
-    """Bars of the per-dimension products q_i k_i of one pair, coloured by sign.
+    """Bars of the per-dimension products qᵢkᵢ of one pair, coloured by sign.
 
     Parameters
     ----------
     df : DataFrame
-        ``i`` (1-based dimension), ``term`` (q_i k_i), ``sign`` (legend label).
+        ``i`` (1-based dimension), ``term`` (qᵢkᵢ), ``sign`` (legend label).
     sign_order : (str, str)
         Labels of positive and negative terms (blue and vermillion).
     """
@@ -212,7 +254,11 @@ def term_bars(
                 ),
                 legend=legend_below(sign_order),
             ),
-            tooltip=[alt.Tooltip("i:O", title="i"), alt.Tooltip("term:Q", format=".4g")],
+            tooltip=[
+                alt.Tooltip("i:O", title=x_title),
+                alt.Tooltip("term:Q", title=y_title, format=".4g"),
+                alt.Tooltip("sign:N", title=sign_title),
+            ],
         )
         .properties(title=chart_title(title), description=description, height=300)
     )

@@ -101,6 +101,7 @@ def histograms(v: View, revealed: bool) -> None:
                 y_title=t("variance.axis_density"),
                 law_labels=laws,
                 description=t("variance.hist_raw_alt", d_k=d_k, std=f"{std_theory:.3g}"),
+                tips={"law": t("variance.tip_law")},
                 color=COLORS["unscaled"],
             ),
             key="variance_hist_raw",
@@ -117,6 +118,7 @@ def histograms(v: View, revealed: bool) -> None:
                 y_title=t("variance.axis_density"),
                 law_labels=laws,
                 description=t("variance.hist_scaled_alt", std=f"{v.c:.3g}"),
+                tips={"law": t("variance.tip_law")},
             ),
             key="variance_hist_scaled",
             data=scaled,
@@ -147,6 +149,9 @@ def variance_against_d_k(v: View) -> None:
             x_title=t("variance.axis_d_k"),
             y_title=t("variance.axis_variance"),
             description=t("variance.sweep_alt"),
+            tips={
+                key: t(f"variance.tip_{key}") for key in ("series", "value", "lo", "hi", "theory")
+            },
         ),
         key="variance_sweep",
         data=sweep,
@@ -177,6 +182,12 @@ def dimension_by_dimension(v: View) -> None:
                 x_title=t("variance.axis_i"),
                 y_title=t("variance.axis_partial_sum"),
                 description=t("variance.paths_alt", d_k=d_k),
+                tips={
+                    "path": t("variance.tip_path"),
+                    "band": t("variance.tip_band"),
+                    "lo": t("variance.tip_band_lo"),
+                    "hi": t("variance.tip_band_hi"),
+                },
             ),
             key="variance_paths",
             data=paths,

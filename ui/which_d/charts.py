@@ -13,6 +13,7 @@ import json
 import altair as alt
 import pandas as pd
 
+from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
     chart_title,
@@ -54,6 +55,7 @@ def divisor_bars(
     y_title: str,
     description: str,
     head_title: str,
+    tips: dict[str, str],
     theory: bool = True,
     value_labels: bool = True,
     reference: pd.DataFrame | None = None,
@@ -72,6 +74,9 @@ def divisor_bars(
         The statistic shown, e.g. ``"std"`` or ``"entropy"``.
     head_title : str
         Tooltip title of the head number.
+    tips : dict
+        Tooltip titles: ``theory`` (with ``theory``) and ``reference`` (with a
+        ``reference``).
     theory : bool
         Draw ``theory_std`` as a black tick on each bar.
     value_labels : bool
@@ -104,6 +109,7 @@ def divisor_bars(
     y_scale = alt.Scale(domain=[0, 1]) if not top > 0 else alt.Scale(zero=True)
     y = alt.Y(field=value, type="quantitative", title=y_title, scale=y_scale)
     value_tip = alt.Tooltip(field=value, type="quantitative", title=y_title, format=".4g")
+    divisor_tip = alt.Tooltip(field="label", type="nominal", title=x_title)
     marks = [
         alt.Chart()
         .mark_bar(stroke=COLORS["theory"])
@@ -118,12 +124,16 @@ def divisor_bars(
             strokeWidth=alt.StrokeWidth(
                 field="outline", type="quantitative", scale=None, legend=None
             ),
-            tooltip=[value_tip],
+            tooltip=[divisor_tip, value_tip],
         ),
         alt.Chart(points)
         .mark_circle(size=28, color=COLORS["theory"], opacity=0.55)
         .encode(
-            tooltip=[alt.Tooltip(field="head", type="quantitative", title=head_title), value_tip]
+            tooltip=[
+                divisor_tip,
+                alt.Tooltip(field="head", type="quantitative", title=head_title, format="d"),
+                value_tip,
+            ]
         ),
     ]
     if value_labels:  # three significant digits without exponent: 0.354, 4,100
@@ -138,7 +148,12 @@ def divisor_bars(
             .mark_tick(color=COLORS["theory"], thickness=2.5, size=46)
             .encode(
                 y=alt.Y(field="theory_std", type="quantitative"),
-                tooltip=[alt.Tooltip(field="theory_std", type="quantitative", format=".4g")],
+                tooltip=[
+                    divisor_tip,
+                    alt.Tooltip(
+                        field="theory_std", type="quantitative", title=tips["theory"], format=".4g"
+                    ),
+                ],
             )
         )
     options = {"title": chart_title(title), "description": description, "height": 280}
@@ -151,8 +166,8 @@ def divisor_bars(
         .encode(
             y=alt.Y(field="y", type="quantitative"),
             tooltip=[
-                alt.Tooltip(field="label", type="nominal"),
-                alt.Tooltip(field="y", type="quantitative", format=".4g"),
+                alt.Tooltip(field="label", type="nominal", title=tips["reference"]),
+                alt.Tooltip(field="y", type="quantitative", title=y_title, format=".4g"),
             ],
         )
     )
@@ -168,6 +183,7 @@ def scale_lines(
     y_title: str,
     description: str,
     theory_title: str,
+    tips: dict[str, str],
 ) -> alt.LayerChart:
     """A statistic against an input scale on log–log axes, one line per series, with
     dashed theory lines and a rule at the current scale.
@@ -181,6 +197,8 @@ def scale_lines(
         The scale marked with a vertical rule.
     theory_title : str
         Tooltip title of the theory value.
+    tips : dict
+        Tooltip title of the legend field: ``series``.
     """
     check_rows(df)
     order, colors = legend_colors(df, "series")
@@ -199,30 +217,33 @@ def scale_lines(
         axis=alt.Axis(values=scales, format="~g", grid=False),
     )
     y_scale = alt.Scale(type="log")
-    y_axis = alt.Axis(tickCount=6, format="~g")
+    # the plot takes about 200 of the chart's 320 px
+    y_axis = log_axis(*positive_range(df["value"], df["theory"]), length=200)
+    tooltip = [
+        alt.Tooltip(field="series", type="nominal", title=tips["series"]),
+        alt.Tooltip(field="scale", type="quantitative", title=x_title, format=".3~g"),
+        alt.Tooltip(field="value", type="quantitative", title=y_title, format=".4g"),
+        alt.Tooltip(field="theory", type="quantitative", title=theory_title, format=".4g"),
+    ]
     base = alt.Chart()  # line and theory share the top-level data
     line = base.mark_line(point=True, strokeWidth=2.5).encode(
         x=x,
         y=alt.Y(field="value", type="quantitative", scale=y_scale, title=y_title, axis=y_axis),
         color=color,
-        tooltip=[
-            alt.Tooltip(field="series", type="nominal"),
-            alt.Tooltip(field="scale", type="quantitative", title=x_title, format="g"),
-            alt.Tooltip(field="value", type="quantitative", title=y_title, format=".4g"),
-            alt.Tooltip(field="theory", type="quantitative", title=theory_title, format=".4g"),
-        ],
+        tooltip=tooltip,
     )
     theory = base.mark_line(color=COLORS["theory"], strokeDash=[5, 4], strokeWidth=1.2).encode(
         x=x,
         y=alt.Y(field="theory", type="quantitative", scale=y_scale, title=y_title, axis=y_axis),
         detail=alt.Detail(field="series", type="nominal"),
+        tooltip=[tooltip[0], tooltip[1], tooltip[3]],
     )
     marker = (
         alt.Chart(pd.DataFrame({"scale": [current]}))
         .mark_rule(color=COLORS["accent"], strokeWidth=2)
         .encode(
             x=alt.X(field="scale", type="quantitative"),
-            tooltip=[alt.Tooltip(field="scale", type="quantitative", title=x_title, format="g")],
+            tooltip=[alt.Tooltip(field="scale", type="quantitative", title=x_title, format=".3~g")],
         )
     )
     return alt.layer(

@@ -166,6 +166,7 @@ def divisor_templates(
             y_title=t(f"which_d.axis_{value}"),
             description=t(f"which_d.{prefix}_{value}_alt", **fmt),
             head_title=t("which_d.head"),
+            tips={"theory": t("which_d.tip_theory"), "reference": t("common.tip_reference")},
             theory=value == "std",
             value_labels=value == "std",
             reference=uniform if value == "entropy" else None,
@@ -428,6 +429,7 @@ def qk_parts(
         y_title=t("which_d.axis_std_log"),
         description=t(f"which_d.qk_alt{suffix}", ln_std=ln_std),
         theory_title=t("which_d.theory"),
+        tips={"series": t("which_d.tip_series")},
     )
     now = sweep[sweep.scale == x_scale].set_index("layernorm")
     metrics = [

@@ -8,11 +8,14 @@ import pandas as pd
 import pytest
 
 from tests.ui.helpers import legend_columns_at
-from ui.common import charts
+from ui.common import axes, charts
 
 
 def _layers(spec):
     return spec.get("layer", [spec])
+
+
+TIPS = {"series": "scaling", "lo": "mean − 2 s.e.", "hi": "mean + 2 s.e.", "reference": "ref"}
 
 
 def test_sweep_lines():
@@ -41,6 +44,7 @@ def test_sweep_lines():
         description="a",
         reference=ref,
         y_domain=(0, 1),
+        tips=TIPS,
     ).to_dict()
     layers = _layers(spec)
     assert [
@@ -63,6 +67,20 @@ def test_sweep_lines():
     assert layers[1]["encoding"]["y"]["scale"]["domain"] == [0, 1]
     assert charts.alpha_color(0.75) == charts.COLORS["custom"]
     assert (layers[3]["mark"]["align"], layers[3]["mark"]["baseline"]) == ("left", "bottom")
+    # every field titled in the page's words; numbers to 4 significant figures
+    line_tips = layers[1]["encoding"]["tooltip"]
+    assert [t["title"] for t in line_tips] == [
+        "scaling",
+        "dₖ",
+        "y",
+        "mean − 2 s.e.",
+        "mean + 2 s.e.",
+    ]
+    assert [t.get("format") for t in line_tips] == [None, "d", ".4g", ".4g", ".4g"]
+    assert [t["title"] for t in layers[2]["encoding"]["tooltip"]] == ["ref", "y"]
+    assert layers[4]["encoding"]["tooltip"] == [
+        {"field": "d", "format": "d", "title": "dₖ", "type": "quantitative"}
+    ]
 
 
 @pytest.mark.parametrize(
@@ -78,7 +96,7 @@ def test_sweep_lines_reference_label_placement(placement, align, baseline, x):
         {"d": [1.0, 2.0], "series": "s", "color": "#000000", "value": 0.5, "lo": 0.4, "hi": 0.6}
     )
     ref = pd.DataFrame({"y": [0.1], "label": ["1/n_keys = 0.1"]})
-    kwargs = dict(title="T", x_title="d", y_title="y", description="a", reference=ref)
+    kwargs = dict(title="T", x_title="d", y_title="y", description="a", reference=ref, tips=TIPS)
     text = _layers(charts.sweep_lines(df, reference_label=placement, **kwargs).to_dict())[3]
     assert text["mark"]["type"] == "text"
     assert (text["mark"]["align"], text["mark"]["baseline"], text["mark"]["x"]) == (
@@ -264,3 +282,16 @@ def test_legend_labels_too_long_for_a_half_width_chart_break_into_lines():
     # labels that fit everywhere: no expression at all
     plain = charts.legend_below([short, "1/d_k (α = 1)"]).to_dict()
     assert "labelExpr" not in plain and "rowPadding" not in plain
+
+
+def test_sweep_lines_log_axis_and_d_marker():
+    df = pd.DataFrame(
+        {"d": [1.0, 2.0, 4.0], "series": "s", "color": "#0072B2", "value": [1.0, 1e-3, 1e-9]}
+    ).assign(lo=lambda f: f.value / 2, hi=lambda f: f.value * 2)
+    spec = charts.sweep_lines(
+        df, title="T", x_title="d", y_title="y", description="a", tips=TIPS, log_y=True,
+        plot_px=220,
+    ).to_dict()  # fmt: skip
+    axis = _layers(spec)[1]["encoding"]["y"]["axis"]
+    assert axis["labelExpr"] == axes.EXP_LABEL
+    assert axis["values"] == [10.0**k for k in range(-10, 2, 2)]

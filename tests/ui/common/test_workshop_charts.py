@@ -27,8 +27,9 @@ def _page(deferred: bool, present: bool, rows: int) -> None:
     st.session_state["present"] = present
     side = pd.DataFrame({"key": range(1, rows + 1), "weight": [1 / rows] * rows})
     build = functools.partial(
-        weight_bars, side, color="#0072B2", title="t", x_title="x", y_title="y", description="d"
-    )
+        weight_bars, side, color="#0072B2", title="t", x_title="x", y_title="y", description="d",
+        tips={"score": "q·k", "logit": "logit"},
+    )  # fmt: skip
     if deferred:
         workshop.chart(build, key="c", data=side)
         workshop.chart(build, key="again")  # a cache hit

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from tests.ui.helpers import legend_columns_at
+from ui.common import axes
 from ui.common import charts as common_charts
 from ui.common import data as common_data
 from ui.common.charts import NARROW_CHART_PX
@@ -15,6 +16,9 @@ from ui.gradients import charts, data
 
 def _layers(spec):
     return spec.get("layer", [spec])
+
+
+SWEEP_TIPS = {"series": "scaling", "value": "median J", "lo": "q10", "hi": "q90", "mean": "mean J"}
 
 
 def _rows(spec) -> list[int]:
@@ -126,6 +130,7 @@ def test_jacobian_heatmap_shares_a_symmetric_diverging_scale():
         y_title="i",
         color_title="J",
         description="alt",
+        tips={"p_i": "weight pᵢ", "p_j": "weight pⱼ"},
     ).to_dict()
     assert spec["description"] == "alt"
     assert spec["mark"]["type"] == "rect"
@@ -133,7 +138,12 @@ def test_jacobian_heatmap_shares_a_symmetric_diverging_scale():
     assert color["field"] == "value"
     assert color["scale"]["domain"] == [-0.2, 0.2] and color["scale"]["domainMid"] == 0
     assert color["scale"]["scheme"] == charts.JACOBIAN_SCHEME
-    assert {t["field"] for t in spec["encoding"]["tooltip"]} == {"i", "j", "value", "p_i", "p_j"}
+    tips = spec["encoding"]["tooltip"]
+    assert [t["title"] for t in tips] == ["i", "j", "J", "weight pᵢ", "weight pⱼ"]
+    assert [t.get("format") for t in tips] == [None, None, ".3e", ".4g", ".4g"]
+    # no grid lines across the cells
+    assert spec["encoding"]["x"]["axis"]["grid"] is False
+    assert spec["encoding"]["y"]["axis"]["grid"] is False
     assert _rows(spec) == [100]
 
 
@@ -150,13 +160,31 @@ def test_gap_explorer_chart():
         x_title="g",
         y_title="size",
         description="alt",
+        tips={"quantity": "quantity", "kind": "curve"},
     ).to_dict()
-    lines, marker = _layers(spec)
+    lines, name_f, name_o, marker = _layers(spec)
     assert lines["encoding"]["y"]["scale"]["type"] == "log"
     assert lines["encoding"]["strokeDash"]["scale"]["range"] == [[1, 0], [6, 4]]
     assert lines["encoding"]["color"]["scale"]["domain"] == ["F", "O"]
     assert marker["mark"]["type"] == "rule"
-    assert sum(_rows(spec)) == len(df) + 1
+    # readable on a phone: the plot itself is GAP_PLOT_PX tall (title and legend add to
+    # it), at least 200 px, with at least 4 labelled decades, all written 1e−N
+    assert spec["height"] == charts.GAP_PLOT_PX >= 200
+    assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
+    axis = lines["encoding"]["y"]["axis"]
+    assert axis["labelExpr"] == axes.EXP_LABEL
+    assert len(axis["values"]) >= 4
+    assert axis["values"] == [10.0**k for k in range(-14, 1, 2)]
+    # the two curves apart: named in their own colours, ‖J‖_F above its line, the entry
+    # below its own, and one decade (16 px) or more apart everywhere
+    assert (name_f["mark"]["color"], name_o["mark"]["color"]) == (
+        common_charts.COLORS["sqrt"],
+        common_charts.COLORS["custom"],
+    )
+    assert name_f["mark"]["dy"] < 0 < name_o["mark"]["dy"]
+    exact = df[df.kind == "exact"].pivot(index="g", columns="quantity", values="value")
+    assert (np.log10(exact["F"] / exact["O"]) >= 0.45).all()  # √(n − 1 + 3)/… ≥ 10^0.45
+    assert sum(_rows(spec)) == len(df) + 2 + 1
 
 
 def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():
@@ -170,6 +198,7 @@ def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():
         y_title="J",
         mean_label="mean",
         description="alt",
+        tips=SWEEP_TIPS,
     )
     spec = chart.to_dict()
     assert spec["title"] == {"text": "T", "subtitle": "S"}
@@ -180,6 +209,8 @@ def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():
     assert line["encoding"]["y"]["scale"]["type"] == "log"
     assert means["encoding"]["y"]["field"] == "mean"
     assert means["encoding"]["strokeDash"]["scale"]["range"] == [[6, 4]]
+    assert [t["title"] for t in means["encoding"]["tooltip"]] == ["scaling", "dₖ", "mean J"]
+    assert line["encoding"]["y"]["axis"]["labelExpr"] == axes.EXP_LABEL
     assert (
         means["encoding"]["color"]["scale"]["range"] == line["encoding"]["color"]["scale"]["range"]
     )
@@ -189,7 +220,7 @@ def test_log_histogram_chart():
     bins, stats, geo = data.query_grad_histogram(64, 10, 0.5, 0)
     b = bins[bins.which == "scaled"].drop(columns="which")
     s = stats["scaled"]
-    spec = common_charts.log_histogram(
+    spec = charts.log_histogram(
         b,
         median=s["median"],
         median_log10=s["median_log10"],
@@ -224,6 +255,7 @@ def test_gradient_builders_reject_too_many_rows():
             y_title="",
             color_title="",
             description="",
+            tips={"p_i": "", "p_j": ""},
         )
 
 
@@ -232,7 +264,7 @@ def test_median_mean_sweep_legend_is_opaque_and_two_column():
     df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(common_charts.alpha_color))
     kwargs = dict(
         title="T", subtitle="S", x_title="d", y_title="g", mean_label="mean",
-        description="alt",
+        description="alt", tips=SWEEP_TIPS,
     )  # fmt: skip
     layers = _layers(charts.median_mean_sweep(df, **kwargs).to_dict())
     legends = [

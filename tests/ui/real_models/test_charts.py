@@ -39,6 +39,9 @@ def test_head_grid_heatmap(log_color):
     assert spec["description"] == "alt"
     assert spec["title"]["text"] == ["T", "sub"]  # a line break of the text stays
     assert spec["encoding"]["x"]["field"] == "head" and spec["encoding"]["y"]["field"] == "layer"
+    # no grid lines across the cells
+    assert spec["encoding"]["x"]["axis"]["grid"] is False
+    assert spec["encoding"]["y"]["axis"]["grid"] is False
     rect, text = spec["layer"]
     # the cells' numbers only where 12 heads leave a cell 17 px wide; the ramp fits the plot
     assert text["mark"]["opacity"] == {"expr": "width >= 204 ? 1 : 0"}
@@ -68,6 +71,7 @@ def test_logit_histogram():
     # bars rise from 0: a bar ranged in x without a base is drawn as a tick at its height
     assert spec["layer"][0]["encoding"]["y2"] == {"datum": 0}
     assert [tip["title"] for tip in spec["layer"][0]["encoding"]["tooltip"][:2]] == ["from", "to"]
+    assert [tip["title"] for tip in spec["layer"][1]["encoding"]["tooltip"]] == ["x", "density"]
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == ["pooled", "N(0, 1)"]
     assert sorted(len(v) for v in spec["datasets"].values()) == [64, 161]
     assert len(bars) == len(data.HIST_EDGES) - 1
@@ -93,6 +97,7 @@ def test_attention_heatmap_labels_rows_with_tokens():
     assert enc["x"]["field"] == "key" and enc["y"]["field"] == "query"
     assert enc["x"]["axis"]["labelExpr"].startswith('["[CLS]", "the", "cat"')
     assert enc["y"]["axis"]["labelOverlap"] is False
+    assert enc["x"]["axis"]["grid"] is False and enc["y"]["axis"]["grid"] is False
     assert enc["color"]["scale"]["domain"] == [0, 1]
     assert [tip["field"] for tip in enc["tooltip"]] == [
         "query_token", "key_token", "trained", "logit", "weight",
@@ -132,8 +137,15 @@ def test_divisor_layer_bars():
     spec = charts.divisor_layer_bars(
         layers, value="collapsed", labels=labels, title="T", x_title="layer", y_title="share",
         series_title="divisor", description="alt", fmt=".1%", axis_format="%", reference=ref,
+        reference_title="reference line",
     ).to_dict()  # fmt: skip
     bars, rule = spec["layer"]
+    assert [t["title"] for t in rule["encoding"]["tooltip"]] == ["reference line", "share"]
+    with pytest.raises(ValueError, match="reference_title"):
+        charts.divisor_layer_bars(
+            layers, value="collapsed", labels=labels, title="T", x_title="layer",
+            y_title="share", series_title="divisor", description="alt", reference=ref,
+        )  # fmt: skip
     # the plot keeps its height; title and legend add to the chart's
     assert spec["height"] == 190 and spec["autosize"] == {"type": "fit-x", "contains": "padding"}
     assert bars["encoding"]["xOffset"]["field"] == "series"

@@ -23,8 +23,9 @@ def test_two_score_bars():
     df = frames.two_score_frame(raw, div, ("raw", "divided"), ("key 1", "key 2"))
     assert len(df) == 4
     spec = charts.two_score_bars(
-        df, title="T", x_title="key", y_title="weight", description="alt"
-    ).to_dict()
+        df, title="T", x_title="key", y_title="weight", description="alt",
+        tips={"version": "weights from"},
+    ).to_dict()  # fmt: skip
     assert spec["description"] == "alt"
     bars, labels = _layers(spec)
     assert bars["mark"]["type"] == "bar" and labels["mark"]["type"] == "text"
@@ -34,6 +35,14 @@ def test_two_score_bars():
     assert bars["encoding"]["color"]["scale"]["range"] == [
         common_charts.COLORS["unscaled"],
         common_charts.COLORS["sqrt"],
+    ]
+    # titled in the page's words, the weight to 4 significant figures (0.006693, not
+    # 0.00669285092428)
+    tips = bars["encoding"]["tooltip"]
+    assert [(t["title"], t.get("format")) for t in tips] == [
+        ("weights from", None),
+        ("key", None),
+        ("weight", ".4g"),
     ]
     rows = next(iter(spec["datasets"].values()))
     weights = {(r["version"], r["key"]): r["weight"] for r in rows}
@@ -50,12 +59,14 @@ def test_weight_bars():
     )
     df["weight"] = np.exp(df.logit) / np.exp(df.logit).sum()
     spec = charts.weight_bars(
-        df, color="#123456", title="T", x_title="key", y_title="w", description="a"
-    ).to_dict()
+        df, color="#123456", title="T", x_title="key", y_title="w", description="a",
+        tips={"score": "score q·k", "logit": "logit (scaled)"},
+    ).to_dict()  # fmt: skip
     assert spec["mark"]["type"] == "bar" and spec["mark"]["color"] == "#123456"
     assert spec["encoding"]["y"]["scale"]["domain"] == [0, 1]  # the same axis on both sides
     assert spec["encoding"]["x"]["field"] == "key"
-    assert {t["field"] for t in spec["encoding"]["tooltip"]} == {"key", "score", "logit", "weight"}
+    tips = spec["encoding"]["tooltip"]
+    assert [t["title"] for t in tips] == ["key", "score q·k", "logit (scaled)", "w"]
     assert _dataset_sizes(spec) == [10]
 
 
@@ -86,12 +97,17 @@ def test_attention_heatmap():
         color_title="weight",
         max_title="row max",
         description="a",
+        tips={"score": "score q·k", "logit": "logit"},
     ).to_dict()
     cells, text = _layers(spec)
     assert cells["mark"]["type"] == "rect" and text["mark"]["type"] == "text"
     assert cells["encoding"]["color"]["scale"]["domain"] == [0, 1]
     assert cells["encoding"]["x"]["field"] == "j" and cells["encoding"]["y"]["field"] == "i"
     assert "row_max" in {t["field"] for t in cells["encoding"]["tooltip"]}
+    assert "score q·k" in {t["title"] for t in cells["encoding"]["tooltip"]}
+    # no grid lines across the cells
+    assert cells["encoding"]["x"]["axis"]["grid"] is False
+    assert cells["encoding"]["y"]["axis"]["grid"] is False
     # the text layer writes each row's max in its cell: one label per row
     assert text["transform"] == [{"filter": "datum.is_max"}]
     assert text["encoding"]["text"]["field"] == "weight"
@@ -119,9 +135,10 @@ def test_rowmax_histogram_and_frames():
     assert set(marks["value"]) == {0.865, 0.9999995, 0.32, 0.63}
     spec = charts.rowmax_histogram(
         bars, marks, title="T", x_title="row max", y_title="share", description="a",
-        bin_titles=("from", "to"),
+        bin_titles=("from", "to"), tips={"series": "attention", "kind": "line", "value": "max"},
     ).to_dict()  # fmt: skip
     hist_layer, rules = _layers(spec)
+    assert [t["title"] for t in rules["encoding"]["tooltip"]] == ["attention", "line", "max"]
     assert hist_layer["mark"]["type"] == "bar"
     assert hist_layer["encoding"]["x"]["scale"]["domain"] == [0, 1]
     assert hist_layer["encoding"]["y"]["scale"]["type"] == "sqrt"
@@ -152,9 +169,16 @@ def test_overflow_lines_and_frame():
     assert (df.lo >= 0).all() and (df.hi <= 1).all()
     assert df.color.nunique() == 3  # one colour per scaling, dtype is the dash
     spec = charts.overflow_lines(
-        df, title="T", x_title="d", y_title="share", description="a"
-    ).to_dict()
+        df, title="T", x_title="d", y_title="share", description="a",
+        tips={"series": "scaling", "dtype": "number format"},
+    ).to_dict()  # fmt: skip
     band, line, points, marker = _layers(spec)
+    assert [t["title"] for t in points["encoding"]["tooltip"]] == [
+        "scaling",
+        "number format",
+        "dₖ",
+        "share",
+    ]
     assert band["mark"]["type"] == "area" and band["encoding"]["y2"]["field"] == "hi"
     assert points["mark"]["type"] == "point"  # points carry the tooltip
     assert line["encoding"]["strokeDash"]["field"] == "dtype"
@@ -190,8 +214,9 @@ def test_sweep_frame():
     assert df.loc[df.value == 2.5, "color"].unique().tolist() == [common_charts.COLORS["custom"]]
     np.testing.assert_allclose(df.hi - df.lo, 4 * np.r_[[0.1] * 9, [0.05] * 3])
     spec = common_charts.sweep_lines(
-        df, title="T", x_title="d", y_title="H", description="a"
-    ).to_dict()
+        df, title="T", x_title="d", y_title="H", description="a",
+        tips={"series": "s", "lo": "lo", "hi": "hi", "reference": "r"},
+    ).to_dict()  # fmt: skip
     assert spec["description"] == "a"
     assert len(frames.sweep_frame(fixed, None, "entropy")) == 9
 
@@ -213,7 +238,9 @@ def test_fmt_weight():
 def test_saturation_builders_reject_too_many_rows():
     big = pd.DataFrame({"key": np.arange(6000), "score": 0.0, "logit": 0.0, "weight": 0.0})
     with pytest.raises(ValueError, match="at most"):
-        charts.weight_bars(big, color="#000", title="", x_title="", y_title="", description="")
+        charts.weight_bars(
+            big, color="#000", title="", x_title="", y_title="", description="", tips={}
+        )
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import pytest
 
 from core.experiments import saturation_sweep
 from tests.ui.helpers import legend_columns_at
+from ui.common import axes
 from ui.common import charts as common_charts
 from ui.common.charts import NARROW_CHART_PX
 from ui.sqrt_vs_d import charts, data, sections
@@ -30,6 +31,9 @@ def _layers(spec):
     return spec.get("layer", [spec])
 
 
+SE_TIPS = {"series": "scaling", "lo": "mean − 2 s.e.", "hi": "mean + 2 s.e."}
+
+
 def test_logit_scale_chart():
     df = data.logit_frame(_sweep(), "std", 0.5)
     assert len(df) == 39  # 3 α × 13 d_k
@@ -41,6 +45,7 @@ def test_logit_scale_chart():
         y_title="std",
         theory_title="theory",
         description="alt",
+        tips=SE_TIPS,
     ).to_dict()
     assert spec["description"] == "alt"
     assert spec["title"] == {"text": "T", "subtitle": "S"}
@@ -57,6 +62,15 @@ def test_logit_scale_chart():
     colour = points["encoding"]["color"]["scale"]
     assert colour["range"] == [common_charts.alpha_color(a) for a in (0.0, 0.5, 1.0)]
     assert marker["encoding"]["x"]["field"] == "d"
+    # every mark titled: the theory line and the error bars too
+    titles = ["scaling", "dₖ", "std", "mean − 2 s.e.", "mean + 2 s.e.", "theory"]
+    assert [t["title"] for t in points["encoding"]["tooltip"]] == titles
+    assert [t["title"] for t in bars["encoding"]["tooltip"]] == titles
+    assert [t["title"] for t in theory["encoding"]["tooltip"]] == ["scaling", "dₖ", "theory"]
+    # one label format on the log axis, sized for the half-width plot
+    axis = points["encoding"]["y"]["axis"]
+    assert axis["labelExpr"] == axes.PLAIN_LABEL  # 0.01 … 100: plain numbers
+    assert axis["values"] == [0.01, 0.1, 1.0, 10.0, 100.0]
 
 
 def test_logit_frames_follow_theory():
@@ -104,9 +118,15 @@ def test_alpha_heatmap():
     rules = data.heatmap_rules()
     assert rules["alpha"].tolist() == [0.5, 1.0]
     spec = charts.alpha_heatmap(
-        df, rules, title="T", x_title="d", y_title="α", color_title="H", description="alt"
-    ).to_dict()
+        df, rules, title="T", x_title="d", y_title="α", color_title="H", description="alt",
+        tips={"se": "standard error", "rule": "scaling"},
+    ).to_dict()  # fmt: skip
     rect, lines = _layers(spec)
+    # no grid lines across the cells
+    assert rect["encoding"]["x"]["axis"]["grid"] is False
+    assert rect["encoding"]["y"]["axis"]["grid"] is False
+    assert [t["title"] for t in rect["encoding"]["tooltip"]] == ["dₖ", "α", "H", "standard error"]
+    assert lines["encoding"]["tooltip"][0]["title"] == "scaling"
     assert rect["mark"]["type"] == "rect" and lines["mark"]["type"] == "rule"
     assert rect["encoding"]["x"]["type"] == "ordinal"
     assert rect["encoding"]["color"]["scale"]["domain"] == [0, 1]
@@ -121,7 +141,9 @@ def test_alpha_heatmap():
 
 def test_legend_columns_and_rows_limit():
     df = data.lines(_sweep(), "max_weight_mean")
-    chart = charts.chart("sweep_lines", df, title="T", x_title="d", y_title="p", description="a")
+    chart = charts.chart(
+        "sweep_lines", df, title="T", x_title="d", y_title="p", description="a", tips=SE_TIPS
+    )
     spec = chart.to_dict()
     # the plot keeps its height; title and legend add to the chart's (fit-x)
     assert spec["height"] == charts.HALF_PLOT_PX
@@ -143,6 +165,7 @@ def test_legend_columns_and_rows_limit():
             y_title="",
             theory_title="",
             description="",
+            tips=SE_TIPS,
         )
     assert isinstance(chart, alt.LayerChart)
 
@@ -264,3 +287,20 @@ def test_myth_with_an_aligned_key_reads_the_numbers_it_shows():
 def test_value_at_needs_exactly_one_row():
     with pytest.raises(ValueError, match=r"alpha=0\.25"):
         sections.value_at(_sweep(), 0.25, 64, "entropy_mean")
+
+
+def test_gradient_scale_axis_labels_every_other_decade_in_one_format():
+    """The gradient chart's log axis: 1e0 … 1e−10 (not a mix of 0.000001 and 1e-7), two
+    decades apart in the half-width plot so that no two labels collide."""
+    df = data.lines(_sweep(), "grad_fro_mean", log=True)
+    spec = charts.chart(
+        "sweep_lines", df, title="T", x_title="d", y_title="g", description="a", tips=SE_TIPS,
+        log_y=True,
+    ).to_dict()  # fmt: skip
+    axis = _layers(spec)[1]["encoding"]["y"]["axis"]
+    assert axis["labelExpr"] == axes.EXP_LABEL
+    values = axis["values"]
+    lo = axes.positive_range(df["lo"], df["value"], df["hi"])[0]
+    assert values[0] <= lo * 10 and values[-1] >= 1
+    gaps = np.diff(np.log10(values))
+    assert np.allclose(gaps, gaps[0]) and charts.HALF_PLOT_PX / len(values) >= 26

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from core.training import DEFAULT_LRS, LR_GRIDS, Variant, final_loss, train_recall_variants
+from ui.common import axes
 from ui.common.charts import MAX_ROWS
 from ui.training import charts, data
 
@@ -65,6 +66,13 @@ def test_curves_spec_has_points_line_and_reference():
     assert "color" not in next(iter(spec["datasets"].values()))[0]
     assert _titles(layers[1]) == ["scaling", "step", "avg", "batch"]  # from the catalog
     assert _titles(layers[2]) == ["ref", "loss"]
+    # a hover anywhere on a line finds its nearest step: invisible points carry the
+    # tooltip (a line's own tooltip shows its first point), and so do the faint points
+    assert layers[1]["mark"]["point"] == {"filled": True, "opacity": 0, "size": 60}
+    assert _titles(layers[0]) == _titles(layers[1])
+    assert layers[1]["encoding"]["tooltip"][1]["format"] == "d"
+    axis = layers[1]["encoding"]["y"]["axis"]
+    assert axis["labelExpr"] in (axes.PLAIN_LABEL, axes.EXP_LABEL)
 
 
 def test_curves_fixed_domain():
@@ -83,7 +91,7 @@ def test_builders_refuse_too_many_rows():
         )  # fmt: skip
 
 
-def test_probe_heatmap_facets_and_target_outline():
+def test_probe_heatmap_one_panel_per_variant_with_keys_and_steps_labelled():
     snaps, rows, keys = (0, 10, 50, 299), 4, 16
     s, r, k = np.meshgrid(snaps, np.arange(rows), np.arange(keys), indexing="ij")
     one = pd.DataFrame(
@@ -92,17 +100,28 @@ def test_probe_heatmap_facets_and_target_outline():
     )  # fmt: skip
     df = pd.concat([one.assign(series="none"), one.assign(series="sqrt")], ignore_index=True)
     spec = charts.probe_heatmap(
-        df, title="W", x_title="key", y_title="row", color_title="weight",
+        df, title="W", x_title="key", color_title="weight",
         step_title="step", description="alt", tips=PROBE_TIPS,
     ).to_dict()  # fmt: skip
-    assert spec["facet"]["row"]["field"] == "series"
-    assert spec["facet"]["column"]["field"] == "snapshot"
+    # one panel per variant (2 here, 12 small ones before), nothing faceted by step
+    assert set(spec["facet"]) == {"row"} and spec["facet"]["row"]["field"] == "series"
     assert spec["facet"]["row"]["sort"] == ["none", "sqrt"]
     rect, outline = spec["spec"]["layer"]
-    assert rect["encoding"]["color"]["scale"]["domain"] == [0, 1]
+    enc = rect["encoding"]
+    # every key labelled along x, every step along y, the probe rows inside each step
+    assert enc["x"]["field"] == "key" and enc["x"]["axis"].get("labels", True) is True
+    assert enc["x"]["axis"]["labelAngle"] == 0
+    assert enc["y"]["field"] == "snapshot" and enc["y"]["title"] == "step"
+    assert enc["yOffset"]["field"] == "row"
+    assert enc["x"]["axis"]["grid"] is False and enc["y"]["axis"]["grid"] is False
+    assert enc["color"]["scale"]["domain"] == [0, 1]
     assert outline["transform"] == [{"filter": "(datum.target === 1)"}]
-    assert spec["spec"]["width"] == 4 * keys
+    # cells large enough to read, and 16 keys still fit a 390-px phone's ~358-px chart
+    assert spec["spec"]["width"] == charts.PROBE_KEY_PX * keys <= 300
+    band = spec["spec"]["height"] * (1 - charts.PROBE_STEP_GAP) / len(snaps)
+    assert band / rows == pytest.approx(charts.PROBE_ROW_PX) and charts.PROBE_ROW_PX >= 8
     assert _titles(rect) == ["scaling", "step", "probe row", "key", "w"]
+    assert _titles(outline) == _titles(rect)
     assert len(next(iter(spec["datasets"].values()))) == 2 * 4 * rows * keys
 
 
@@ -137,6 +156,11 @@ def test_lr_lines_log_log_with_rules():
     assert layers[2]["encoding"]["color"]["field"] == "series"  # ℓ₀ in each scaling's colour
     assert spec["title"]["text"] == ["Final loss", "d_k = 64"]
     assert _titles(layers[1])[1] == "learning rate" and _titles(layers[2])[1] == "ℓ₀"
+    assert _titles(layers[3]) == ["learning rate"]  # the learner's rate
+    # the rate axis in one format: 1e−4 … 1e−1, every decade on a 300-px plot
+    x_axis = layers[1]["encoding"]["x"]["axis"]
+    assert x_axis["labelExpr"] == axes.EXP_LABEL
+    assert x_axis["values"] == [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
 
 
 def test_lr_lines_without_marker_and_shared_domain():

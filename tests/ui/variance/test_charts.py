@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ui.common import axes
 from ui.common import charts as common_charts
 from ui.variance import charts, data
 
@@ -35,6 +36,7 @@ def test_histogram_with_law():
         y_title="density",
         law_labels=("exact", "gauss"),
         description="alt",
+        tips={"law": "curve"},
     )
     spec = chart.to_dict()
     assert spec["description"] == "alt"
@@ -44,6 +46,7 @@ def test_histogram_with_law():
     assert bars["encoding"]["x"]["field"] == "x0" and bars["encoding"]["x2"]["field"] == "x1"
     assert bars["encoding"]["y"]["field"] == "density"
     assert lines["encoding"]["strokeDash"]["field"] == "law"
+    assert [t["title"] for t in lines["encoding"]["tooltip"]] == ["curve", "score", "density"]
     sizes = sorted(len(v) for v in _datasets(spec).values())
     assert sizes == [60, 120]  # 60 bins; 2 laws × 60 points
 
@@ -67,6 +70,7 @@ def test_variance_sweep_chart():
         x_title="d",
         y_title="v",
         description="a",
+        tips={"series": "quantity", "value": "var", "lo": "low", "hi": "high", "theory": "th"},
     ).to_dict()
     layers = _layers(spec)
     assert [layer["mark"]["type"] for layer in layers] == ["line", "rule", "point", "rule"]
@@ -81,6 +85,16 @@ def test_variance_sweep_chart():
         common_charts.COLORS["unscaled"],
         common_charts.COLORS["sqrt"],
     ]
+    # no raw field names: series, var, lo, hi and theory all titled; the error bars and
+    # the theory line have tooltips of their own
+    titles = ["quantity", "dₖ", "var", "low", "high", "th"]
+    assert [t["title"] for t in layers[2]["encoding"]["tooltip"]] == titles
+    assert [t["title"] for t in layers[1]["encoding"]["tooltip"]] == titles
+    assert [t["title"] for t in layers[0]["encoding"]["tooltip"]] == ["quantity", "dₖ", "th"]
+    # 0.9 … 4506: plain numbers, every decade
+    axis = layers[2]["encoding"]["y"]["axis"]
+    assert axis["labelExpr"] == axes.PLAIN_LABEL
+    assert axis["values"] == [0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]
 
 
 def test_running_sums_and_terms():
@@ -88,9 +102,14 @@ def test_running_sums_and_terms():
     paths = pd.DataFrame({"i": np.tile(i, 20), "path": np.repeat(np.arange(20), 200), "sum": 0.0})
     env = pd.DataFrame({"i": i, "band": "±1", "lo": -np.sqrt(i), "hi": np.sqrt(i)})
     spec = charts.running_sums(
-        paths, env, title="T", x_title="i", y_title="s", description="a"
-    ).to_dict()
-    assert _layers(spec)[0]["encoding"]["detail"]["field"] == "path"
+        paths, env, title="T", x_title="i", y_title="s", description="a",
+        tips={"path": "pair", "band": "envelope", "lo": "lower", "hi": "upper"},
+    ).to_dict()  # fmt: skip
+    lines, upper, lower = _layers(spec)
+    assert lines["encoding"]["detail"]["field"] == "path"
+    assert [t["title"] for t in lines["encoding"]["tooltip"]] == ["pair", "i", "s"]
+    assert [t["title"] for t in upper["encoding"]["tooltip"]] == ["envelope", "i", "upper"]
+    assert [t["title"] for t in lower["encoding"]["tooltip"]] == ["envelope", "i", "lower"]
     terms = pd.DataFrame({"i": np.arange(1, 65), "term": np.linspace(-1, 1, 64), "sign": "+"})
     spec = charts.term_bars(
         terms,
@@ -103,21 +122,24 @@ def test_running_sums_and_terms():
     ).to_dict()
     assert spec["mark"]["type"] == "bar"
     assert spec["encoding"]["color"]["field"] == "sign"
+    assert [t["title"] for t in spec["encoding"]["tooltip"]] == ["i", "t", "s"]
 
 
 def test_builders_reject_too_many_rows():
     big = _hist_frame(common_charts.MAX_ROWS + 1)
     with pytest.raises(ValueError, match="at most 5000 rows"):
         charts.histogram_with_law(
-            big, title="", x_title="", y_title="", law_labels=("a", "b"), description=""
-        )
+            big, title="", x_title="", y_title="", law_labels=("a", "b"), description="",
+            tips={"law": ""},
+        )  # fmt: skip
 
 
 def test_builders_do_not_configure():
     """Builders return layerable charts: no top-level config (it blocks alt.layer)."""
     chart = charts.histogram_with_law(
-        _hist_frame(), title="T", x_title="x", y_title="y", law_labels=("a", "b"), description="d"
-    )
+        _hist_frame(), title="T", x_title="x", y_title="y", law_labels=("a", "b"), description="d",
+        tips={"law": "curve"},
+    )  # fmt: skip
     assert isinstance(chart, alt.LayerChart)
     assert "config" not in chart.to_dict() or set(chart.to_dict()["config"]) <= {"view"}
 

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ui.common import axes
 from ui.which_d import charts, data, formulas, sections
 
 
@@ -41,6 +42,9 @@ def _bars_and_points(n_heads=5):
     return bars, points
 
 
+TIPS = {"theory": "theory", "reference": "reference line"}
+
+
 def test_divisor_bars_std():
     bars, points = _bars_and_points()
     spec = charts.divisor_bars(
@@ -52,6 +56,7 @@ def test_divisor_bars_std():
         y_title="logit std",
         description="alt",
         head_title="head",
+        tips=TIPS,
     ).to_dict()
     assert spec["description"] == "alt" and spec["title"] == "T"
     # x and y are shared by every mark of the layer
@@ -66,6 +71,14 @@ def test_divisor_bars_std():
     rows = next(v for v in spec["datasets"].values() if len(v) == 3)
     assert [r["opacity"] for r in rows] == [1.0, 0.45, 0.45]  # the selected divisor is opaque
     assert layers[3]["encoding"]["y"]["field"] == "theory_std"
+    # every mark says which divisor it is about
+    assert [t["title"] for t in bar["tooltip"]] == ["divisor", "logit std"]
+    assert [t["title"] for t in layers[1]["encoding"]["tooltip"]] == [
+        "divisor",
+        "head",
+        "logit std",
+    ]
+    assert [t["title"] for t in layers[3]["encoding"]["tooltip"]] == ["divisor", "theory"]
     assert _rows(spec) == [3, 15]
 
 
@@ -74,6 +87,7 @@ def test_divisor_labels_break_at_their_equals_sign_on_a_narrow_plot():
     spec = charts.divisor_bars(
         bars, points, value="std", title="T", x_title="d", y_title="s", description="a",
         head_title="h",
+        tips=TIPS,
     ).to_dict()  # fmt: skip
     expr = spec["encoding"]["x"]["axis"]["labelExpr"]
     # three labels of at most 17 columns: one line from 3 × (17 × 7.5 + 8) = 406 px up
@@ -98,6 +112,7 @@ def test_divisor_bars_entropy_with_reference_and_no_theory():
         y_title="entropy (nats)",
         description="alt",
         head_title="head",
+        tips=TIPS,
         theory=False,
         value_labels=False,
         reference=ref,
@@ -107,6 +122,7 @@ def test_divisor_bars_entropy_with_reference_and_no_theory():
     assert [layer["mark"]["type"] for layer in marks["layer"]] == ["bar", "circle"]
     assert marks["encoding"]["y"]["field"] == "entropy"
     assert rule["mark"]["type"] == "rule" and rule["encoding"]["y"]["field"] == "y"
+    assert [t["title"] for t in rule["encoding"]["tooltip"]] == ["reference line", "entropy (nats)"]
     assert _rows(spec) == [1, 3, 48]
 
 
@@ -123,6 +139,7 @@ def test_divisor_bars_all_zero_gets_a_unit_axis():
         y_title="y",
         description="d",
         head_title="h",
+        tips=TIPS,
     ).to_dict()
     assert spec["encoding"]["y"]["scale"] == {"domain": [0, 1]}
 
@@ -140,6 +157,7 @@ def test_divisor_bars_rejects_too_many_rows():
             y_title="y",
             description="d",
             head_title="h",
+            tips=TIPS,
         )
 
 
@@ -164,6 +182,7 @@ def test_scale_lines():
         y_title="std",
         description="alt",
         theory_title="theory",
+        tips={"series": "normalisation"},
     ).to_dict()
     assert spec["description"] == "alt"
     line, theory, marker = _layers(spec)
@@ -172,6 +191,9 @@ def test_scale_lines():
     assert line["encoding"]["color"]["scale"]["range"] == ["#D55E00", "#0072B2"]
     assert theory["mark"]["strokeDash"] == [5, 4] and theory["encoding"]["y"]["field"] == "theory"
     assert marker["mark"]["type"] == "rule"
+    assert [t["title"] for t in theory["encoding"]["tooltip"]] == ["normalisation", "s", "theory"]
+    # 1/64 … 4096: plain numbers in one format
+    assert line["encoding"]["y"]["axis"]["labelExpr"] == axes.PLAIN_LABEL
     assert _rows(spec) == [1, 20]
 
 

@@ -1,0 +1,152 @@
+"""Charts small enough to misread, checked where Vega draws them (SVG), on a 390-px phone
+and at 1400 px:
+
+- every log axis labels its ticks in one format (all 1e−N, or all plain numbers), and no
+  two of its shown labels overlap (Vega hides a label it drops with opacity 0);
+- the gradients page's gap explorer has a plot at least 200 px tall, at least 4 labelled
+  decades, and both curves named beside them without overlapping;
+- the training page's probe heatmap labels every key and every recorded step.
+
+Screenshots go to artifacts/readable-<page>-<width>.png.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from ui.common.pages import PAGES
+
+pytestmark = pytest.mark.e2e
+
+WIDTHS = {"phone": 390, "desktop": 1400}
+#: Pages with a base-10 log axis.
+LOG_PAGES = ("variance", "gradients", "sqrt-vs-d", "training", "which-d")
+EXPONENT = re.compile(r"^\d(?:\.\d+)?e[−+]?\d+$")
+PLAIN = re.compile(r"^[\d.,]+$")
+
+#: Per chart, per labelled axis: its aria-label and its labels (text, box, shown).
+AXES_JS = """
+(sel) => Array.from(document.querySelectorAll(sel)).map((chart) =>
+  Array.from(chart.querySelectorAll('g.role-axis')).map((g) => ({
+    name: g.getAttribute('aria-label') || '',
+    labels: Array.from(g.querySelectorAll('.role-axis-label text')).map((t) => {
+      const r = t.getBoundingClientRect();
+      const shown = r.width > 0 && Number(getComputedStyle(t).opacity) > 0;
+      return {text: t.textContent, box: [r.left, r.top, r.right, r.bottom], shown};
+    }),
+  })).filter((axis) => axis.name && axis.labels.length))
+"""
+#: Per chart: the text marks (not axis, legend or title text) with their boxes.
+MARK_TEXTS_JS = """
+(sel) => Array.from(document.querySelectorAll(sel)).map((chart) =>
+  Array.from(chart.querySelectorAll('g.mark-text.role-mark text')).map((t) => {
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, box: [r.left, r.top, r.right, r.bottom]};
+  }))
+"""
+
+
+def _overlap(a: list[float], b: list[float], slack: float = 0.5) -> bool:
+    return (
+        a[0] < b[2] - slack and b[0] < a[2] - slack and a[1] < b[3] - slack and b[1] < a[3] - slack
+    )
+
+
+def _driver(make_app, width: int):
+    if width < 500:
+        return make_app(
+            viewport={"width": width, "height": 844},
+            device_scale_factor=2,
+            is_mobile=True,
+            has_touch=True,
+        )
+    return make_app(viewport={"width": width, "height": 1000})
+
+
+def _axes(app) -> list[list[dict]]:
+    app.draw_every_chart()
+    return app.page.evaluate(AXES_JS, "[data-testid='stVegaLiteChart']")
+
+
+@pytest.mark.parametrize("width", list(WIDTHS.values()), ids=list(WIDTHS))
+@pytest.mark.parametrize("url_path", LOG_PAGES)
+def test_log_axes_label_in_one_format_without_collisions(make_app, url_path, width):
+    assert url_path in {p.url_path for p in PAGES}
+    app = _driver(make_app, width)
+    app.open(url_path, "lang=en")
+    charts = _axes(app)
+    app.screenshot(f"readable-{url_path}-{width}")
+    problems, log_axes = [], 0
+    for i, axes in enumerate(charts):
+        for axis in axes:
+            shown = [label for label in axis["labels"] if label["shown"]]
+            for a, b in itertools.combinations(shown, 2):
+                if _overlap(a["box"], b["box"]):
+                    problems.append(f"chart {i} {axis['name']!r}: {a['text']} over {b['text']}")
+            if "log scale" not in axis["name"]:
+                continue
+            log_axes += 1
+            texts = [label["text"] for label in shown]
+            exponent = [bool(EXPONENT.match(t)) for t in texts]
+            if any(exponent) and not all(exponent):
+                problems.append(f"chart {i} {axis['name']!r}: formats mixed in {texts}")
+            if not all(exponent) and not all(PLAIN.match(t) for t in texts):
+                problems.append(f"chart {i} {axis['name']!r}: not a number format: {texts}")
+            if any("-" in t for t in texts):
+                problems.append(f"chart {i} {axis['name']!r}: hyphen for a minus in {texts}")
+    assert log_axes, f"no log axis found on {url_path}"
+    assert not problems, "\n".join(problems)
+
+
+def _gap_chart(charts: list[list[dict]]) -> int:
+    return next(
+        i
+        for i, axes in enumerate(charts)
+        if any(a["name"].startswith("X-axis titled 'gap g") for a in axes)
+    )
+
+
+@pytest.mark.parametrize("width", list(WIDTHS.values()), ids=list(WIDTHS))
+def test_gap_explorer_is_tall_labelled_and_its_curves_named(make_app, width):
+    app = _driver(make_app, width)
+    app.open("gradients", "lang=en")
+    charts = _axes(app)
+    i = _gap_chart(charts)
+    y = next(a for a in charts[i] if a["name"].startswith("Y-axis"))
+    shown = [label for label in y["labels"] if label["shown"]]
+    decades = [label for label in shown if EXPONENT.match(label["text"])]
+    assert len(decades) >= 4, [label["text"] for label in shown]
+    # the labels run from the bottom of the plot (1e−14) to its top (1e0)
+    centres = [(label["box"][1] + label["box"][3]) / 2 for label in shown]
+    assert max(centres) - min(centres) >= 200, f"plot {max(centres) - min(centres):.0f} px tall"
+    names = app.page.evaluate(MARK_TEXTS_JS, "[data-testid='stVegaLiteChart']")[i]
+    texts = [n["text"] for n in names]
+    assert "‖J‖_F" in texts and any(t.startswith("largest off-diagonal") for t in texts), texts
+    assert not _overlap(names[0]["box"], names[1]["box"])
+
+
+@pytest.mark.parametrize("width", list(WIDTHS.values()), ids=list(WIDTHS))
+def test_probe_rows_label_every_key_and_step(make_app, width):
+    app = _driver(make_app, width)
+    app.open("training", "lang=en")
+    charts = _axes(app)
+    probe = next(
+        axes
+        for axes in charts
+        if any(a["name"].startswith("X-axis titled 'key'") for a in axes)
+        and any(a["name"].startswith("Y-axis titled 'step'") for a in axes)
+    )
+    keys = {
+        label["text"]
+        for a in probe
+        if a["name"].startswith("X-axis")
+        for label in a["labels"]
+        if label["shown"]
+    }
+    assert keys == {str(k) for k in range(16)}
+    for axis in (a for a in probe if a["name"].startswith("Y-axis")):
+        steps = [label["text"] for label in axis["labels"] if label["shown"]]
+        assert steps == ["0", "10", "50", "299"]
