@@ -23,10 +23,8 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-#: Okabe–Ito colours, by role, for marks (lines, points, bars, rules). They are drawn on the
-#: light and on the dark background alike, so no colour here may be black or white: each
-#: keeps ≥ 3:1 (WCAG's contrast for graphics) on white and on the dark theme's #171614.
-#: Chart text never takes one of these: it is drawn in :data:`INK` (see there).
+#: Okabe–Ito colours of marks, by role. They are drawn on the light and on the dark
+#: background alike, so none may be black or white. Chart text is in :data:`INK` instead.
 COLORS = {
     "unscaled": "#D55E00",  # vermillion
     "sqrt": "#0072B2",  # blue: 1/√d_k
@@ -40,22 +38,18 @@ COLORS = {
     "grey": "#999999",
 }
 
-#: Chart text (axes, legends, subtitles, text marks such as a reference line's label), per
-#: theme: 7.8:1 on white, 9.3:1 on the dark theme's #171614. No one colour reaches WCAG's
-#: 4.5:1 on both backgrounds (the best grey gets 4.35:1), so text follows the theme.
+#: Chart text, per theme (7.8:1 on white, 9.3:1 on the dark #171614): no one colour reaches
+#: 4.5:1 on both (the best grey, 4.35:1). :data:`INK` picks it from the chart's background,
+#: which Streamlit's theme sets in the browser (right on the first load too, unlike
+#: ``st.context.theme``); ``specs.THEME_CHART_CONFIG`` applies it to axes, legends,
+#: subtitles and text marks, so a text mark sets no colour of its own.
 TEXT_INK = {"light": "#55524E", "dark": "#BDB9B3"}
-#: :data:`TEXT_INK` as a Vega expression on the chart's own background, which Streamlit's
-#: chart theme sets from the app theme in the browser (a theme switch redraws the chart):
-#: right on the first load too, where ``st.context.theme`` may still be wrong. The spec
-#: config that applies it to every chart is ``ui.common.specs.THEME_CHART_CONFIG``; a text
-#: mark takes it by setting no colour of its own.
 INK = alt.ExprRef(f"luminance(background) < 0.5 ? '{TEXT_INK['dark']}' : '{TEXT_INK['light']}'")
 
 
 def cell_ink(field: str, scale: str = "color") -> alt.ExprRef:
-    """Colour of a number written in a heatmap cell: black or white, whichever contrasts
-    more with the cell's own colour (``scale``, Vega-Lite's name of the colour scale,
-    applied to ``datum[field]``). One of the two always reaches 4.58:1."""
+    """A heatmap cell's number in black or white, whichever contrasts more with the cell
+    (colour scale ``scale`` of ``datum[field]``): one of them always reaches 4.58:1."""
     cell = f"scale({json.dumps(scale)}, datum[{json.dumps(field)}])"
     return alt.ExprRef(f"contrast('white', {cell}) > contrast('black', {cell}) ? 'white' : 'black'")
 
