@@ -346,6 +346,11 @@ class Learner:
             self._element(msg.delta.new_element)
         elif kind == "script_finished":
             self._script_finished(msg.script_finished)
+        self.observe(msg)
+
+    def observe(self, msg: Any) -> None:
+        """Called with every message from the server, after it is handled (a subclass
+        reads more of the page here: texts, buttons, fragments)."""
 
     def _element(self, element: Any) -> None:
         kind = element.WhichOneof("type")
@@ -368,8 +373,10 @@ class Learner:
             return  # st.rerun() or an interrupted run: another run follows
         if status == S.FINISHED_WITH_COMPILE_ERROR:
             self.stats.errors.append("script finished with a compile error")
-        # the frontend forgets widgets the finished run did not draw
-        self.widgets = {k: v for k, v in self.widgets.items() if k in self.drawn}
+        # the frontend forgets widgets the finished run did not draw (a fragment's run
+        # draws only the fragment: the rest of the page stays)
+        if status != S.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+            self.widgets = {k: v for k, v in self.widgets.items() if k in self.drawn}
         self.run_index += 1
         self.cached = {h: r for h, r in self.cached.items() if r >= self.run_index - 2}
         if self._finished is not None and not self._finished.done():
@@ -391,7 +398,9 @@ class Learner:
             self._finished.exception()  # retrieved: a run that timed out no longer awaits it
 
     # messages out -----------------------------------------------------------------------
-    def _rerun_msg(self, *, first: bool) -> bytes:
+    def _rerun_msg(
+        self, *, first: bool, fragment_id: str = "", triggers: tuple[str, ...] = (), auto=False
+    ) -> bytes:
         BackMsg_pb2, _, _, WidgetStates_pb2 = _protos()
         back = BackMsg_pb2.BackMsg()
         cs = back.rerun_script
@@ -400,7 +409,10 @@ class Learner:
             cs.page_name = self.page
         else:
             cs.page_script_hash = self.page_hash
-            cs.widget_states.CopyFrom(WidgetStates_pb2.WidgetStates(widgets=self.widgets.values()))
+            states = [*self.widgets.values()]
+            states += [WidgetStates_pb2.WidgetState(id=i, trigger_value=True) for i in triggers]
+            cs.widget_states.CopyFrom(WidgetStates_pb2.WidgetStates(widgets=states))
+            cs.fragment_id, cs.is_auto_rerun = fragment_id, auto
         cs.cached_message_hashes.extend(self.cached)
         ci = cs.context_info
         ci.timezone, ci.timezone_offset, ci.locale = "UTC", 0, "en-US"
@@ -408,7 +420,17 @@ class Learner:
         ci.is_embedded, ci.color_scheme = False, "light"
         return back.SerializeToString()
 
-    async def _rerun(self, *, first: bool) -> float | None:
+    async def rerun(
+        self, *, fragment_id: str = "", triggers: tuple[str, ...] = (), auto: bool = False
+    ) -> float | None:
+        """Rerun the page as the browser does after an interaction: with every widget's
+        state, the ``triggers`` (widget ids of pressed buttons) and, for a widget inside
+        a fragment (or the fragment's ``run_every`` timer: ``auto``), its ``fragment_id``.
+        The seconds to the end of the run (a fragment's, or the page's when the fragment
+        reran the page), or None on timeout; raises :class:`ConnectionLost`."""
+        return await self._rerun(first=False, fragment_id=fragment_id, triggers=triggers, auto=auto)
+
+    async def _rerun(self, *, first: bool, **options: Any) -> float | None:
         """Send a rerun; the seconds to the end of the run, or None on timeout.
 
         Raises :class:`ConnectionLost` if the connection is closed before the run ends.
@@ -421,7 +443,7 @@ class Learner:
         self._finished = asyncio.get_running_loop().create_future()
         t0 = time.perf_counter()
         try:
-            await self._ws.send(self._rerun_msg(first=first))
+            await self._ws.send(self._rerun_msg(first=first, **options))
         except ConnectionClosed as exc:
             raise ConnectionLost("the server closed the websocket") from exc
         try:
