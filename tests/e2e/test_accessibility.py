@@ -142,12 +142,13 @@ CHART_TEXT_CONTRAST_JS = f"""
 }}
 """
 
-#: Each visible primary (selected) button: its label's colour against its fill.
+#: Each visible, enabled primary (selected) button: its label's colour against its fill
+#: (WCAG exempts a disabled control, as axe does).
 BUTTON_CONTRAST_JS = f"""
 () => {{
 {_COLOR_JS}
   return Array.from(document.querySelectorAll("button[kind^='primary']"))
-    .filter((b) => b.getBoundingClientRect().width > 0 && b.innerText.trim())
+    .filter((b) => !b.disabled && b.getBoundingClientRect().width > 0 && b.innerText.trim())
     .map((b) => {{
       const bg = backdrop(b);
       const c = rgba(getComputedStyle(b).color);
@@ -284,4 +285,52 @@ def test_accessible_and_self_contained(make_app, spec):
         for row in log:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     problems += [f"{spec.name}: request to another host: {url}" for url in sorted(foreign)]
+    assert not problems, "\n".join(problems)
+
+
+#: The question a room asks on the variance page (tests/e2e/test_rooms.py walks a room).
+ROOM_QUESTION = "variance_std"
+#: The presenter's counts refresh every 2 s.
+ROOM_TIMEOUT_MS = 15_000
+
+
+def test_a_room_is_accessible(make_app):
+    """A room: the presenter's page (room panel, the room's answers chart) at 1400 px and
+    a learner's page after the reveal (its card with the room's chart) on a 390-px phone, each light and dark, by the same measures as the pages."""
+    presenter = make_app(color_scheme="light", **DESKTOP)
+    presenter.open("variance", "present=1")
+    presenter.interact(presenter.button("room_open").click, expect_chart_change=False)
+    sidebar = presenter.page.locator("[data-testid='stSidebar']")
+    link = sidebar.locator("[data-testid='stCode']").filter(has_text="room=").first.inner_text()
+    learner = make_app(color_scheme="light", **PHONE)
+    learner.open("variance", urlsplit(link.strip()).query)
+    guess = learner.widget(f"{ROOM_QUESTION}_guess")
+    guess.wait_for(state="visible")
+    learner.interact(
+        lambda: guess.locator("label").filter(has_text="8").first.click(),
+        expect_chart_change=False,
+    )
+    learner.interact(learner.button(f"{ROOM_QUESTION}_reveal").click, expect_chart_change=False)
+    main = presenter.page.locator("[data-testid='stMain']")
+    main.get_by_text("1 answered", exact=True).wait_for(timeout=ROOM_TIMEOUT_MS)
+    presenter.button(f"{ROOM_QUESTION}_room_reveal").click()
+    main.get_by_text("Revealed to the room.").wait_for(timeout=ROOM_TIMEOUT_MS)
+    # the learner's next interaction (opening a chart's code panel) shows the room's answers
+    code = learner.page.locator("[class*='st-key-'][class*='_code'] summary").first
+    learner.interact(code.click, expect_chart_change=False)
+    learner.page.locator("[data-testid='stMain'] p").filter(has_text="1 answered").first.wait_for(
+        timeout=ROOM_TIMEOUT_MS
+    )
+    problems: list[str] = []
+    for name, driver, width in (
+        ("room presenter", presenter, 1400),
+        ("room learner", learner, 390),
+    ):
+        driver.wait_charts_rendered()
+        for theme in THEMES:
+            _switch_theme(driver, theme)
+            _stretch(driver, width)
+            result = _audit(driver, name, theme, width)
+            assert result["charts"], f"{name}: no chart drawn"
+            problems += _problems(result)
     assert not problems, "\n".join(problems)
