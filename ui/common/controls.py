@@ -29,8 +29,9 @@ SEED_MAX = 2**31 - 1
 @dataclass(frozen=True)
 class Control:
     """What a URL-bound control accepts: its query parameter ``key``, its ``kind``
-    (``"int"``, ``"float"``, ``"choice"`` or ``"flag"``), its ``default``, and its range
-    (``lo``, ``hi``) or its ``options`` (as written in a URL)."""
+    (``"int"``, ``"float"``, ``"choice"``, ``"flag"`` or ``"text"``), its ``default``, and
+    its range (``lo``, ``hi``; for a text, its length) or its ``options`` (as written in a
+    URL)."""
 
     key: str
     kind: str
@@ -182,7 +183,8 @@ def show_flagged(key: str) -> bool:
     if entry["state"] == "done":
         del resets[key]
         return False
-    warn(t("common.bad_param", name=key, allowed=entry["allowed"], default=entry["default"]))
+    default = entry["default"] if entry["default"] != "" else t("common.empty_text")
+    warn(t("common.bad_param", name=key, allowed=entry["allowed"], default=default))
     return True
 
 
@@ -289,6 +291,61 @@ def choice(
         make_widget,
         reset_to,
     )
+
+
+#: Session-state entry: {key: (characters typed, the text kept)} of text boxes whose last
+#: text was cut to their length (see :func:`text_area`).
+_CUT_TEXTS = "_cut_texts"
+
+
+def _cut_text(key: str, max_chars: int) -> None:
+    """Keep the first ``max_chars`` characters of text box ``key`` (its on_change)."""
+    value = st.session_state.get(key) or ""
+    if len(value) > max_chars:
+        st.session_state[key] = value[:max_chars]
+        st.session_state.setdefault(_CUT_TEXTS, {})[key] = (len(value), value[:max_chars])
+
+
+def text_area(
+    key: str,
+    label: str,
+    *,
+    max_chars: int,
+    default: str = "",
+    placeholder: str | None = None,
+    help: str | None = None,
+) -> str:
+    """A text box bound to ``?key=``, keeping at most ``max_chars`` characters.
+
+    A link's value is checked like any other control's: a repeated key, or a text longer
+    than the box keeps, is ignored with a warning naming the parameter, and the box
+    starts at ``default``. A longer text typed or pasted is cut to its first
+    ``max_chars`` characters, saying so under the box while that text stays (Streamlit's
+    own ``max_chars`` would make the browser drop a longer paste whole, silently). The
+    text is only ever shown as text, never as Markdown.
+    """
+    value = _bound(
+        Control(key, "text", default, 0, max_chars),
+        t("common.allowed_text", hi=f"{max_chars:,}"),
+        lambda raw: len(raw) == 1 and len(raw[0]) <= max_chars,
+        lambda: st.text_area(
+            label,
+            value=default,
+            key=key,
+            bind="query-params",
+            placeholder=placeholder,
+            help=help,
+            on_change=_cut_text,
+            args=(key, max_chars),
+        ),
+    )
+    cut = st.session_state.get(_CUT_TEXTS, {}).get(key)
+    if cut is not None and cut[1] == value:
+        st.info(
+            t("common.text_cut", n=f"{cut[0]:,}", max=f"{max_chars:,}"),
+            icon=":material/content_cut:",
+        )
+    return value
 
 
 def _rescale(key: str, factor: float, lo: int, hi: int) -> None:

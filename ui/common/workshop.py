@@ -346,6 +346,8 @@ def link_values(params: Sequence[str]) -> dict[str, object]:
     for key in sorted(params):
         if key in st.session_state:
             value = st.session_state[key]
+            if value == "":
+                continue  # an empty text box: nothing to carry
             if isinstance(value, bool):
                 value = int(value)
             elif isinstance(value, float) and math.isfinite(value):
