@@ -19,7 +19,9 @@ def main() -> None:
     the page the URL names."""
     st.set_page_config(
         page_title="Attention Scaling Lab",
-        page_icon=":material/functions:",
+        # a file, sent inline: a ":material/…:" icon makes the browser fetch the tab icon
+        # from a font host on the internet, which a closed workshop network cannot reach
+        page_icon=ROOT / "ui" / "common" / "icon.svg",
         layout="wide",
         initial_sidebar_state="auto",  # collapsed on phones, open on wider screens
     )
@@ -77,6 +79,10 @@ def main() -> None:
         room.end_run()
         workshop.share_panel(params)
         st.sidebar.caption(t("app.sidebar_note"))
+        # boxes that scroll sideways on a phone join the tab order (nothing to see: last)
+        st.sidebar.html(
+            ROOT / "ui" / "common" / "scroll_regions.html", unsafe_allow_javascript=True
+        )
         completed = True
     finally:
         controls.end_run(completed)

@@ -15,7 +15,7 @@ left, right = st.columns(2)
 left.info(t("home.summary_plain"), icon=":material/lightbulb:")
 right.info(t("home.summary_technical"), icon=":material/functions:")
 
-st.subheader(t("home.story_title"))
+st.header(t("home.story_title"))
 for number, name in enumerate(STORY, start=1):
     with st.container(border=True):
         st.markdown(f"**{number}. {t(f'home.step_{name}_title')}**")

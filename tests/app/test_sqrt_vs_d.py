@@ -105,7 +105,7 @@ def test_query_params_set_the_controls():
     assert at.number_input(key="n_keys").value == 16
     assert at.slider(key="alpha").value == 1.25
     assert at.slider(key="rho").value == 0.3
-    assert "d_k = 256 (n_keys = 16, ρ = 0.3)" in at.subheader[0].value
+    assert "d_k = 256 (n_keys = 16, ρ = 0.3)" in at.header[0].value
 
 
 def test_rho_presets():

@@ -73,14 +73,6 @@ IGNORED_CONSOLE_ERRORS: list[tuple[re.Pattern[str], re.Pattern[str], str]] = [
         # base path, gets 404, and falls back to /_stcore/...; Chromium logs each 404.
         "Streamlit base-path probing on deep links",
     ),
-    (
-        re.compile(r"net::ERR_(NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|ADDRESS_UNREACHABLE)"),
-        re.compile(r"^https://fonts\.gstatic\.com/"),
-        # A ``:material/...:`` page icon makes the frontend fetch the favicon SVG from
-        # Google's font CDN. Machines without internet (CI sandboxes) cannot resolve
-        # it; only DNS/offline failures are ignored, not HTTP errors.
-        "material-icon favicon from the font CDN, offline machine",
-    ),
 ]
 
 

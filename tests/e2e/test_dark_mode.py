@@ -1,8 +1,9 @@
 """Dark theme: from the system setting and from the app menu, charts follow it.
 
-Streamlit's chart theme colours axis, legend and title text from the app theme, as
-long as no builder pins black or white; the test reads the fill Vega draws each
-axis label with (an SVG chart's ``<text>``, or a canvas chart's recorded ``fillText``).
+Chart text takes the theme's ink (``ui.common.charts.INK``: chosen from the background
+Streamlit's chart theme gives the chart), as long as no builder pins a colour; the test
+reads the fill Vega draws each axis label with (an SVG chart's ``<text>``, or a canvas
+chart's recorded ``fillText``). tests/e2e/test_accessibility.py measures every chart text.
 """
 
 from __future__ import annotations

@@ -25,21 +25,35 @@ import pandas as pd
 
 from ui.common.axes import log_axis, positive_range
 
-#: Okabe–Ito colours, by role. Axis, title and legend text take the app theme's colour
-#: (Streamlit's chart theme), so no colour here may be black or white: every one must
-#: read on the light and on the dark background.
+#: Okabe–Ito colours of marks, by role. They are drawn on the light and on the dark
+#: background alike, so none may be black or white. Chart text is in :data:`INK` instead.
 COLORS = {
     "unscaled": "#D55E00",  # vermillion
     "sqrt": "#0072B2",  # blue: 1/√d_k
     "linear": "#009E73",  # green: 1/d_k
     "custom": "#CC79A7",  # reddish purple: free α
     # exact laws and reference lines: a grey with contrast ≥ 4.2 on white and on the
-    # dark theme's #0E1117 alike (black vanishes on the dark background)
+    # dark theme's #171614 alike (black vanishes on the dark background)
     "theory": "#7A7A7A",
     "accent": "#E69F00",  # orange
     "sky": "#56B4E9",
     "grey": "#999999",
 }
+
+#: Chart text, per theme (7.8:1 on white, 9.3:1 on the dark #171614): no one colour reaches
+#: 4.5:1 on both (the best grey, 4.35:1). :data:`INK` picks it from the chart's background,
+#: which Streamlit's theme sets in the browser (right on the first load too, unlike
+#: ``st.context.theme``); ``specs.THEME_CHART_CONFIG`` applies it to axes, legends,
+#: subtitles and text marks, so a text mark sets no colour of its own.
+TEXT_INK = {"light": "#55524E", "dark": "#BDB9B3"}
+INK = alt.ExprRef(f"luminance(background) < 0.5 ? '{TEXT_INK['dark']}' : '{TEXT_INK['light']}'")
+
+
+def cell_ink(field: str, scale: str = "color") -> alt.ExprRef:
+    """A heatmap cell's number in black or white, whichever contrasts more with the cell
+    (colour scale ``scale`` of ``datum[field]``): one of them always reaches 4.58:1."""
+    cell = f"scale({json.dumps(scale)}, datum[{json.dumps(field)}])"
+    return alt.ExprRef(f"contrast('white', {cell}) > contrast('black', {cell}) ? 'white' : 'black'")
 
 
 #: Largest number of rows a builder accepts (the browser gets binned data only).
@@ -445,7 +459,7 @@ def sweep_lines(
         )
         layers.append(
             alt.Chart(reference)
-            .mark_text(color=COLORS["theory"], **_REFERENCE_LABELS[reference_label])
+            .mark_text(**_REFERENCE_LABELS[reference_label])  # in INK: text, not a mark
             .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
     marker = d_marker()

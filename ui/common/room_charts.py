@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, chart_title, check_rows
+from ui.common.charts import COLORS, INK, chart_title, check_rows
 
 #: Bar colours: every answer, and the learner's own.
 ROOM_COLORS = {"room": COLORS["sqrt"], "mine": COLORS["accent"]}
@@ -74,9 +74,8 @@ def answers_chart(
             tooltip=tooltip,
         )
     )
-    text = bars.mark_text(align="left", dx=4).encode(
-        text="label:N", color=alt.value(COLORS["theory"])
-    )
+    # the count beside each bar is text: in the theme's ink (the grey was 4.3:1)
+    text = bars.mark_text(align="left", dx=4).encode(text="label:N", color=alt.value(INK))
     return alt.layer(bars, text).properties(
         title=chart_title(title, subtitle),
         height=alt.Step(34),

@@ -6,8 +6,10 @@ cache of finished specs: ``st.cache_data`` keys it on the builder and its argume
 (frames, texts), builds the chart on a miss and converts it with Altair's public
 ``to_dict``; a rerun with inputs already seen gets the stored spec.
 
-Two things are added to a spec when it is drawn, not cached with it:
+What every chart is drawn with is added to a spec when it is drawn, not cached with it:
 
+- the text colours of the theme (:data:`THEME_CHART_CONFIG`) and the SVG renderer
+  (:data:`SVG_RENDERER`);
 - the learner's d_k, for a chart that marks it (:func:`ui.common.charts.d_marker` draws
   the named dataset :data:`MARKER_DATASET`): one cached spec serves every d_k, and the
   browser swaps one row instead of drawing the chart anew;
@@ -27,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from ui.common.charts import MARKER_DATASET
+from ui.common.charts import INK, MARKER_DATASET
 
 #: Presenter mode: chart text sized for a projector (Vega-Lite's defaults are 10–13 px).
 PRESENTER_CHART_CONFIG = {
@@ -36,6 +38,22 @@ PRESENTER_CHART_CONFIG = {
     "title": {"fontSize": 19, "subtitleFontSize": 15},
     "text": {"fontSize": 15},
 }
+_INK = INK.to_dict()
+#: Chart text in the theme's ink (:data:`ui.common.charts.INK`), light or dark. Streamlit's
+#: chart theme colours titles, but draws axis and legend text in a grey of 3.7:1 on the
+#: light background and leaves subtitles, facet headers and text marks black (1.2:1 on
+#: the dark one). WCAG asks 4.5:1 of text.
+THEME_CHART_CONFIG = {
+    "axis": {"labelColor": _INK, "titleColor": _INK},
+    "legend": {"labelColor": _INK, "titleColor": _INK},
+    "header": {"labelColor": _INK, "titleColor": _INK},
+    "title": {"subtitleColor": _INK},
+    "text": {"color": _INK},
+}
+#: Vega draws every chart as SVG (Streamlit switches a chart of more than 2,000 rows to a
+#: canvas): its text stays text, for a screen reader, for the browser's find and for the
+#: contrast test (tests/e2e/test_accessibility.py). No chart ships more than 5,000 rows.
+SVG_RENDERER = {"embedOptions": {"renderer": "svg"}}
 #: Finished specs kept (each a few KB to ~100 KB with its data).
 SPEC_CACHE_ENTRIES = 256
 
@@ -110,8 +128,9 @@ def chart_spec(build: functools.partial) -> dict:
 
 
 def for_drawing(spec: dict, *, presenting: bool = False, current_d: int | None = None) -> dict:
-    """``spec`` as it is drawn: with the learner's d_k as the one row of the marker's
-    dataset (``current_d``), and presenter mode's chart text (``presenting``).
+    """``spec`` as it is drawn: with the theme's text colours and the SVG renderer, the
+    learner's d_k as the one row of the marker's dataset (``current_d``), and presenter
+    mode's chart text (``presenting``).
 
     ``spec`` is changed in place and returned: :func:`chart_spec` hands out a copy on
     every call.
@@ -119,8 +138,10 @@ def for_drawing(spec: dict, *, presenting: bool = False, current_d: int | None =
     if current_d is not None:
         marker = pa.table({"d": [int(current_d)]})
         spec["datasets"] = {**spec.get("datasets", {}), MARKER_DATASET: marker}
-    if presenting:
-        config = spec.setdefault("config", {})
-        for part, sizes in PRESENTER_CHART_CONFIG.items():
-            config[part] = {**config.get(part, {}), **sizes}
+    config = spec.setdefault("config", {})
+    parts = [THEME_CHART_CONFIG, PRESENTER_CHART_CONFIG] if presenting else [THEME_CHART_CONFIG]
+    for part_config in parts:
+        for part, options in part_config.items():
+            config[part] = {**config.get(part, {}), **options}
+    spec["usermeta"] = {**spec.get("usermeta", {}), **SVG_RENDERER}
     return spec

@@ -57,7 +57,7 @@ def bin_index(value: float, edges: tuple[float, ...]) -> int:
 def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> None:
     """The Jacobian, its bound at saturation, the live row, and its two heatmaps."""
     cells, row = data.jacobian_row(d_k, n_keys, alpha, seed)
-    st.subheader(t("gradients.formula_header"))
+    st.header(t("gradients.formula_header"))
     st.latex(
         r"\frac{\partial p_i}{\partial z_j} = p_i(\delta_{ij} - p_j), \qquad J = \operatorname{diag}(p) - p\,p^{\top},"
         r"\qquad \frac{\partial p}{\partial s} = d_k^{-\alpha} J"
@@ -101,7 +101,7 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
 # --- 2. the gap explorer: a fragment, so its two controls rerun only this panel -----------
 @workshop.fragment
 def gap_explorer(n_keys: int) -> None:
-    st.subheader(t("gradients.gap_header"))
+    st.header(t("gradients.gap_header"))
     st.markdown(t("gradients.gap_lead"))
     c1, c2 = st.columns(2)
     with c1:
@@ -153,7 +153,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
 
     Returns whether the sweeps are shown (False while the question waits for a guess).
     """
-    st.subheader(t("gradients.sweep_header"))
+    st.header(t("gradients.sweep_header"))
     n_rows = data.gradient_rows(n_keys)
     st.markdown(t("gradients.sweep_lead", n_rows=f"{n_rows:,}", n_keys=n_keys))
     now = data.gradient_at(d_k, n_keys, alpha, seed)
@@ -289,7 +289,7 @@ def query_gradient(
     d_k: int, n_keys: int, alpha: float, seed: int, labels: dict, colors: dict
 ) -> None:
     """The question on the median ‖∂L/∂q‖, then its two histograms."""
-    st.subheader(t("gradients.qgrad_header"))
+    st.header(t("gradients.qgrad_header"))
     n_rows = data.gradient_rows(n_keys)
     st.markdown(t("gradients.qgrad_lead", n_rows=f"{n_rows:,}"))
     bins, qstats, geo = data.query_grad_histogram(d_k, n_keys, alpha, seed)

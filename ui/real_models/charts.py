@@ -11,7 +11,7 @@ import json
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, chart_title, check_rows, legend_below
+from ui.common.charts import COLORS, cell_ink, chart_title, check_rows, legend_below
 
 #: Colour of each counterfactual divisor (as the rest of the app: none, √d_k, d_k).
 DIVISOR_COLORS = {"none": COLORS["unscaled"], "sqrt_d_k": COLORS["sqrt"], "d_k": COLORS["linear"]}
@@ -81,33 +81,23 @@ def head_grid_heatmap(
             ],
         )
     )
-    # dark text on the light end of the scale, white on the dark end
-    lo, hi = float(df[value].min()), float(df[value].max())
-    mid = (lo * hi) ** 0.5 if log_color else (lo + hi) / 2
     # the numbers in the cells only where a cell is wide enough for them (a half-width
     # chart beside the open sidebar is not); the tooltip always gives them
     min_width = 17 * df["head"].nunique()
     text = (
         alt.Chart()
-        .mark_text(fontSize=9, opacity=alt.ExprRef(f"width >= {min_width} ? 1 : 0"))
-        .encode(
-            text=alt.Text(field=value, type="quantitative", format=fmt),
-            color=alt.Color(
-                field="text_dark",
-                type="nominal",
-                scale=alt.Scale(domain=[True, False], range=["black", "white"]),
-                legend=None,
-            ),
+        .mark_text(
+            fontSize=9,
+            opacity=alt.ExprRef(f"width >= {min_width} ? 1 : 0"),
+            color=cell_ink(value),  # black or white, whichever reads on the cell
         )
+        .encode(text=alt.Text(field=value, type="quantitative", format=fmt))
     )
-    data = df.assign(text_dark=df[value] > mid)
     return alt.layer(
         rect,
         text,
-        data=data,
+        data=df,
         encoding=alt.FacetedEncoding(x=x, y=y),
-        # the text's black/white scale must not merge with the heatmap's colour scale
-        resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
         title=chart_title(title),
         description=description,
         # the whole chart's height (Streamlit fits the view): title, axes and the colour

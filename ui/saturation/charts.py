@@ -8,6 +8,7 @@ import pandas as pd
 from ui.common.charts import (
     COLORS,
     D_K,
+    cell_ink,
     chart_title,
     check_rows,
     d_marker,
@@ -137,8 +138,8 @@ def attention_heatmap(
     df : DataFrame
         One row per cell: ``i`` (query, 1-based), ``j`` (key), ``score``, ``logit``,
         ``weight``, ``is_max`` (True in the cell holding the row's largest weight),
-        ``row_max``. The text of each row's max is written in that cell (white on
-        dark cells, black on light ones).
+        ``row_max``. The text of each row's max is written in that cell (white or
+        black, whichever contrasts more with the cell).
     tips : dict
         Tooltip titles: ``score`` (q·k), ``logit``.
     """
@@ -173,22 +174,12 @@ def attention_heatmap(
     text = (
         alt.Chart()
         .transform_filter(alt.datum.is_max)
-        .mark_text(fontSize=font)
-        .encode(
-            x=x,
-            y=y,
-            text=alt.Text("weight:Q", format=".2f"),
-            color=alt.Color(
-                "ink:N",
-                scale=alt.Scale(domain=["white", "black"], range=["white", "black"]),
-                legend=None,
-            ),
-        )
+        .mark_text(fontSize=font, color=cell_ink("weight"))
+        .encode(x=x, y=y, text=alt.Text("weight:Q", format=".2f"))
     )
-    data = df.assign(ink=df["weight"].gt(0.5).map({True: "white", False: "black"}))
     side = 160 + max(200, min(520, 22 * n))  # plot area + axes, title and colour ramp
     return alt.layer(
-        cells, text, data=data, title=chart_title(title), description=description, height=side
+        cells, text, data=df, title=chart_title(title), description=description, height=side
     )
 
 

@@ -24,7 +24,7 @@ from ui.saturation import charts, data, frames
 @workshop.fragment
 def playground() -> None:
     """Two scores, softmax before and after dividing by c; reruns on its own."""
-    st.subheader(t("saturation.play_header"))
+    st.header(t("saturation.play_header"))
     cols = st.columns(3)
     with cols[0]:
         s1 = controls.float_slider(
@@ -91,7 +91,7 @@ def playground() -> None:
 @workshop.fragment
 def classic_experiment() -> None:
     """The toy experiment Q, K ~ N(0, 1) of shape (batch, seq_len, d_k); reruns on its own."""
-    st.subheader(t("saturation.classic_header"))
+    st.header(t("saturation.classic_header"))
     st.markdown(t("saturation.classic_lead"))
     cols = st.columns(3)
     with cols[0]:

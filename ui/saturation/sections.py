@@ -35,7 +35,7 @@ from ui.saturation import charts, data, frames
 # --- 2. one query row: unscaled beside scaled, same q and K ------------------------------
 def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     """One query's weights over its keys, unscaled beside scaled."""
-    st.subheader(t("saturation.row_header"))
+    st.header(t("saturation.row_header"))
     sides, rs = data.one_row_sides(d_k, n_keys, alpha, seed)
     st.markdown(t("saturation.row_lead", d_k=d_k, n=n_keys, std=f"{math.sqrt(d_k):.3g}"))
     for col, scaled, a in zip(st.columns(2), (False, True), (0.0, alpha), strict=True):
@@ -65,7 +65,7 @@ def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
 # --- 4. saturation against d_k: α = 0, ½, 1 and yours (predict the far end first) --------
 def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     """The question on the mean largest weight at the largest d_k, then :func:`sweeps`."""
-    st.subheader(t("saturation.sweep_header"))
+    st.header(t("saturation.sweep_header"))
     n_rows = data.sat_sweep_rows(n_keys)
     far = data.sweep_far_end(n_keys, seed)
     d_top = far["d"]
@@ -94,7 +94,7 @@ def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> No
 # --- 5. precision: a softmax that does not subtract the row maximum ------------------------
 def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     """How often a naive softmax overflows in float16 and float32, with the thresholds."""
-    st.subheader(t("saturation.precision_header"))
+    st.header(t("saturation.precision_header"))
     ovf = data.overflow_sweep(n_keys, (0.0, 0.5), seed)
     mine = frames.is_preset(alpha, (0.0, 0.5))
     ovf_mine = None if mine else data.overflow_sweep(n_keys, (alpha,), seed)

@@ -261,7 +261,7 @@ def logit_latex(d_k: int, alpha: float, rho: float) -> str:
 
 def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
     """The table of statistics at the user's d_k, with its caption."""
-    st.subheader(t("sqrt_vs_d.summary_title", d_k=d_k, n=n_keys, rho=f"{rho:g}"))
+    st.header(t("sqrt_vs_d.summary_title", d_k=d_k, n=n_keys, rho=f"{rho:g}"))
     # a static table: its text follows the page's type size (larger in presenter mode)
     stats = data.at_d(d_k, n_keys, alpha, rho, seed)
     table = data.summary_table(stats, d_k, n_keys, rho)

@@ -106,6 +106,8 @@ def test_sweep_lines_reference_label_placement(placement, align, baseline, x):
     )
     # below the rule means a positive offset (down), above a negative one
     assert (text["mark"]["dy"] > 0) == (baseline == "top")
+    # text, not a mark: no colour of its own, so it takes the theme's ink when drawn
+    assert "color" not in text["mark"]
     with pytest.raises(ValueError, match="reference_label must be one of"):
         charts.sweep_lines(df, reference_label="middle", **kwargs)
 
@@ -295,3 +297,21 @@ def test_sweep_lines_log_axis_and_d_marker():
     axis = _layers(spec)[1]["encoding"]["y"]["axis"]
     assert axis["labelExpr"] == axes.EXP_LABEL
     assert axis["values"] == [10.0**k for k in range(-10, 2, 2)]
+
+
+def test_cell_ink_picks_the_ink_that_contrasts_more_with_the_cell():
+    assert charts.cell_ink("std").to_dict() == {
+        "expr": 'contrast(\'white\', scale("color", datum["std"])) > '
+        "contrast('black', scale(\"color\", datum[\"std\"])) ? 'white' : 'black'"
+    }
+
+    # the better of black and white reaches 4.5:1 on any cell colour (the worst case, a
+    # cell of luminance 0.179, gets 4.58:1 from both)
+    def luminance(rgb):
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    grid = np.linspace(0, 1, 18)
+    for rgb in ((r, g, b) for r in grid for g in grid for b in grid):
+        lum = luminance(rgb)
+        assert max(1.05 / (lum + 0.05), (lum + 0.05) / 0.05) >= 4.58

@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from ui.common import room_charts, room_panel
+from ui.common.charts import INK
 
 VALUES = {
     "d_k": 256,
@@ -76,6 +77,8 @@ def test_answers_chart():
     spec = chart.to_dict()  # validates against the Vega-Lite schema
     bars, text = spec["layer"]
     assert bars["mark"]["type"] == "bar" and text["mark"]["type"] == "text"
+    # the counts are text: in the theme's ink, not in a mark colour
+    assert text["encoding"]["color"] == {"value": INK.to_dict()}
     assert bars["encoding"]["y"]["sort"] == {"field": "order"}
     assert [t["title"] for t in bars["encoding"]["tooltip"]] == ["option", "answers", "share"]
     assert all("format" in t for t in bars["encoding"]["tooltip"] if t["type"] == "quantitative")

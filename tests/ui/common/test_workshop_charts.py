@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui.common import specs
-from ui.common.charts import MARKER_DATASET, d_marker
+from ui.common.charts import INK, MARKER_DATASET, TEXT_INK, d_marker
 
 
 def _page(deferred: bool, present: bool, rows: int) -> None:
@@ -34,9 +34,11 @@ def _page(deferred: bool, present: bool, rows: int) -> None:
         workshop.chart(build, key="c", data=side)
         workshop.chart(build, key="again")  # a cache hit
     else:
-        chart = build()
+        config = dict(specs.THEME_CHART_CONFIG)
         if present:
-            chart = chart.configure(**specs.PRESENTER_CHART_CONFIG)
+            for part, sizes in specs.PRESENTER_CHART_CONFIG.items():
+                config[part] = {**config.get(part, {}), **sizes}
+        chart = build().configure(**config).properties(usermeta=specs.SVG_RENDERER)
         st.altair_chart(chart, width="stretch", key="c")
         st.altair_chart(chart, width="stretch", key="again")
 
@@ -71,7 +73,40 @@ def test_deferred_chart_draws_what_altair_chart_draws(present):
 def test_presenter_mode_draws_larger_chart_text():
     presenting, plain = _charts(True, True)[0], _charts(True, False)[0]
     assert presenting["spec"]["config"]["axis"]["labelFontSize"] == 15
-    assert "axis" not in plain["spec"].get("config", {})
+    assert "labelFontSize" not in plain["spec"]["config"]["axis"]
+    for chart in (presenting, plain):  # the theme's ink either way
+        assert chart["spec"]["config"]["axis"]["labelColor"] == INK.to_dict()
+
+
+def _contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two ``#rrggbb`` colours."""
+
+    def luminance(color: str) -> float:
+        rgb = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_every_drawn_chart_writes_its_text_in_the_theme_ink_as_svg():
+    """Axis, legend, facet-header and subtitle text and text marks take the ink of the
+    chart's background (Streamlit's light #FFFFFF and dark #171614), ≥ 4.5:1 (WCAG AA);
+    Vega draws SVG. The browser check is tests/e2e/test_accessibility.py."""
+    assert _contrast(TEXT_INK["light"], "#FFFFFF") >= 4.5
+    assert _contrast(TEXT_INK["dark"], "#171614") >= 4.5
+    assert INK.to_dict() == {
+        "expr": f"luminance(background) < 0.5 ? '{TEXT_INK['dark']}' : '{TEXT_INK['light']}'"
+    }
+    drawn = specs.for_drawing(specs.vega_lite(d_marker()), presenting=True, current_d=8)
+    config = drawn["config"]
+    for part, key in [("axis", "labelColor"), ("axis", "titleColor"), ("legend", "labelColor"),
+                      ("legend", "titleColor"), ("header", "labelColor"), ("title", "subtitleColor"),
+                      ("text", "color")]:  # fmt: skip
+        assert config[part][key] == INK.to_dict(), (part, key)
+    assert config["title"]["fontSize"] == 19  # presenter mode's sizes kept beside the ink
+    assert drawn["usermeta"] == {"embedOptions": {"renderer": "svg"}}
 
 
 def test_inputs_that_differ_get_different_specs():
