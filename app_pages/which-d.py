@@ -28,9 +28,7 @@ with workshop.controls_box():
             t("which_d.divisor"),
             DIVISORS_SELF,
             default="d_k",
-            captions=[
-                t(f"which_d.div_{d}_caption", d_k=d_k, d_model=d_model) for d in DIVISORS_SELF
-            ],
+            labels=[t(f"which_d.div_{d}_caption", d_k=d_k, d_model=d_model) for d in DIVISORS_SELF],
         )
     with c4:
         w_init = controls.choice(
@@ -38,7 +36,7 @@ with workshop.controls_box():
             t("which_d.w_init"),
             INITS,
             default="fan_in",
-            captions=[t(f"which_d.init_{i}") for i in INITS],
+            labels=[t(f"which_d.init_{i}") for i in INITS],
             help=t("which_d.w_init_help"),
         )
 if workshop.shown(1, step):

@@ -263,17 +263,26 @@ def choice(
     help: str | None = None,
     allowed: str | None = None,
     reset_to: str | None = None,
+    labels: Sequence[str] | None = None,
 ) -> str:
     """One of ``options`` (a radio, a select slider or a select box) bound to ``?key=``.
 
-    Streamlit writes an option widget's *displayed* text to the URL, so options are
-    shown as their language-neutral identifiers (``normal``, ``zh``, ``20000``) and a
-    link works in either language; translated descriptions go in ``captions`` (radio).
+    The URL always holds the option itself, a language-neutral identifier (``normal``,
+    ``sgd``, ``20000``), so a link works in either language. ``labels`` (one per option)
+    is what the widget shows instead, e.g. the option's name in the page's language;
+    ``captions`` go under a radio's options. Streamlit's query-param binding writes an
+    option widget's *displayed* text to the URL (its ``format_func`` result: ``?dist=均匀``
+    on a Chinese page, a value an English page drops, and that stays in the URL after the
+    language changes), so a widget with ``labels`` is not bound: it is seeded from the
+    URL and writes the identifier back itself (:func:`_url_choice`).
     ``allowed`` overrides the list of options quoted in the bad-value warning;
     ``reset_to`` is what "Defaults" restores, if not ``default`` (see :func:`_bound`).
     """
+    names = None if labels is None else dict(zip(options, labels, strict=True))
 
     def make_widget() -> str:
+        if names is not None:
+            return _url_choice(key, label, options, default, names, widget, captions, help)
         common = {"key": key, "bind": "query-params", "help": help}
         if widget == "select_slider":
             return st.select_slider(label, options=list(options), value=default, **common)
@@ -291,8 +300,69 @@ def choice(
     )
 
 
+def _url_choice(
+    key: str,
+    label: str,
+    options: Sequence[str],
+    default: str,
+    names: dict[str, str],
+    widget: str,
+    captions: Sequence[str] | None,
+    help: str | None,
+) -> str:
+    """An option widget showing ``names[option]`` that keeps ``?key=<option>`` in step by
+    hand (the link has been checked by :func:`_bound`): the link seeds it when it is first
+    made, and the URL holds the option unless it is the default."""
+    if key not in st.session_state:
+        raw = _raw(key)
+        st.session_state[key] = parse_choice(raw, options) if raw else default
+    common = {"key": key, "help": help, "format_func": names.__getitem__}
+    if widget == "select_slider":
+        value = st.select_slider(label, options=list(options), **common)
+    elif widget == "selectbox":
+        value = st.selectbox(label, options, **common)
+    else:
+        value = st.radio(label, options, captions=captions, horizontal=True, **common)
+    if value == default:
+        if key in st.query_params:
+            del st.query_params[key]
+    elif st.query_params.get(key) != str(value):
+        st.query_params[key] = str(value)
+    return value
+
+
 def _rescale(key: str, factor: float, lo: int, hi: int) -> None:
     st.session_state[key] = int(min(hi, max(lo, round(st.session_state[key] * factor))))
+
+
+def power_step(value: int, previous: int | None, lo: int, hi: int) -> int:
+    """Where a number input's − / + lead: a change of exactly one from ``previous`` (the
+    value the input showed) goes on to the next power of two in that direction (64 → 65
+    becomes 128, 100 → 99 becomes 64), kept within [lo, hi]; any other change (typed,
+    linked, ÷2 / ×2) is kept as it is.
+
+    The input's own buttons step by one and Python cannot tell a press from a typed value,
+    so a value typed exactly one away from the current one also moves to the next power.
+    """
+    if previous is None or abs(value - previous) != 1:
+        return value
+    if value > previous:
+        target = 1 << previous.bit_length()  # the smallest power of two above previous
+    else:
+        target = 1 << max(0, (previous - 1).bit_length() - 1)  # the largest one below it
+    return int(min(hi, max(lo, target)))
+
+
+#: Session-state entry: {key: (page, value)}, the value each power-stepped input showed at
+#: the end of its last run on that page (see :func:`last_shown`).
+_SHOWN = "_stepped_inputs"
+
+
+def last_shown(key: str) -> int | None:
+    """The value the input ``key`` showed at the end of the last run that drew it on this
+    page, or None (first run, or last drawn on another page)."""
+    shown = st.session_state.get(_SHOWN, {}).get(key)
+    return shown[1] if shown is not None and shown[0] == run_state().get("page") else None
 
 
 def halving_input(
@@ -304,14 +374,21 @@ def halving_input(
     max_value: int,
     help: str | None = None,
 ) -> int:
-    """An integer input with ÷2 and ×2 buttons (powers of two easy), bound to ``?key=``.
+    """An integer input bound to ``?key=`` whose − / + step through powers of two (see
+    :func:`power_step`), with ÷2 and ×2 buttons; any integer typed or linked is kept.
 
     The buttons sit in a row under the input: beside it they leave the input and its
     label too little room in a control column on a 1024-px screen.
     """
+    current = st.session_state.get(key)
+    if isinstance(current, int):
+        stepped = power_step(current, last_shown(key), min_value, max_value)
+        if stepped != current:  # before the input is drawn, so it shows the power
+            st.session_state[key] = stepped
     value = int_input(
         key, label, min_value=min_value, max_value=max_value, default=default, help=help
     )
+    st.session_state.setdefault(_SHOWN, {})[key] = (run_state().get("page"), value)
     col_half, col_double = st.columns(2, gap="small")
     for col, text, suffix, factor, disabled in (
         (col_half, "÷2", "half", 0.5, value <= min_value),
@@ -330,16 +407,23 @@ def halving_input(
 
 
 def d_k_input(
-    key: str = "d_k", *, default: int = 64, min_value: int = 1, max_value: int = 4096
+    key: str = "d_k",
+    *,
+    default: int = 64,
+    min_value: int = 1,
+    max_value: int = 4096,
+    label: str | None = None,
+    help: str | None = None,
 ) -> int:
-    """d_k as a number input (any integer) with ÷2 and ×2 buttons."""
+    """d_k as a number input (any integer) whose − / + and ÷2 / ×2 step through powers of
+    two, the same on every page; ``label`` and ``help`` default to the common ones."""
     return halving_input(
         key,
-        t("common.d_k"),
+        label or t("common.d_k"),
         default=default,
         min_value=min_value,
         max_value=max_value,
-        help=t("common.d_k_help"),
+        help=help or t("common.d_k_help", lo=min_value, hi=max_value),
     )
 
 

@@ -107,8 +107,11 @@ def gap_explorer(n_keys: int) -> None:
         g = controls.float_slider("gap", t("gradients.gap"), min_value=0.0, max_value=30.0,
                                   default=6.0, step=0.5)  # fmt: skip
     with c2:
-        choice = controls.choice("gap2", t("gradients.gap2"), GAP2_OPTIONS, default="none",
-                                 widget="select_slider", help=t("gradients.gap2_help"))  # fmt: skip
+        choice = controls.choice(
+            "gap2", t("gradients.gap2"), GAP2_OPTIONS, default="none", widget="select_slider",
+            labels=[t("gradients.gap2_none") if o == "none" else o for o in GAP2_OPTIONS],
+            help=t("gradients.gap2_help"),
+        )  # fmt: skip
     gap2 = None if choice == "none" else float(choice)
     pt = data.gap_point(g, n_keys, gap2)
 

@@ -19,7 +19,7 @@ from core import real_models as rm
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.real_models import charts, data
-from ui.real_models.field_guide import ROWS
+from ui.real_models.field_guide import COLUMNS, ROWS
 
 OFF = {"delta_color": "off", "delta_arrow": "off"}
 
@@ -101,7 +101,7 @@ def head_controls(c: data.Corpus) -> tuple[int, int, int, str]:
             t("real_models.divisor"),
             rm.DIVISORS,
             default="sqrt_d_k",
-            captions=[divisor_label(name, c.d_k) for name in rm.DIVISORS],
+            labels=[divisor_label(name, c.d_k) for name in rm.DIVISORS],
             help=t("real_models.divisor_help"),
         )
     return sentence, layer, head, divisor
@@ -406,7 +406,8 @@ def field_guide() -> None:
     rows = []
     for row in ROWS:
         host = urlsplit(row.source).netloc.removeprefix("www.")
-        rows.append(row._replace(source=f"[{host}]({row.source})")._asdict())
+        cells = {col: t(f"real_models.guide_{row.id}_{col}") for col in COLUMNS}
+        rows.append({**cells, "source": f"[{host}]({row.source})"})
     frame = pd.DataFrame(rows).rename(columns=cols)
     # a static table wraps its cells: every row's factor, extras and source link show in
     # full at 1400 and 800 px (a data grid cut them to "…" and hid the source column)

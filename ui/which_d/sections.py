@@ -99,17 +99,19 @@ def n_heads_select(d_model: int) -> int:
 
 
 def cross_inputs() -> tuple[int, int, int]:
-    """Cross-attention widths d_q, d_kv (1–4096) and d_k (1–1024), bound to the URL."""
+    """Cross-attention widths d_q, d_kv (1–4096) and d_k (1–1024), bound to the URL; d_k
+    moves as it does on every page (:func:`controls.d_k_input`)."""
     cols = workshop.control_columns(3)
-    specs = (("d_q_in", 4096, 512), ("d_kv_in", 4096, 1024), ("d_proj", 1024, 64))
     values = []
-    for col, (key, top, default) in zip(cols, specs, strict=True):
+    for col, (key, default) in zip(cols[:2], (("d_q_in", 512), ("d_kv_in", 1024)), strict=True):
         with col:
             values.append(
                 controls.int_input(
-                    key, t(f"which_d.{key}"), min_value=1, max_value=top, default=default
+                    key, t(f"which_d.{key}"), min_value=1, max_value=4096, default=default
                 )
             )
+    with cols[2]:
+        values.append(controls.d_k_input("d_proj", max_value=1024, label=t("which_d.d_proj")))
     return tuple(values)
 
 
