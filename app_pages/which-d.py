@@ -13,8 +13,7 @@ seed = st.session_state.get("seed", 0)
 step = workshop.steps([t(f"which_d_workshop.step_{i}") for i in range(1, 6)])
 
 # --- 1. multi-head self-attention --------------------------------------------------------
-if workshop.shown(1, step):
-    sections.multi_head_intro()
+slot = sections.multi_head_intro() if workshop.shown(1, step) else None
 with workshop.controls_box():
     c1, c2, c3, c4 = workshop.control_columns([3, 2, 3, 3])
     with c1:
@@ -40,7 +39,7 @@ with workshop.controls_box():
             help=t("which_d.w_init_help"),
         )
 if workshop.shown(1, step):
-    sections.multi_head(d_model, n_heads, divisor, w_init, seed)
+    sections.multi_head(d_model, n_heads, divisor, w_init, seed, slot)
 
 # --- 2. cross-attention ------------------------------------------------------------------
 if workshop.shown(2, step):

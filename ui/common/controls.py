@@ -267,29 +267,39 @@ def choice(
 ) -> str:
     """One of ``options`` (a radio, a select slider or a select box) bound to ``?key=``.
 
-    The URL always holds the option itself, a language-neutral identifier (``normal``,
-    ``sgd``, ``20000``), so a link works in either language. ``labels`` (one per option)
-    is what the widget shows instead, e.g. the option's name in the page's language;
-    ``captions`` go under a radio's options. Streamlit's query-param binding writes an
-    option widget's *displayed* text to the URL (its ``format_func`` result: ``?dist=均匀``
-    on a Chinese page, a value an English page drops, and that stays in the URL after the
-    language changes), so a widget with ``labels`` is not bound: it is seeded from the
-    URL and writes the identifier back itself (:func:`_url_choice`).
-    ``allowed`` overrides the list of options quoted in the bad-value warning;
-    ``reset_to`` is what "Defaults" restores, if not ``default`` (see :func:`_bound`).
+    The URL holds the option, a language-neutral identifier (``normal``, ``20000``), so a
+    link works in either language; the widget shows ``labels`` (one per option) if given,
+    and ``captions`` under a radio's options. Streamlit's binding writes the *displayed*
+    text to the URL (``?dist=均匀`` on a Chinese page, which an English page drops), so a
+    widget with ``labels`` is not bound but keeps the URL itself.
+    ``allowed`` overrides the options quoted in the bad-value warning; ``reset_to`` is
+    what "Defaults" restores, if not ``default`` (see :func:`_bound`).
     """
     names = None if labels is None else dict(zip(options, labels, strict=True))
 
     def make_widget() -> str:
-        if names is not None:
-            return _url_choice(key, label, options, default, names, widget, captions, help)
-        common = {"key": key, "bind": "query-params", "help": help}
+        common: dict[str, Any] = {"key": key, "help": help}
+        if names is None:  # bound: Streamlit keeps the URL in step
+            common["bind"] = "query-params"
+            index = list(options).index(default)
+            common.update({"value": default} if widget == "select_slider" else {"index": index})
+        else:  # the link seeds it once; then the URL is written below
+            if key not in st.session_state:
+                raw = _raw(key)  # checked by _bound
+                st.session_state[key] = parse_choice(raw, options) if raw else default
+            common["format_func"] = names.__getitem__
         if widget == "select_slider":
-            return st.select_slider(label, options=list(options), value=default, **common)
-        index = list(options).index(default)
-        if widget == "selectbox":
-            return st.selectbox(label, options, index=index, **common)
-        return st.radio(label, options, index=index, captions=captions, horizontal=True, **common)
+            value = st.select_slider(label, options=list(options), **common)
+        elif widget == "selectbox":
+            value = st.selectbox(label, options, **common)
+        else:
+            value = st.radio(label, options, captions=captions, horizontal=True, **common)
+        if names is not None and value == default:
+            if key in st.query_params:
+                del st.query_params[key]
+        elif names is not None and st.query_params.get(key) != str(value):
+            st.query_params[key] = str(value)
+        return value
 
     return _bound(
         Control(key, "choice", default, options=tuple(map(str, options))),
@@ -300,49 +310,15 @@ def choice(
     )
 
 
-def _url_choice(
-    key: str,
-    label: str,
-    options: Sequence[str],
-    default: str,
-    names: dict[str, str],
-    widget: str,
-    captions: Sequence[str] | None,
-    help: str | None,
-) -> str:
-    """An option widget showing ``names[option]`` that keeps ``?key=<option>`` in step by
-    hand (the link has been checked by :func:`_bound`): the link seeds it when it is first
-    made, and the URL holds the option unless it is the default."""
-    if key not in st.session_state:
-        raw = _raw(key)
-        st.session_state[key] = parse_choice(raw, options) if raw else default
-    common = {"key": key, "help": help, "format_func": names.__getitem__}
-    if widget == "select_slider":
-        value = st.select_slider(label, options=list(options), **common)
-    elif widget == "selectbox":
-        value = st.selectbox(label, options, **common)
-    else:
-        value = st.radio(label, options, captions=captions, horizontal=True, **common)
-    if value == default:
-        if key in st.query_params:
-            del st.query_params[key]
-    elif st.query_params.get(key) != str(value):
-        st.query_params[key] = str(value)
-    return value
-
-
 def _rescale(key: str, factor: float, lo: int, hi: int) -> None:
     st.session_state[key] = int(min(hi, max(lo, round(st.session_state[key] * factor))))
 
 
 def power_step(value: int, previous: int | None, lo: int, hi: int) -> int:
     """Where a number input's − / + lead: a change of exactly one from ``previous`` (the
-    value the input showed) goes on to the next power of two in that direction (64 → 65
-    becomes 128, 100 → 99 becomes 64), kept within [lo, hi]; any other change (typed,
-    linked, ÷2 / ×2) is kept as it is.
-
-    The input's own buttons step by one and Python cannot tell a press from a typed value,
-    so a value typed exactly one away from the current one also moves to the next power.
+    value shown) goes on to the next power of two that way (64 → 65 gives 128, 100 → 99
+    gives 64), within [lo, hi]; any other value (typed, linked, ÷2 / ×2) is kept. The
+    input steps by one and a press looks like a typed value: typing 65 at 64 gives 128.
     """
     if previous is None or abs(value - previous) != 1:
         return value
@@ -353,8 +329,8 @@ def power_step(value: int, previous: int | None, lo: int, hi: int) -> int:
     return int(min(hi, max(lo, target)))
 
 
-#: Session-state entry: {key: (page, value)}, the value each power-stepped input showed at
-#: the end of its last run on that page (see :func:`last_shown`).
+#: Session-state entry: {key: (page, value)}, what each input of :func:`halving_input`
+#: showed at the end of its last run (see :func:`last_shown`).
 _SHOWN = "_stepped_inputs"
 
 
@@ -415,8 +391,7 @@ def d_k_input(
     label: str | None = None,
     help: str | None = None,
 ) -> int:
-    """d_k as a number input (any integer) whose − / + and ÷2 / ×2 step through powers of
-    two, the same on every page; ``label`` and ``help`` default to the common ones."""
+    """d_k as a :func:`halving_input`, the same on every page (common label and help)."""
     return halving_input(
         key,
         label or t("common.d_k"),

@@ -142,9 +142,12 @@ def predict_std(c: data.Corpus, fig: dict) -> bool:
 def glance(c: data.Corpus, fig: dict) -> None:
     """Predict, then the layer × head heatmaps, the pooled histogram and the myth card."""
     st.header(t("real_models.glance_header"))
+    top = st.container()  # the takeaway, once the question is answered
     st.markdown(tc(c, "real_models.glance_lead"))
     if not predict_std(c, fig):
         return
+    with top:
+        workshop.takeaway(t("real_models.glance_takeaway"))
     grid = data.head_grid()
     tips = {
         "layer": t("real_models.layer_short"),
@@ -251,6 +254,7 @@ def glance(c: data.Corpus, fig: dict) -> None:
 # --- 2. one head -------------------------------------------------------------------------
 def one_head_intro(c: data.Corpus) -> None:
     st.header(t("real_models.head_header"))
+    workshop.takeaway(t("real_models.head_takeaway"))
     st.markdown(t("real_models.head_lead", d_k=c.d_k, r=f"{c.d_k**0.5:.3g}"))
 
 
@@ -312,6 +316,7 @@ def one_head(c: data.Corpus, sentence: int, layer: int, head: int, divisor: str)
 def counterfactual(c: data.Corpus, fig: dict) -> None:
     """Entropy and collapse per layer with each divisor, the table, and the second myth."""
     st.header(t("real_models.cf_header"))
+    workshop.takeaway(t("real_models.cf_takeaway"))
     st.markdown(tc(c, "real_models.cf_lead"))
     layers = data.layer_frame()
     labels = {name: divisor_label(name, c.d_k) for name in rm.DIVISORS}
@@ -395,6 +400,7 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
 def field_guide() -> None:
     """What well-known models put in front of softmax(q·k), one source per row."""
     st.header(t("real_models.guide_header"))
+    workshop.takeaway(t("real_models.guide_takeaway"))
     st.markdown(t("real_models.guide_lead"))
     cols = {
         "model": t("real_models.col_model"),

@@ -177,6 +177,7 @@ def finals_text(summary: pd.DataFrame) -> str:
 # --- 1: one run, side by side ------------------------------------------------------------------
 def one_run(v: View) -> None:
     st.header(t("training.s1_title"))
+    workshop.takeaway(one_run_takeaway(v.run["summary"]))
     st.markdown(
         t(
             "training.s1_text",
@@ -209,6 +210,20 @@ def one_run(v: View) -> None:
         t("training.curves_caption", window=data.SMOOTH, points=data.CURVE_POINTS, last=data.LAST)
     )
     st.caption(parts["dead_caption"])
+
+
+def one_run_takeaway(summary: pd.DataFrame) -> str:
+    """Section 1's takeaway, read from the run: whether it learns with and without the
+    scale (the verdicts of α = 0 and α = ½)."""
+    verdicts = {r.variant: data.verdict(r.final_loss, r.initial_loss) for r in summary.itertuples()}
+    if verdicts["alpha_half"] != "learns":
+        key = "training.s1_takeaway_rate"
+        verdict = verdicts["alpha_half"]
+    elif verdicts["alpha_0"] != "learns":
+        key, verdict = "training.s1_takeaway_unscaled", verdicts["alpha_0"]
+    else:
+        key, verdict = "training.s1_takeaway_both", "learns"
+    return t(key, verdict=t(f"training.verdict_{verdict}"))
 
 
 def one_run_parts(key: tuple) -> dict:
@@ -316,6 +331,15 @@ def dead_rows_caption(summary: pd.DataFrame) -> str:
 # --- 2: inside one run ---------------------------------------------------------------------------
 def inside_run(v: View) -> None:
     st.header(t("training.s2_title"))
+    start = v.run["summary"].set_index("variant")["entropy_0"]
+    workshop.takeaway(
+        t(
+            "training.s2_takeaway",
+            h0=f"{start['alpha_0']:.2f}",
+            hh=f"{start['alpha_half']:.2f}",
+            ln_n=f"{math.log(data.N_KEYS):.2f}",
+        )
+    )
     st.markdown(t("training.s2_text", n=data.N_PROBE))
     chart, frame, caption = inside_run_parts(v.key)
     workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)

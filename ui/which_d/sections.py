@@ -313,17 +313,23 @@ def init_values(d_model: int, n_heads: int, seed: int) -> list[tuple]:
 
 
 # --- 1. multi-head self-attention --------------------------------------------------------
-def multi_head_intro() -> None:
+def multi_head_intro():
+    """The section's heading; returns the place under it for the takeaway, which
+    :func:`multi_head` fills once the question is answered."""
     st.header(t("which_d.mh_header"))
+    return st.container()
 
 
-def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int) -> None:
-    """Predict the per-head logit std, then the formulas, the bar charts, the metrics and
-    the misconception card."""
+def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int, top) -> None:
+    """Predict the per-head logit std, then (its takeaway in ``top``, the place
+    :func:`multi_head_intro` left under the heading) the formulas, the bar charts, the
+    metrics and the misconception card."""
     shown = min(n_heads, data.WHICH_D_MAX_HEADS)  # as many as which_d_heads computes
     means = heads_means(d_model, n_heads, seed)
     if not predict_head_std(means, d_model, n_heads, shown, w_init):
         return
+    with top:
+        workshop.takeaway(t("which_d.mh_takeaway"))
     d_k = d_model // n_heads
     var = score_variance(d_k, d_model, d_model, *init_stds(w_init, d_model, d_model))
     st.latex(formulas.multi_head_latex(d_model, n_heads, var))
@@ -338,6 +344,7 @@ def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int)
 # --- 2. cross-attention ------------------------------------------------------------------
 def cross_intro() -> None:
     st.header(t("which_d.cross_header"))
+    workshop.takeaway(t("which_d.cross_takeaway"))
     st.markdown(t("which_d.cross_lead"))
 
 
@@ -355,6 +362,7 @@ def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
 def initialisation(d_model: int, n_heads: int, w_init: str, seed: int) -> None:
     """One card per initialisation."""
     st.header(t("which_d.init_header"))
+    workshop.takeaway(t("which_d.init_takeaway"))
     st.markdown(t("which_d.init_lead", d_model=d_model, d_k=d_model // n_heads))
     init_cards(d_model, n_heads, seed, w_init)
     st.caption(t("which_d.init_caption", d_model=d_model))
@@ -366,6 +374,7 @@ def where_scale(d_model: int, n_heads: int, seed: int) -> None:
     _, extras = data.which_d_heads(d_model, n_heads, seed)
     d_k = d_model // n_heads
     st.header(t("which_d.where_header"))
+    workshop.takeaway(t("which_d.where_takeaway"))
     st.latex(formulas.where_latex(d_k))
     c1, c2 = st.columns([2, 3])  # the metric's delta names both forms: room for it
     gap = f"{extras['quarter_gap']:.1e}"
@@ -383,6 +392,7 @@ def where_scale(d_model: int, n_heads: int, seed: int) -> None:
 # --- 5. QK normalisation -----------------------------------------------------------------
 def qk_intro() -> None:
     st.header(t("which_d.qk_header"))
+    workshop.takeaway(t("which_d.qk_takeaway"))
     st.markdown(t("which_d.qk_lead"))
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.english_words import english_words
+from tests.text_measure import LIMITS, length, paragraphs, sentence_count
 from ui.common import i18n
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -77,6 +78,37 @@ def test_chinese_catalog_has_no_english_prose():
 )
 def test_english_words(text, words):
     assert english_words(text) == words
+
+
+@pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
+def test_no_paragraph_is_too_long(lang):
+    """Every paragraph of every string within the limit of tests/text_measure.py (a
+    placeholder counts as one word; the pages check the texts as filled in)."""
+    long = {
+        key: [length(p, lang) for p in paragraphs(text) if length(p, lang) > LIMITS[lang]]
+        for key, text in i18n.catalog(lang).items()
+    }
+    assert not {key: n for key, n in long.items() if n}
+
+
+def test_every_takeaway_is_one_sentence():
+    for lang in i18n.LANGUAGES:
+        takeaways = {k: v for k, v in i18n.catalog(lang).items() if k.endswith("_takeaway")}
+        assert len(takeaways) >= 20
+        for key, text in takeaways.items():
+            assert sentence_count(text, lang) == 1, (lang, key, text)
+            assert len(paragraphs(text)) == 1, (lang, key, text)
+
+
+def test_text_measures():
+    text = "One two three.\n\n- **a** b c\n- d e\n\n#### Head\nx y"
+    assert paragraphs(text) == ["One two three.", "- **a** b c", "- d e", "#### Head", "x y"]
+    assert length("Var(q·k) = d_k·σ² grows, e.g. at 64", "en") == 6  # "=" is no word
+    assert length("方差 Var(q·k) 随 d_k 增长。", "zh") == 8  # 6 characters (。 too), 2 runs
+    assert sentence_count("**One sentence, e.g. this one (et al. 2017) at 0.5.**", "en") == 1
+    assert sentence_count("One. Two!", "en") == 2
+    assert sentence_count("一句话，含 0.5 和 d_k。", "zh") == 1
+    assert sentence_count("一句。两句。", "zh") == 2
 
 
 def test_every_literal_key_used_in_code_exists():
