@@ -9,7 +9,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import streamlit as st
 
-from ui.common import controls, turns, workshop
+from ui.common import controls, room, room_panel, turns, workshop
 from ui.common.i18n import LANGUAGES, t
 from ui.common.pages import APP_PARAMS, PAGES, ROOT
 
@@ -44,6 +44,9 @@ def main() -> None:
                 help=t("app.seed_help"),
             )
             workshop.presenter_toggle()
+            panel_slot = st.container()  # room panel: filled once the page has run (its controls)
+        room.start()
+        workshop.link_reveals()
 
         navigation = st.navigation(
             [
@@ -65,9 +68,14 @@ def main() -> None:
         )
         navigation.run()
         workshop.next_step_footer()
-        app_params = APP_PARAMS | workshop.WORKSHOP_PARAMS
+        app_params = APP_PARAMS | workshop.WORKSHOP_PARAMS | room.ROOM_PARAMS
         controls.unknown_params_check(app_params)
-        workshop.share_panel(sorted(app_params | controls.page_params()))
+        params = sorted(app_params | controls.page_params())
+        room_panel.panel(
+            panel_slot, workshop.link_values(params), presenting=workshop.is_presenting()
+        )
+        room.end_run()
+        workshop.share_panel(params)
         st.sidebar.caption(t("app.sidebar_note"))
         completed = True
     finally:

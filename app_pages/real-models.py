@@ -21,9 +21,9 @@ if workshop.shown(1, step):
 if workshop.shown(2, step):
     sections.one_head_intro(corpus)
 with workshop.controls_box():
-    sentence, layer, head, divisor = sections.head_controls(corpus)
+    chosen, layer, head, divisor = sections.head_controls(corpus)
 if workshop.shown(2, step):
-    sections.one_head(corpus, sentence, layer, head, divisor)
+    sections.one_head(corpus, chosen, layer, head, divisor)
 
 # --- 3. the counterfactual over every head and sentence ----------------------------------
 if workshop.shown(3, step):

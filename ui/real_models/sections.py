@@ -19,6 +19,7 @@ from core import real_models as rm
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.real_models import charts, data
+from ui.real_models import sentence as own
 from ui.real_models.field_guide import COLUMNS, ROWS
 
 OFF = {"delta_color": "off", "delta_arrow": "off"}
@@ -50,7 +51,11 @@ def _pct(x: float) -> str:
 
 # --- controls ----------------------------------------------------------------------------
 def sentence_select(
-    key: str, sentences: tuple[str, ...], default: int = 0, help: str | None = None
+    key: str,
+    sentences: tuple[str, ...],
+    default: int = 0,
+    help: str | None = None,
+    on_change=None,
 ) -> int:
     """A select box over ``sentences`` bound to ``?key=<index>`` (0-based)."""
     n = len(sentences)
@@ -70,6 +75,7 @@ def sentence_select(
         format_func=lambda i: f"{i} · {sentences[i]}",
         key=key,
         help=help,
+        on_change=on_change,
     )
     if index == default:
         if key in st.query_params:
@@ -79,11 +85,21 @@ def sentence_select(
     return int(index)
 
 
-def head_controls(c: data.Corpus) -> tuple[int, int, int, str]:
-    """Sentence, layer, head and divisor, URL-bound; returns them."""
-    top = workshop.control_columns([1])[0]
-    with top:
-        sentence = sentence_select("sentence", c.sentences, help=tc(c, "real_models.sentence_help"))
+def head_controls(c: data.Corpus) -> tuple[data.Chosen, int, int, str]:
+    """The sentence (a shipped one, or the learner's own text beside them), layer, head and
+    divisor, URL-bound; returns them. Picking a shipped sentence empties the text box."""
+    left, right = workshop.control_columns([1, 1])
+    with left:
+        sentence = sentence_select(
+            "sentence",
+            c.sentences,
+            help=tc(c, "real_models.sentence_help"),
+            on_change=own.clear_text,
+        )
+    with right:
+        chosen = own.text_box(c)
+    if chosen is None:
+        chosen = data.Chosen(data.shipped_heads(sentence), index=sentence)
     c1, c2, c3 = workshop.control_columns([3, 3, 4])  # wide enough for the − / + buttons
     with c1:
         layer = controls.int_input(
@@ -104,7 +120,7 @@ def head_controls(c: data.Corpus) -> tuple[int, int, int, str]:
             labels=[divisor_label(name, c.d_k) for name in rm.DIVISORS],
             help=t("real_models.divisor_help"),
         )
-    return sentence, layer, head, divisor
+    return chosen, layer, head, divisor
 
 
 def divisor_label(name: str, d_k: int) -> str:
@@ -258,16 +274,20 @@ def one_head_intro(c: data.Corpus) -> None:
     st.markdown(t("real_models.head_lead", d_k=c.d_k, r=f"{c.d_k**0.5:.3g}"))
 
 
-def one_head(c: data.Corpus, sentence: int, layer: int, head: int, divisor: str) -> None:
-    """The attention map of one head under the chosen divisor, and its metrics."""
-    frame = data.head_frame(sentence, layer, head, divisor)
-    m = data.head_metrics(frame)
+def one_head(c: data.Corpus, chosen: data.Chosen, layer: int, head: int, divisor: str) -> None:
+    """The chosen sentence as the model reads it, its heads at a glance under the chosen
+    divisor, then one head's attention map and its metrics."""
     label = divisor_label(divisor, c.d_k)
+    own.tokens_view(c, chosen)
+    own.grids(c, chosen, divisor, label)
+    frame = chosen.head_frame(layer, head, divisor)
+    m = data.head_metrics(frame)
+    tokens = list(chosen.heads.tokens)
     workshop.chart(
         partial(
             charts.attention_heatmap,
             frame,
-            list(c.tokens[sentence]),
+            tokens,
             title=t("real_models.map_title", layer=layer, head=head, div=label),
             x_title=t("real_models.map_x"),
             y_title=t("real_models.map_y"),
@@ -277,7 +297,7 @@ def one_head(c: data.Corpus, sentence: int, layer: int, head: int, divisor: str)
                 layer=layer,
                 head=head,
                 div=label,
-                sentence=c.sentences[sentence],
+                sentence=own.quoted(chosen.heads),
                 h=_f(m["entropy"]),
                 top=_f(m["max_weight"]),
             ),

@@ -59,7 +59,6 @@ def one_row_sides(
     return {s: row[row.scaled == s].drop(columns="scaled") for s in (False, True)}, stats
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
 def sweep_far_end(n_keys: int, seed: int) -> dict:
     """The saturation sweep (α = 0, ½, 1) at its largest d_k, for the prediction:
     ``d`` (that d_k), ``mean_0`` and ``se_0`` (mean largest weight at α = 0 and its

@@ -351,6 +351,18 @@ def shipped_cell(cell: tuple, variants: tuple[str, ...]) -> pd.DataFrame | None:
     return None if frame is None else frame[frame["variant"].isin(variants)]
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def shipped_sweep(
+    optimizer: str, d_k: int, seed: int, steps: int, variants: tuple[str, ...]
+) -> tuple[pd.DataFrame, dict] | None:
+    """:func:`sweep_summary` and :func:`conclusions` of the shipped cells at one d_k (its
+    seeds' cells), or None unless every one of them is shipped."""
+    cells = [shipped_cell((optimizer, d_k, s, steps), variants) for s in sweep_seeds(seed)]
+    if any(cell is None for cell in cells):
+        return None
+    return sweep_summary(cells), conclusions(cells)
+
+
 def store(cell: tuple, variants: tuple[str, ...], frame: pd.DataFrame) -> None:
     st.session_state.setdefault(COMPUTED, {})[(*cell, variants)] = frame
 

@@ -113,7 +113,7 @@ def lr_sweep(v: View) -> dict | None:
         small_multiples(v, have)
         return None
     keys = tuple(here)
-    numbers = sweep_numbers(keys, v.variants, [have[c][0] for c in keys])
+    numbers = sweep_numbers(v, keys, [have[c][0] for c in keys])
     if workshop.predict(**learns_question(v, numbers)):
         n0, nh = (count(numbers["per"][k], "learns") for k in ("alpha_0", "alpha_half"))
         with top:
@@ -129,16 +129,15 @@ def lr_sweep(v: View) -> dict | None:
     return numbers
 
 
-def sweep_numbers(keys: tuple[tuple, ...], variants: tuple[str, ...], cells: list) -> dict:
+def sweep_numbers(v: View, keys: tuple[tuple, ...], cells: list) -> dict:
     """The sweep at the learner's d_k (cells ``keys``, one per seed, frames ``cells``):
-    the seeds' ``summary`` and, per variant, :func:`ui.training.data.conclusions`."""
-    summary = data.sweep_summary(cells)
-    return {
-        "summary": summary,
-        "per": data.conclusions(cells),
-        "keys": keys,
-        "variants": variants,
-    }
+    the seeds' ``summary`` and, per variant, :func:`ui.training.data.conclusions` (of the
+    shipped cells, cached, when they are all shipped)."""
+    shipped = data.shipped_sweep(v.optimizer, v.d_k, v.seed, v.steps, v.variants)
+    if shipped is None:
+        shipped = data.sweep_summary(cells), data.conclusions(cells)
+    summary, per = shipped
+    return {"summary": summary, "per": per, "keys": keys, "variants": v.variants}
 
 
 def lr_list(entry: dict, which: str, mark: bool = True) -> str:

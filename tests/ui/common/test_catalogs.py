@@ -73,6 +73,8 @@ def test_chinese_catalog_has_no_english_prose():
         ("Chiang 与 Cholak（2022）；Kingma & Ba 2015", []),
         ("见 data/NOTICE、`core.training`、?present=1、https://example.org/a word", ["word"]),
         (":material/report: **常见说法：** Adam、Rademacher", []),
+        ("按 Ctrl+Enter（macOS 上为 ⌘+Enter），“it” 指向哪个词", []),
+        ("按 Ctrl+Enter 或 press Enter", ["press", "Enter"]),
         ("*不是标题* the", ["the"]),
     ],
 )

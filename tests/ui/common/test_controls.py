@@ -2,7 +2,7 @@
 
 import pytest
 
-from ui.common.controls import parse_choice, parse_float, parse_int, power_step
+from ui.common.params import parse_choice, parse_float, parse_int, power_step
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,460 @@
+"""Rooms on the page: the presenter opens one, learners join by its link, and each
+prediction card sends its learner's guess to it (the store is :mod:`rooms`).
+
+- ``?room=CODE`` puts a session in a room. It is checked once, when the session first
+  sees it: a malformed, unknown, closed or expired code gets a notice above the page and
+  is dropped from the URL, and the page works as without a room. Afterwards the session
+  holds the code (``st.session_state["room"]``, so "Share this view" carries it) and
+  keeps it in the URL as it moves between pages.
+- ``?learner=ID``: a learner's random id, made when they join and kept in the URL, so a
+  reload of the tab (a new session) answers as the same learner: their answer is replaced,
+  never counted twice. A cookie would do the same, but Streamlit has no public API to set
+  one (``st.context.cookies`` only reads). The id is kept in a private session entry, not
+  under its parameter's name, so no share link or join link carries it.
+- ``?room_key=KEY``: the presenter's private take-over link. The key is moved into the
+  session and removed from the URL at once; it never appears in any other link.
+
+The presenter's key lives in their session only. Only its holder sees the live counts of
+a question before it is revealed (the store enforces it), and reveals, resets or closes.
+A store that fails (disk full, Redis down) never breaks a page: the learner's card says
+the answer was not shared, the local prediction works as without a room.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from functools import partial
+
+import streamlit as st
+
+import rooms
+from rooms import RoomError, RoomStatus, RoomStore, StoreUnavailable
+from rooms.store import check_learner
+from ui.common import controls, room_charts, specs, turns
+from ui.common.i18n import t
+
+#: Query parameters of rooms (valid on every page).
+ROOM_PARAMS = frozenset({"room", "learner", "room_key"})
+#: Seconds between refreshes of the presenter's counts, and of a learner's view of the
+#: room's answers once revealed (learners never poll before).
+PRESENTER_POLL_S = 2.0
+LEARNER_POLL_S = 6.0
+
+#: Session-state entries: the room's code (public: share links carry it), the presenter
+#: key, the learner id, the join link's page and values, the settings group the presenter
+#: counts per question, what became of each answer sent, notices to show, and whether
+#: the link was read.
+CODE, _KEY, _LEARNER, _LINK = "room", "_room_key", "_room_learner", "_room_link"
+_GROUPS, _SENT, _NOTICES, _READ = "_room_groups", "_room_sent", "_room_notices", "_room_read"
+#: Session-state entry: the presenter's last drawn chart per question, (counts, spec).
+_DRAWN = "_room_drawn"
+
+
+# --- settings and the store ------------------------------------------------------------
+def setting(name: str) -> str | None:
+    """``name`` from the environment, else from Streamlit secrets, else None."""
+    value = os.environ.get(name)
+    if value:
+        return value
+    try:
+        value = st.secrets.get(name)
+    except FileNotFoundError:  # no secrets file at all
+        return None
+    return str(value) if value else None
+
+
+@st.cache_resource(show_spinner=False)
+def _open_store(url: str, folder: str | None) -> RoomStore:
+    return rooms.open_store(url, folder)
+
+
+def store() -> RoomStore:
+    """The server's room store (``ROOM_STORE_URL`` / ``ROOM_STORE_DIR`` as settings).
+    ``StoreUnavailable`` for a store URL the app cannot use."""
+    try:
+        return _open_store(setting(rooms.URL_VARIABLE) or "", setting(rooms.DIR_VARIABLE) or None)
+    except ValueError as exc:  # the message names the scheme, never the URL
+        raise StoreUnavailable(str(exc)) from exc
+
+
+# --- the session's room ----------------------------------------------------------------
+def code() -> str | None:
+    """The room this session is in, or None."""
+    return st.session_state.get(CODE)
+
+
+def is_presenter() -> bool:
+    """Whether this session holds the presenter key of its room."""
+    return code() is not None and st.session_state.get(_KEY) is not None
+
+
+def presenter_key() -> str | None:
+    """The presenter key this session holds (for the take-over link only)."""
+    return st.session_state.get(_KEY) if code() is not None else None
+
+
+def link() -> tuple[str, dict] | None:
+    """The page and URL values of the room's link (the view it was opened on)."""
+    return st.session_state.get(_LINK)
+
+
+def notice(kind: str, text: str) -> None:
+    """A notice above the page, shown until a run of the app completes (:func:`panel`)."""
+    st.session_state.setdefault(_NOTICES, []).append((kind, text))
+
+
+def leave(*, keep_url: bool = False) -> None:
+    for entry in (CODE, _KEY, _LINK, _GROUPS, _SENT, _DRAWN):
+        st.session_state.pop(entry, None)
+    if not keep_url:
+        for param in ("room", "learner"):
+            if param in st.query_params:
+                del st.query_params[param]
+
+
+def refusal(exc: RoomError, room: str) -> str:
+    """What a refusal of the store means, for a notice."""
+    if isinstance(exc, rooms.UnknownRoom):
+        return t("room.unknown", code=room)
+    if isinstance(exc, rooms.RoomClosed):
+        return t("room.closed", code=room)
+    if isinstance(exc, rooms.RoomExpired):
+        return t("room.expired", code=room)
+    if isinstance(exc, rooms.LimitReached):
+        return t(f"room.limit_{exc.limit}", n=f"{exc.value:,}")
+    return t("room.unavailable")
+
+
+def _read_link() -> None:
+    """Join the room the link names (once per session); take the presenter key of a
+    take-over link into the session."""
+    keys = st.query_params.get_all("room_key")
+    if keys:
+        del st.query_params["room_key"]  # never left in the address bar
+    raw = st.query_params.get_all("room")
+    if not raw:
+        return
+    try:
+        if len(raw) != 1:
+            raise rooms.BadInput("code", "repeated")
+        room = rooms.normalize_code(raw[0])
+    except rooms.BadInput:
+        notice("warning", t("room.bad_code", n=rooms.CODE_LENGTH))
+        leave()
+        return
+    try:
+        status = store().room_status(room)
+        if status.state != "open":
+            raise (rooms.RoomClosed if status.state == "closed" else rooms.RoomExpired)(room)
+        if keys and not store().is_presenter(room, keys[0]):
+            notice("warning", t("room.wrong_key", code=room))
+        elif keys:
+            st.session_state[_KEY] = keys[0]
+            notice("info", t("room.took_over", code=room))
+    except StoreUnavailable:
+        notice("warning", t("room.unavailable_join", code=room))  # joined: answers retried
+    except RoomError as exc:
+        notice("warning", refusal(exc, room))
+        leave()
+        return
+    st.session_state[CODE] = room
+    ids = st.query_params.get_all("learner")
+    try:
+        learner = check_learner(ids[0]) if len(ids) == 1 else None
+    except rooms.BadInput:
+        learner = None
+    st.session_state[_LEARNER] = learner or rooms.new_learner_id()
+
+
+def start() -> None:
+    """Call in every complete run of the app, before the page: read the link once, keep
+    the room in the URL, check the room is still open and show the room's notices."""
+    if not st.session_state.get(_READ):
+        st.session_state[_READ] = True
+        _read_link()
+    room = code()
+    if room is not None:
+        st.query_params["room"] = room
+        if not is_presenter():
+            st.query_params["learner"] = st.session_state[_LEARNER]
+        status()
+    notices = controls.run_state().get("notices") or st
+    for kind, text in st.session_state.get(_NOTICES, []):
+        getattr(notices, kind)(text, icon="⚠️" if kind == "warning" else "ℹ️")
+
+
+def status() -> RoomStatus | None:
+    """The room's status, read once per run of the app (None: no room, or the store is
+    not answering). A room that has closed or expired is left, with a notice."""
+    room = code()
+    if room is None:
+        return None
+    run = controls.run_state()
+    if "room_status" in run:
+        return run["room_status"]
+    try:
+        current = store().room_status(room)
+        if current.state != "open":
+            raise (rooms.RoomClosed if current.state == "closed" else rooms.RoomExpired)(room)
+    except StoreUnavailable:
+        current = None
+    except RoomError as exc:
+        notice("warning", refusal(exc, room))
+        leave()
+        current = None
+    if controls.in_full_run():
+        run["room_status"] = current
+    return current
+
+
+# --- a prediction card in a room ---------------------------------------------------------
+def card_note() -> None:
+    """Under a card's question: that the answer goes to the room, anonymously."""
+    room = code()
+    if room is None:
+        return
+    key = "room.card_presenter" if is_presenter() else "room.card_learner"
+    st.caption(t(key, code=room), help=t("room.card_help"))
+
+
+def send(question: str, option: int, n_options: int, about: tuple) -> None:
+    """Send a learner's locked-in guess to the room (the presenter's own is not counted);
+    what became of it is shown by :func:`after_guess`."""
+    room = code()
+    if room is None or is_presenter():
+        return
+    try:
+        group = rooms.group_of(about)
+        learner = st.session_state[_LEARNER]
+        store().answer(room, question, group, learner, option, n_options)
+        outcome = "ok"
+    except rooms.BadInput as exc:
+        outcome = f"bad_input:{exc.field}"
+    except StoreUnavailable:
+        outcome = "unavailable"
+    except RoomError as exc:
+        outcome = refusal(exc, room)
+        if not isinstance(exc, rooms.LimitReached):
+            notice("warning", outcome)
+            leave()
+    st.session_state.setdefault(_SENT, {})[question] = {
+        "outcome": outcome,
+        "option": option,
+        "n_options": n_options,
+        "about": about,
+    }
+
+
+def forget(question: str) -> None:
+    """ "Ask again": the card's last outcome no longer applies (the next guess replaces the
+    answer in the room)."""
+    st.session_state.get(_SENT, {}).pop(question, None)
+
+
+def _resend(question: str) -> None:
+    sent = st.session_state.get(_SENT, {}).get(question)
+    if sent is not None:
+        send(question, sent["option"], sent["n_options"], sent["about"])
+
+
+def after_guess(question: str, options: Sequence[str], about: tuple, presenting: bool) -> None:
+    """Below a locked-in card: whether the learner's guess reached the room, and the
+    room's answers once the presenter has revealed them."""
+    room = code()
+    if room is None or is_presenter():
+        return
+    sent = st.session_state.get(_SENT, {}).get(question)
+    if sent is not None and sent["outcome"] != "ok":
+        if sent["outcome"] == "unavailable":
+            st.warning(t("room.not_shared_unavailable"), icon=":material/cloud_off:")
+            st.button(
+                t("room.send_again"),
+                key=f"{question}_resend",
+                on_click=_resend,
+                args=(question,),
+                icon=":material/refresh:",
+            )
+        elif sent["outcome"].startswith("bad_input:"):
+            st.warning(t("room.not_shared_bad"), icon=":material/block:")
+        else:
+            st.warning(t("room.not_shared", reason=sent["outcome"]), icon=":material/block:")
+        return
+    current = status()
+    if current is None or question not in current.revealed:
+        if sent is not None:
+            st.caption(t("room.shared"))
+        return
+    mine = sent["option"] if sent is not None else None
+    group_about = sent["about"] if sent is not None else about
+    try:
+        group = rooms.group_of(group_about)
+    except rooms.BadInput:
+        return
+    _revealed_answers(question, tuple(options), group, mine, presenting)
+
+
+@st.fragment(run_every=LEARNER_POLL_S)
+def _revealed_answers(
+    question: str, options: tuple, group: str, mine: int | None, presenting: bool
+) -> None:
+    """A learner's view of the room's answers, after the reveal: refreshed slowly."""
+    room = code()
+    if room is None:
+        return
+    try:
+        counts = store().counts(room, question, group)
+    except (rooms.NotRevealed, RoomError):
+        return  # reset or closed since: the next run of the card says so
+    _draw(question, options, counts.as_list(len(options)), mine, presenting, own=True)
+
+
+# --- the presenter's view under each card ----------------------------------------------
+def presenter_view(question: str, options: Sequence[str], about: tuple, presenting: bool) -> None:
+    """Under a card, for the holder of the room's key: the room's answers, live, with
+    "Reveal to the room" and "Reset question"."""
+    if not is_presenter():
+        return
+    try:
+        group = rooms.group_of(about)
+    except rooms.BadInput:
+        return
+    # the settings the room's link gave this question (its first sight since the link)
+    st.session_state.setdefault(_GROUPS, {}).setdefault(question, group)
+    _live(question, tuple(options), group, presenting)
+
+
+def _reveal(question: str) -> None:
+    _act("reveal", question)
+
+
+def _reset(question: str, group: str) -> None:
+    if _act("reset", question):
+        st.session_state.setdefault(_GROUPS, {})[question] = group  # count these settings now
+
+
+def _act(action: str, question: str) -> bool:
+    room, key = code(), st.session_state.get(_KEY)
+    try:
+        getattr(store(), action)(room, key, question)
+        return True
+    except RoomError as exc:
+        notice("warning", refusal(exc, room))
+        return False
+
+
+@st.fragment(run_every=PRESENTER_POLL_S)
+def _live(question: str, options: tuple, current: str, presenting: bool) -> None:
+    room, key = code(), st.session_state.get(_KEY)
+    if room is None or key is None:
+        return
+    group = st.session_state.get(_GROUPS, {}).get(question, current)
+    with st.container(border=True):
+        try:
+            counts = store().counts(room, question, group, key)
+            revealed = store().is_revealed(room, question)
+        except RoomError as exc:
+            st.warning(refusal(exc, room), icon=":material/cloud_off:")
+            return
+        _draw(question, options, counts.as_list(len(options)), None, presenting, own=False)
+        if group != current:
+            st.caption(t("room.other_settings"))
+        left, right = st.columns(2)
+        if revealed:
+            left.caption(t("room.revealed"))
+        else:
+            left.button(
+                t("room.reveal"),
+                key=f"{question}_room_reveal",
+                on_click=_reveal,
+                args=(question,),
+                icon=":material/visibility:",
+                type="primary",
+            )
+        right.button(
+            t("room.reset"),
+            key=f"{question}_room_reset",
+            on_click=_reset,
+            args=(question, current),
+            icon=":material/restart_alt:",
+            type="tertiary",
+        )
+
+
+def _draw(
+    question: str,
+    options: tuple,
+    counts: list[int],
+    mine: int | None,
+    presenting: bool,
+    *,
+    own: bool,
+) -> None:
+    """The room's answers as bars. A new count takes a turn to build the chart (the
+    server's runs take turns); the same counts again redraw the spec built before."""
+    drawn = st.session_state.setdefault(_DRAWN, {})
+    total = sum(counts)
+    memo = (tuple(counts), mine, presenting, t("room.chart_title"))
+    if drawn.get(question, (None,))[0] == memo:
+        spec = drawn[question][1]
+    else:
+        frame = room_charts.answers_frame(options, counts, mine)
+        build = partial(
+            room_charts.answers_chart,
+            frame,
+            title=t("room.chart_title"),
+            subtitle=t("room.chart_mine" if own and mine is not None else "room.chart_subtitle"),
+            option_title=t("room.tip_option"),
+            count_title=t("room.axis_count"),
+            share_title=t("room.tip_share"),
+            description=t("room.chart_alt", n=total),
+        )
+        # a fragment's own rerun takes a turn to build; the app's run holds one already
+        turn = contextlib.nullcontext() if controls.in_full_run() else turns.SCRIPT_RUNS.turn()
+        with turn:
+            spec = specs.for_drawing(specs.vega_lite(build()), presenting=presenting)
+        drawn[question] = (memo, spec)
+    st.vega_lite_chart(spec=spec, width="stretch", key=f"{question}_room_chart")
+    st.caption(t("room.answered", n=total))
+
+
+# --- what the presenter's panel does (callbacks) ----------------------------------------
+def open_room(page: str, values: dict) -> None:
+    """Open a room whose link shows ``page`` with ``values``; this session holds its key."""
+    try:
+        opened, key = store().open_room()
+    except RoomError as exc:
+        notice("warning", refusal(exc, ""))
+        return
+    leave(keep_url=True)
+    st.session_state.update({CODE: opened, _KEY: key, _LINK: (page, values)})
+    st.query_params["room"] = opened
+    if "learner" in st.query_params:
+        del st.query_params["learner"]
+
+
+def close_room() -> None:
+    """Close the room (its answers are deleted) and leave it."""
+    closing = code()
+    try:
+        store().close(closing, st.session_state.get(_KEY))
+    except StoreUnavailable:
+        notice("warning", t("room.unavailable"))
+        return
+    except RoomError:
+        pass  # expired or closed already: gone either way
+    notice("info", t("room.closed_by_you", code=closing))
+    leave()
+
+
+def relink(page: str, values: dict) -> None:
+    """Make the room's link show ``page`` with ``values``; each question is counted at the
+    settings it is first shown with from now on."""
+    st.session_state[_LINK] = (page, values)
+    st.session_state.pop(_GROUPS, None)
+
+
+def end_run() -> None:
+    """Call at the end of every complete run: the room's notices have been shown."""
+    st.session_state.pop(_NOTICES, None)
