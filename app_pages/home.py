@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui.common import workshop
 from ui.common.i18n import t
 from ui.common.pages import STORY, page
 
@@ -16,6 +17,7 @@ left.info(t("home.summary_plain"), icon=":material/lightbulb:")
 right.info(t("home.summary_technical"), icon=":material/functions:")
 
 st.header(t("home.story_title"))
+workshop.takeaway(t("home.story_takeaway"))
 for number, name in enumerate(STORY, start=1):
     with st.container(border=True):
         st.markdown(f"**{number}. {t(f'home.step_{name}_title')}**")

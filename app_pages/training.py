@@ -19,6 +19,7 @@ with workshop.controls_box():
     with c2:
         optimizer = controls.choice(
             "optimizer", t("training.optimizer"), OPTIMIZERS, default="adam",
+            labels=[sections.opt_name(o) for o in OPTIMIZERS],
             captions=[t(f"training.opt_{o}_caption") for o in OPTIMIZERS],
         )  # fmt: skip
     with c3:

@@ -32,6 +32,7 @@ with workshop.controls_box():
             t("variance.dist"),
             DISTRIBUTIONS,
             default="normal",
+            labels=[t(f"variance.dist_name_{d}") for d in DISTRIBUTIONS],
             captions=[t(f"variance.dist_{d}") for d in DISTRIBUTIONS],
             help=t("variance.dist_help"),
         )

@@ -13,8 +13,7 @@ seed = st.session_state.get("seed", 0)
 step = workshop.steps([t(f"which_d_workshop.step_{i}") for i in range(1, 6)])
 
 # --- 1. multi-head self-attention --------------------------------------------------------
-if workshop.shown(1, step):
-    sections.multi_head_intro()
+slot = sections.multi_head_intro() if workshop.shown(1, step) else None
 with workshop.controls_box():
     c1, c2, c3, c4 = workshop.control_columns([3, 2, 3, 3])
     with c1:
@@ -28,9 +27,7 @@ with workshop.controls_box():
             t("which_d.divisor"),
             DIVISORS_SELF,
             default="d_k",
-            captions=[
-                t(f"which_d.div_{d}_caption", d_k=d_k, d_model=d_model) for d in DIVISORS_SELF
-            ],
+            labels=[t(f"which_d.div_{d}_caption", d_k=d_k, d_model=d_model) for d in DIVISORS_SELF],
         )
     with c4:
         w_init = controls.choice(
@@ -38,11 +35,11 @@ with workshop.controls_box():
             t("which_d.w_init"),
             INITS,
             default="fan_in",
-            captions=[t(f"which_d.init_{i}") for i in INITS],
+            labels=[t(f"which_d.init_{i}") for i in INITS],
             help=t("which_d.w_init_help"),
         )
 if workshop.shown(1, step):
-    sections.multi_head(d_model, n_heads, divisor, w_init, seed)
+    sections.multi_head(d_model, n_heads, divisor, w_init, seed, slot)
 
 # --- 2. cross-attention ------------------------------------------------------------------
 if workshop.shown(2, step):

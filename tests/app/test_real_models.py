@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import real_models as rm
 from tests.app.helpers import assert_page_in, chart_data, run_page, warnings
+from ui.common import i18n
 
 SCRIPT = "app_pages/real-models.py"
 #: std grid, entropy grid, histogram; the chosen sentence's std and entropy grids, one head;
@@ -77,7 +78,9 @@ def test_field_guide_is_a_wrapping_table_with_a_link_per_row():
 
     at = open_page()
     guide = at.table[0].value
-    assert list(guide.index) == [r.model for r in ROWS]
+    assert list(guide.index) == [
+        i18n.catalog("en")[f"real_models.guide_{r.id}_model"] for r in ROWS
+    ]
     assert list(guide.columns) == ["d_k", "factor c on q·k", "extras", "source"]
     for row, cell in zip(ROWS, guide["source"], strict=True):
         host = row.source.split("/")[2].removeprefix("www.")

@@ -414,7 +414,10 @@ def test_myth_card_when_not_even_the_tensor_max_is_near_one():
 def test_overflow_text_quotes_the_exact_chance_at_the_users_d_k():
     at = run_page("app_pages/saturation.py")  # d_k = 64, n_keys = 10
     text = next(m.value for m in at.markdown if "overflows with chance" in m.value)
-    assert "7.0·10⁻¹⁹ at your d_k = 64" in text and "would be 7.0·10⁻²⁸" in text
+    detail = next(m.value for m in at.markdown if "Were the logits exactly Gaussian" in m.value)
+    assert "7.0·10⁻¹⁹ at your d_k = 64" in text and "would be 7.0·10⁻²⁸" in detail
+    assert detail.startswith("The chance 7.0·10⁻¹⁹ is exact")  # in the expander under it
     at = run_page("app_pages/saturation.py", d_k="4096", n_keys="512")
     text = next(m.value for m in at.markdown if "overflows with chance" in m.value)
-    assert "at your d_k = 4096" in text and "would be 3.6·10⁻²⁶" in text
+    detail = next(m.value for m in at.markdown if "Were the logits exactly Gaussian" in m.value)
+    assert "at your d_k = 4096" in text and "would be 3.6·10⁻²⁶" in detail

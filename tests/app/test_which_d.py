@@ -115,7 +115,9 @@ def test_n_heads_that_does_not_divide_d_model_warns_and_falls_back():
 
 def test_changing_d_model_moves_n_heads_to_the_nearest_divisor():
     at = open_page()
-    at.number_input(key="d_model").set_value(513).run()
+    at.number_input(key="d_model").set_value(2048).run()  # 8 heads still divide it
+    assert at.selectbox(key="n_heads").value == "8"
+    at.number_input(key="d_model").set_value(513).run()  # typed (from 512 it would be +)
     assert not at.exception
     assert at.selectbox(key="n_heads").value == "9"  # 513 = 3³·19: 9 is nearest to 8
     assert any("513" in i.value for i in at.info)

@@ -9,7 +9,6 @@ widget starts from its default. The offending value is never echoed back to the 
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,9 +17,7 @@ from typing import Any
 import streamlit as st
 
 from ui.common.i18n import t
-
-_INT_RE = re.compile(r"^[+-]?\d{1,12}$")
-_FLOAT_RE = re.compile(r"^[+-]?(\d{1,12}(\.\d{0,12})?|\.\d{1,12})([eE][+-]?\d{1,3})?$")
+from ui.common.params import parse_choice, parse_float, parse_int, power_step
 
 #: Largest seed the sidebar accepts.
 SEED_MAX = 2**31 - 1
@@ -92,30 +89,6 @@ def warn(text: str) -> None:
 def _raw(key: str) -> list[str] | None:
     values = st.query_params.get_all(key)
     return values or None
-
-
-def parse_int(raw: Sequence[str], lo: int, hi: int) -> int | None:
-    """The single integer in ``raw`` if it is well-formed and in [lo, hi], else None."""
-    if len(raw) != 1 or not _INT_RE.match(raw[0].strip()):
-        return None
-    value = int(raw[0])
-    return value if lo <= value <= hi else None
-
-
-def parse_float(raw: Sequence[str], lo: float, hi: float) -> float | None:
-    """The single finite float in ``raw`` if it is well-formed and in [lo, hi], else None."""
-    if len(raw) != 1 or not _FLOAT_RE.match(raw[0].strip()):
-        return None
-    value = float(raw[0])
-    return value if math.isfinite(value) and lo <= value <= hi else None
-
-
-def parse_choice(raw: Sequence[str], options: Sequence[Any]) -> Any | None:
-    """The option whose ``str`` equals the single value in ``raw``, else None."""
-    if len(raw) != 1:
-        return None
-    matches = [o for o in options if str(o) == raw[0]]
-    return matches[0] if matches else None
 
 
 def _bound(
@@ -265,24 +238,41 @@ def choice(
     help: str | None = None,
     allowed: str | None = None,
     reset_to: str | None = None,
+    labels: Sequence[str] | None = None,
 ) -> str:
     """One of ``options`` (a radio, a select slider or a select box) bound to ``?key=``.
 
-    Streamlit writes an option widget's *displayed* text to the URL, so options are
-    shown as their language-neutral identifiers (``normal``, ``zh``, ``20000``) and a
-    link works in either language; translated descriptions go in ``captions`` (radio).
-    ``allowed`` overrides the list of options quoted in the bad-value warning;
-    ``reset_to`` is what "Defaults" restores, if not ``default`` (see :func:`_bound`).
+    The URL holds the option, a language-neutral identifier (``normal``), so a link works
+    in either language; the widget shows ``labels`` (one per option) if given, and
+    ``captions`` under a radio's options. Streamlit's binding writes the *displayed* text
+    to the URL (``?dist=均匀``, which an English page drops), so a widget with ``labels``
+    is not bound but keeps the URL itself. ``allowed`` overrides the options quoted in the
+    bad-value warning; ``reset_to`` is what "Defaults" restores (see :func:`_bound`).
     """
+    names = None if labels is None else dict(zip(options, labels, strict=True))
 
     def make_widget() -> str:
-        common = {"key": key, "bind": "query-params", "help": help}
+        common: dict[str, Any] = {"key": key, "help": help}
+        if names is None:  # bound: Streamlit keeps the URL in step
+            common["bind"] = "query-params"
+            index = list(options).index(default)
+            common.update({"value": default} if widget == "select_slider" else {"index": index})
+        else:  # the link seeds it once; then the URL is written below
+            if key not in st.session_state:
+                raw = _raw(key)  # checked by _bound
+                st.session_state[key] = parse_choice(raw, options) if raw else default
+            common["format_func"] = names.__getitem__
         if widget == "select_slider":
-            return st.select_slider(label, options=list(options), value=default, **common)
-        index = list(options).index(default)
-        if widget == "selectbox":
-            return st.selectbox(label, options, index=index, **common)
-        return st.radio(label, options, index=index, captions=captions, horizontal=True, **common)
+            value = st.select_slider(label, options=list(options), **common)
+        elif widget == "selectbox":
+            value = st.selectbox(label, options, **common)
+        else:
+            value = st.radio(label, options, captions=captions, horizontal=True, **common)
+        if names is not None and value == default:
+            st.query_params.pop(key, None)
+        elif names is not None and st.query_params.get(key) != str(value):
+            st.query_params[key] = str(value)
+        return value
 
     return _bound(
         Control(key, "choice", default, options=tuple(map(str, options))),
@@ -352,23 +342,31 @@ def _rescale(key: str, factor: float, lo: int, hi: int) -> None:
     st.session_state[key] = int(min(hi, max(lo, round(st.session_state[key] * factor))))
 
 
-def halving_input(
-    key: str,
-    label: str,
-    *,
-    default: int,
-    min_value: int,
-    max_value: int,
-    help: str | None = None,
-) -> int:
-    """An integer input with ÷2 and ×2 buttons (powers of two easy), bound to ``?key=``.
+#: Session-state entry: {key: (page, value)} shown by each :func:`halving_input`.
+_SHOWN = "_stepped_inputs"
 
-    The buttons sit in a row under the input: beside it they leave the input and its
-    label too little room in a control column on a 1024-px screen.
-    """
+
+def last_shown(key: str) -> int | None:
+    """What input ``key`` showed at the end of its last run on this page, or None."""
+    shown = st.session_state.get(_SHOWN, {}).get(key)
+    return shown[1] if shown is not None and shown[0] == run_state().get("page") else None
+
+
+def halving_input(
+    key: str, label: str, *, default: int, min_value: int, max_value: int, help: str | None = None
+) -> int:
+    """An integer input bound to ``?key=`` whose − / + step through powers of two (see
+    :func:`power_step`), with ÷2 and ×2 buttons in a row under it (beside it they would
+    squeeze it at 1024 px); any integer typed or linked is kept."""
+    current = st.session_state.get(key)
+    if isinstance(current, int):
+        stepped = power_step(current, last_shown(key), min_value, max_value)
+        if stepped != current:  # before the input is drawn, so it shows the power
+            st.session_state[key] = stepped
     value = int_input(
         key, label, min_value=min_value, max_value=max_value, default=default, help=help
     )
+    st.session_state.setdefault(_SHOWN, {})[key] = (run_state().get("page"), value)
     col_half, col_double = st.columns(2, gap="small")
     for col, text, suffix, factor, disabled in (
         (col_half, "÷2", "half", 0.5, value <= min_value),
@@ -387,16 +385,22 @@ def halving_input(
 
 
 def d_k_input(
-    key: str = "d_k", *, default: int = 64, min_value: int = 1, max_value: int = 4096
+    key: str = "d_k",
+    *,
+    default: int = 64,
+    min_value: int = 1,
+    max_value: int = 4096,
+    label: str | None = None,
+    help: str | None = None,
 ) -> int:
-    """d_k as a number input (any integer) with ÷2 and ×2 buttons."""
+    """d_k as a :func:`halving_input`, the same on every page (common label and help)."""
     return halving_input(
         key,
-        t("common.d_k"),
+        label or t("common.d_k"),
         default=default,
         min_value=min_value,
         max_value=max_value,
-        help=t("common.d_k_help"),
+        help=help or t("common.d_k_help", lo=min_value, hi=max_value),
     )
 
 

@@ -161,6 +161,16 @@ def next_step_footer() -> None:
         )
 
 
+def takeaway(text: str) -> None:
+    """The one-sentence takeaway that opens a section, right under its heading (bold).
+
+    A section that asks a question first shows it once the question is answered: draw a
+    ``st.container()`` under the heading and the takeaway into it after
+    :func:`predict` returns True, so it does not give the answer away.
+    """
+    st.markdown(f"**{text}**")
+
+
 def shown(section: int, step: int | None) -> bool:
     """Whether section ``section`` (1-based) is revealed at ``step`` (None: all are)."""
     return step is None or section <= step

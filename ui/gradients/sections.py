@@ -58,6 +58,7 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
     """The Jacobian, its bound at saturation, the live row, and its two heatmaps."""
     cells, row = data.jacobian_row(d_k, n_keys, alpha, seed)
     st.header(t("gradients.formula_header"))
+    workshop.takeaway(t("gradients.formula_takeaway"))
     st.latex(
         r"\frac{\partial p_i}{\partial z_j} = p_i(\delta_{ij} - p_j), \qquad J = \operatorname{diag}(p) - p\,p^{\top},"
         r"\qquad \frac{\partial p}{\partial s} = d_k^{-\alpha} J"
@@ -102,14 +103,18 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
 @workshop.fragment
 def gap_explorer(n_keys: int) -> None:
     st.header(t("gradients.gap_header"))
+    workshop.takeaway(t("gradients.gap_takeaway"))
     st.markdown(t("gradients.gap_lead"))
     c1, c2 = st.columns(2)
     with c1:
         g = controls.float_slider("gap", t("gradients.gap"), min_value=0.0, max_value=30.0,
                                   default=6.0, step=0.5)  # fmt: skip
     with c2:
-        choice = controls.choice("gap2", t("gradients.gap2"), GAP2_OPTIONS, default="none",
-                                 widget="select_slider", help=t("gradients.gap2_help"))  # fmt: skip
+        choice = controls.choice(
+            "gap2", t("gradients.gap2"), GAP2_OPTIONS, default="none", widget="select_slider",
+            labels=[t("gradients.gap2_none") if o == "none" else o for o in GAP2_OPTIONS],
+            help=t("gradients.gap2_help"),
+        )  # fmt: skip
     gap2 = None if choice == "none" else float(choice)
     pt = data.gap_point(g, n_keys, gap2)
 
@@ -154,6 +159,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     Returns whether the sweeps are shown (False while the question waits for a guess).
     """
     st.header(t("gradients.sweep_header"))
+    top = st.container()  # the takeaway, once the question is answered
     n_rows = data.gradient_rows(n_keys)
     st.markdown(t("gradients.sweep_lead", n_rows=f"{n_rows:,}", n_keys=n_keys))
     now = data.gradient_at(d_k, n_keys, alpha, seed)
@@ -170,6 +176,8 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
         about=(d_k, n_keys, seed),
     ):  # fmt: skip
         return
+    with top:
+        workshop.takeaway(t("gradients.sweep_takeaway"))
     labels_of = {a: controls.alpha_label(a) for a in (0.0, 0.5, 1.0, alpha)}
     frames = {
         name: df.assign(series=df.alpha.map(labels_of), color=df.alpha.map(alpha_color))
@@ -244,13 +252,14 @@ def myth_reality(d_k: int, n_keys: int, seed: int) -> str:
              n_keys=n_keys, mean_u=f"{mean_u:.3g}", mean_s=f"{mean_s:.3g}", verdict=verdict)  # fmt: skip
     logits = t("gradients_workshop.myth_logits", jmean_u=f"{u['jacobian_fro_mean']:.3g}",
                jmean_s=f"{s['jacobian_fro_mean']:.3g}")  # fmt: skip
-    return f"{mean} {typical}\n\n{logits}"
+    return f"{mean}\n\n{typical}\n\n{logits}"
 
 
 def myth(d_k: int, n_keys: int, seed: int) -> None:
     """The misconception card, then why the mean and the median disagree."""
     workshop.myth(t("gradients_workshop.myth_claim"), myth_reality(d_k, n_keys, seed))
-    st.markdown(t("gradients_workshop.why_median"))
+    with st.expander(t("gradients_workshop.why_median_label")):
+        st.markdown(t("gradients_workshop.why_median"))
 
 
 # --- 5. the gradient that reaches q ---------------------------------------------------------
@@ -290,6 +299,7 @@ def query_gradient(
 ) -> None:
     """The question on the median ‖∂L/∂q‖, then its two histograms."""
     st.header(t("gradients.qgrad_header"))
+    top = st.container()  # the takeaway, once the question is answered
     n_rows = data.gradient_rows(n_keys)
     st.markdown(t("gradients.qgrad_lead", n_rows=f"{n_rows:,}"))
     bins, qstats, geo = data.query_grad_histogram(d_k, n_keys, alpha, seed)
@@ -307,6 +317,8 @@ def query_gradient(
         unanswerable=t("gradients_workshop.qgrad_same") if same else None,
     ):  # fmt: skip
         return
+    with top:
+        workshop.takeaway(t("gradients.qgrad_takeaway"))
     for col, (which, label) in zip(st.columns(2), labels.items(), strict=True):
         q = qstats[which]
         frame = bins[bins.which == which].drop(columns="which")

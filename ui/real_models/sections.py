@@ -20,7 +20,7 @@ from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.real_models import charts, data
 from ui.real_models import sentence as own
-from ui.real_models.field_guide import ROWS
+from ui.real_models.field_guide import COLUMNS, ROWS
 
 OFF = {"delta_color": "off", "delta_arrow": "off"}
 
@@ -117,7 +117,7 @@ def head_controls(c: data.Corpus) -> tuple[data.Chosen, int, int, str]:
             t("real_models.divisor"),
             rm.DIVISORS,
             default="sqrt_d_k",
-            captions=[divisor_label(name, c.d_k) for name in rm.DIVISORS],
+            labels=[divisor_label(name, c.d_k) for name in rm.DIVISORS],
             help=t("real_models.divisor_help"),
         )
     return chosen, layer, head, divisor
@@ -158,9 +158,12 @@ def predict_std(c: data.Corpus, fig: dict) -> bool:
 def glance(c: data.Corpus, fig: dict) -> None:
     """Predict, then the layer × head heatmaps, the pooled histogram and the myth card."""
     st.header(t("real_models.glance_header"))
+    top = st.container()  # the takeaway, once the question is answered
     st.markdown(tc(c, "real_models.glance_lead"))
     if not predict_std(c, fig):
         return
+    with top:
+        workshop.takeaway(t("real_models.glance_takeaway"))
     grid = data.head_grid()
     tips = {
         "layer": t("real_models.layer_short"),
@@ -267,6 +270,7 @@ def glance(c: data.Corpus, fig: dict) -> None:
 # --- 2. one head -------------------------------------------------------------------------
 def one_head_intro(c: data.Corpus) -> None:
     st.header(t("real_models.head_header"))
+    workshop.takeaway(t("real_models.head_takeaway"))
     st.markdown(t("real_models.head_lead", d_k=c.d_k, r=f"{c.d_k**0.5:.3g}"))
 
 
@@ -332,6 +336,7 @@ def one_head(c: data.Corpus, chosen: data.Chosen, layer: int, head: int, divisor
 def counterfactual(c: data.Corpus, fig: dict) -> None:
     """Entropy and collapse per layer with each divisor, the table, and the second myth."""
     st.header(t("real_models.cf_header"))
+    workshop.takeaway(t("real_models.cf_takeaway"))
     st.markdown(tc(c, "real_models.cf_lead"))
     layers = data.layer_frame()
     labels = {name: divisor_label(name, c.d_k) for name in rm.DIVISORS}
@@ -416,6 +421,7 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
 def field_guide() -> None:
     """What well-known models put in front of softmax(q·k), one source per row."""
     st.header(t("real_models.guide_header"))
+    workshop.takeaway(t("real_models.guide_takeaway"))
     st.markdown(t("real_models.guide_lead"))
     cols = {
         "model": t("real_models.col_model"),
@@ -427,7 +433,8 @@ def field_guide() -> None:
     rows = []
     for row in ROWS:
         host = urlsplit(row.source).netloc.removeprefix("www.")
-        rows.append(row._replace(source=f"[{host}]({row.source})")._asdict())
+        cells = {col: t(f"real_models.guide_{row.id}_{col}") for col in COLUMNS}
+        rows.append({**cells, "source": f"[{host}]({row.source})"})
     frame = pd.DataFrame(rows).rename(columns=cols)
     # a static table wraps its cells: every row's factor, extras and source link show in
     # full at 1400 and 800 px (a data grid cut them to "…" and hid the source column)

@@ -25,6 +25,7 @@ from ui.saturation import charts, data, frames
 def playground() -> None:
     """Two scores, softmax before and after dividing by c; reruns on its own."""
     st.header(t("saturation.play_header"))
+    workshop.takeaway(t("saturation.play_takeaway"))
     cols = st.columns(3)
     with cols[0]:
         s1 = controls.float_slider(
@@ -92,6 +93,7 @@ def playground() -> None:
 def classic_experiment() -> None:
     """The toy experiment Q, K ~ N(0, 1) of shape (batch, seq_len, d_k); reruns on its own."""
     st.header(t("saturation.classic_header"))
+    top = st.container()  # the takeaway, once the question is answered
     st.markdown(t("saturation.classic_lead"))
     cols = st.columns(3)
     with cols[0]:
@@ -124,6 +126,8 @@ def classic_experiment() -> None:
         ),
         about=(batch, seq, dk, seed),
     ):
+        with top:
+            workshop.takeaway(t("saturation.classic_takeaway"))
         _classic_charts(batch, seq, dk, seed, hist, summary)
         # at a large d_k a typical row is saturated too: the claim holds there; at a small
         # d_k or a small tensor not even the tensor's largest entry is reliably ≈ 1

@@ -36,6 +36,7 @@ from ui.saturation import charts, data, frames
 def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     """One query's weights over its keys, unscaled beside scaled."""
     st.header(t("saturation.row_header"))
+    workshop.takeaway(t("saturation.row_takeaway"))
     sides, rs = data.one_row_sides(d_k, n_keys, alpha, seed)
     st.markdown(t("saturation.row_lead", d_k=d_k, n=n_keys, std=f"{math.sqrt(d_k):.3g}"))
     for col, scaled, a in zip(st.columns(2), (False, True), (0.0, alpha), strict=True):
@@ -66,6 +67,7 @@ def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
 def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     """The question on the mean largest weight at the largest d_k, then :func:`sweeps`."""
     st.header(t("saturation.sweep_header"))
+    top = st.container()  # the takeaway, once the question is answered
     n_rows = data.sat_sweep_rows(n_keys)
     far = data.sweep_far_end(n_keys, seed)
     d_top = far["d"]
@@ -88,6 +90,8 @@ def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> No
         ),
         about=(n_keys, seed),
     ):
+        with top:
+            workshop.takeaway(t("saturation.sweep_takeaway"))
         sweeps(n_keys, alpha, seed, d_k)
 
 
@@ -95,6 +99,7 @@ def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> No
 def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     """How often a naive softmax overflows in float16 and float32, with the thresholds."""
     st.header(t("saturation.precision_header"))
+    workshop.takeaway(t("saturation.precision_takeaway"))
     ovf = data.overflow_sweep(n_keys, (0.0, 0.5), seed)
     mine = frames.is_preset(alpha, (0.0, 0.5))
     ovf_mine = None if mine else data.overflow_sweep(n_keys, (alpha,), seed)
@@ -128,6 +133,8 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
             "p_gauss": frames.fmt_chance(gaussian_overflow_chance(n_keys)),
         }
         st.markdown(t("saturation.ovf_text", half=half_text, n=n_keys, d_k=d_k, **chances))
+        with st.expander(t("saturation.ovf_detail_label")):
+            st.markdown(t("saturation.ovf_detail", **chances))
     st.caption(t("saturation.ovf_caption", rows=f"{data.overflow_rows(n_keys):,}"))
 
 

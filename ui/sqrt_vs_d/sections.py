@@ -169,6 +169,7 @@ def logit_scale(v: View) -> None:
     d_k, n_keys, alpha, rho = v.d_k, v.n_keys, v.alpha, v.rho
     summary(d_k, n_keys, alpha, rho, v.seed)
     st.header(t("sqrt_vs_d.s1_title"))
+    workshop.takeaway(t("sqrt_vs_d.s1_takeaway"))
     st.markdown(t("sqrt_vs_d.s1_text"))
     st.latex(logit_latex(d_k, alpha, rho))
     left, right = st.columns(2)
@@ -185,7 +186,10 @@ def logit_scale(v: View) -> None:
 def softmax_response(v: View) -> None:
     """Predict the largest weight at d_k = 4096, then entropy share and largest weight."""
     st.header(t("sqrt_vs_d.s2_title"))
+    top = st.container()  # the takeaway, once the question is answered
     if workshop.predict(**max_weight_question(v.full, v.n_keys, v.rho)):
+        with top:
+            workshop.takeaway(t("sqrt_vs_d.s2_takeaway"))
         left, right = st.columns(2)
         with left:
             show(v, "entropy")
@@ -199,6 +203,7 @@ def softmax_response(v: View) -> None:
 def heatmap(v: View) -> None:
     """Mean entropy share over d_k × α (independent of the α and d_k controls)."""
     st.header(t("sqrt_vs_d.s3_title"))
+    workshop.takeaway(t("sqrt_vs_d.s3_takeaway"))
     show(v, "heatmap", marker=False)
     st.caption(t("sqrt_vs_d.heat_caption", rows=f"{data.sqrt_vs_d_heatmap_rows(v.n_keys):,}"))
 
@@ -208,7 +213,10 @@ def discrimination(v: View) -> None:
     """Predict the relevant key's weight, then its argmax share and mean weight."""
     n_keys, rho = v.n_keys, v.rho
     st.header(t("sqrt_vs_d.s4_title"))
+    top = st.container()  # the takeaway, once the question is answered
     if workshop.predict(**relevant_weight_question(v.full, v.n_keys, v.rho)):
+        with top:
+            workshop.takeaway(t("sqrt_vs_d.s4_takeaway"))
         left, right = st.columns(2)
         with left:
             show(v, "argmax")
@@ -224,6 +232,7 @@ def discrimination(v: View) -> None:
 def gradient_scale(v: View) -> None:
     """‖∂p/∂s‖_F against d_k on a log axis, with why it matters."""
     st.header(t("sqrt_vs_d.s5_title"))
+    workshop.takeaway(t("sqrt_vs_d.s5_takeaway"))
     left, right = st.columns([3, 2])
     with left:
         show(v, "grad")
@@ -235,6 +244,7 @@ def gradient_scale(v: View) -> None:
 def when_each(v: View) -> None:
     """Why √d_k for independent q, k and d_k for aligned ones (μP), and the myth card."""
     st.header(t("sqrt_vs_d.s6_title"))
+    workshop.takeaway(t("sqrt_vs_d.s6_takeaway"))
     left, right = st.columns(2)
     with left.container(border=True):
         st.markdown(t("sqrt_vs_d.why_sqrt"))
@@ -262,6 +272,7 @@ def logit_latex(d_k: int, alpha: float, rho: float) -> str:
 def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
     """The table of statistics at the user's d_k, with its caption."""
     st.header(t("sqrt_vs_d.summary_title", d_k=d_k, n=n_keys, rho=f"{rho:g}"))
+    workshop.takeaway(t("sqrt_vs_d.summary_takeaway"))
     # a static table: its text follows the page's type size (larger in presenter mode)
     stats = data.at_d(d_k, n_keys, alpha, rho, seed)
     table = data.summary_table(stats, d_k, n_keys, rho)

@@ -87,7 +87,6 @@ def toggle(key: str, label: str, help: str) -> bool:
     return st.toggle(label, value=False, key=key, help=help, bind="query-params")
 
 
-_LAST_D_K = "_training_d_k"  # the d_k this page last trained at (session)
 _D_K_MOVED = "_training_d_k_moved"  # (asked, used) when a value was moved to a power
 
 
@@ -95,30 +94,34 @@ def snap_d_k(value: int, previous: int | None) -> int:
     """The power of two in :data:`D_K_POWERS` that ``value`` moves to.
 
     A step of one away from ``previous`` (the number input's − / +) goes on to the next
-    power in that direction, so − / + walk through the powers; any other value (typed,
-    linked, another page's d_k) goes to the nearest power on a log scale.
+    power in that direction, as d_k does on every page (:func:`controls.power_step`);
+    any other value (typed, linked, another page's d_k) goes to the nearest power on a
+    log scale.
     """
     lo, hi = D_K_POWERS[0], D_K_POWERS[-1]
     value = min(hi, max(lo, int(value)))
     if value in D_K_POWERS:
         return value
+    stepped = controls.power_step(value, previous, lo, hi)
+    if stepped != value:
+        return stepped
     up = next(p for p in D_K_POWERS if p > value)
     down = up // 2
-    if previous is not None and abs(value - previous) == 1:
-        return up if value > previous else down
     return up if math.log2(value) - math.log2(down) >= 0.5 else down
 
 
 def d_k_input() -> int:
-    """d_k, a power of two from 16 to 1024, with ÷2 and ×2 buttons, bound to ``?d_k=``.
+    """d_k, a power of two from 16 to 1024, bound to ``?d_k=``: − / + and ÷2 / ×2 move it
+    as on every page (:func:`controls.d_k_input`), but a value typed or linked moves to the
+    nearest power, with a note saying why (each d_k is a training run that a room of
+    learners shares, see :data:`D_K_POWERS`).
 
-    Before the input is drawn, a value that is not a power of two (typed, stepped with
-    − / +, carried over from another page or given in the link) is moved to one (see
-    :func:`snap_d_k`); the page says so when the value was typed or linked.
+    Before the input is drawn, a value that is not a power of two (typed, carried over
+    from another page or given in the link) is moved to one (see :func:`snap_d_k`).
     """
     lo, hi = D_K_POWERS[0], D_K_POWERS[-1]
     state = st.session_state
-    previous = state.get(_LAST_D_K)
+    previous = controls.last_shown("d_k")
     value = state.get("d_k")
     value_from_link = value is None
     if value_from_link:  # first run: the link seeds the input
@@ -132,22 +135,18 @@ def d_k_input() -> int:
         and (state.get("d_k") is not None or lo <= value <= hi)
     ):
         used = snap_d_k(value, previous)
-        stepped = previous is not None and abs(value - previous) == 1
-        if not stepped:
+        if used != controls.power_step(value, previous, lo, hi):  # not a − / + step
             state[_D_K_MOVED] = (value, used)
         state["d_k"] = used
         if value_from_link:  # the link seeds the input when it is first made: fix the link
             st.query_params["d_k"] = str(used)
             st.rerun()
-    d_k = controls.halving_input(
-        "d_k", t("common.d_k"), default=64, min_value=lo, max_value=hi, help=t("training.d_k_help")
-    )
+    d_k = controls.d_k_input(min_value=lo, max_value=hi, help=t("training.d_k_help"))
     powers = tuple(str(p) for p in D_K_POWERS)  # what it takes: the powers of two
     controls.register(controls.Control("d_k", "int", 64, lo, hi, options=powers))
     moved = state.pop(_D_K_MOVED, None)
     if moved is not None:
         st.caption(t("training.d_k_moved", asked=moved[0], used=moved[1]))
-    state[_LAST_D_K] = d_k
     return d_k
 
 
@@ -178,6 +177,7 @@ def finals_text(summary: pd.DataFrame) -> str:
 # --- 1: one run, side by side ------------------------------------------------------------------
 def one_run(v: View) -> None:
     st.header(t("training.s1_title"))
+    workshop.takeaway(one_run_takeaway(v.run["summary"]))
     st.markdown(
         t(
             "training.s1_text",
@@ -210,6 +210,20 @@ def one_run(v: View) -> None:
         t("training.curves_caption", window=data.SMOOTH, points=data.CURVE_POINTS, last=data.LAST)
     )
     st.caption(parts["dead_caption"])
+
+
+def one_run_takeaway(summary: pd.DataFrame) -> str:
+    """Section 1's takeaway, read from the run: whether it learns with and without the
+    scale (the verdicts of α = 0 and α = ½)."""
+    verdicts = {r.variant: data.verdict(r.final_loss, r.initial_loss) for r in summary.itertuples()}
+    if verdicts["alpha_half"] != "learns":
+        key = "training.s1_takeaway_rate"
+        verdict = verdicts["alpha_half"]
+    elif verdicts["alpha_0"] != "learns":
+        key, verdict = "training.s1_takeaway_unscaled", verdicts["alpha_0"]
+    else:
+        key, verdict = "training.s1_takeaway_both", "learns"
+    return t(key, verdict=t(f"training.verdict_{verdict}"))
 
 
 def one_run_parts(key: tuple) -> dict:
@@ -317,6 +331,15 @@ def dead_rows_caption(summary: pd.DataFrame) -> str:
 # --- 2: inside one run ---------------------------------------------------------------------------
 def inside_run(v: View) -> None:
     st.header(t("training.s2_title"))
+    start = v.run["summary"].set_index("variant")["entropy_0"]
+    workshop.takeaway(
+        t(
+            "training.s2_takeaway",
+            h0=f"{start['alpha_0']:.2f}",
+            hh=f"{start['alpha_half']:.2f}",
+            ln_n=f"{math.log(data.N_KEYS):.2f}",
+        )
+    )
     st.markdown(t("training.s2_text", n=data.N_PROBE))
     chart, frame, caption = inside_run_parts(v.key)
     workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)

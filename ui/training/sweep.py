@@ -69,6 +69,7 @@ def lr_sweep(v: View) -> dict | None:
     """The sweep section; returns the numbers the myth card needs at the learner's d_k
     (None while the sweep at that d_k is not available)."""
     st.header(t("training.s3_title"))
+    top = st.container()  # the takeaway: at once without a sweep, else once answered
     grid = grid_text(v.optimizer)
     st.markdown(t("training.s3_text", opt=opt_name(v.optimizer), **grid))
     needed = data.needed_cells(v.optimizer, v.d_k, v.seed, v.steps)
@@ -107,11 +108,23 @@ def lr_sweep(v: View) -> dict | None:
         )
     here = [c for c in needed[: data.SWEEP_SEEDS] if c in have]
     if len(here) < data.SWEEP_SEEDS:
+        with top:
+            workshop.takeaway(t("training.s3_takeaway_missing"))
         small_multiples(v, have)
         return None
     keys = tuple(here)
     numbers = sweep_numbers(v, keys, [have[c][0] for c in keys])
     if workshop.predict(**learns_question(v, numbers)):
+        n0, nh = (count(numbers["per"][k], "learns") for k in ("alpha_0", "alpha_half"))
+        with top:
+            workshop.takeaway(
+                t(
+                    "training.s3_takeaway_learns" if n0 else "training.s3_takeaway_none",
+                    n0=n0,
+                    nh=nh,
+                    n=len(numbers["per"]["alpha_0"]["lrs"]),
+                )
+            )
         sweep_charts(v, have, numbers)
     return numbers
 
@@ -264,7 +277,7 @@ def borderline_caption(per: dict) -> str | None:
 
 
 def small_multiples(v: View, have: dict) -> None:
-    st.subheader(t("training.multiples_title", opt=opt_name(v.optimizer)))
+    title = t("training.multiples_title", opt=opt_name(v.optimizer))
     shipped = data.shipped_multiples(v.optimizer, v.seed, v.steps, v.variants)
     labelled = {d_k: data.labelled(summary) for d_k, summary in shipped.items()}
     parts = multiples_parts(labelled, v.optimizer) if labelled else None
@@ -280,10 +293,14 @@ def small_multiples(v: View, have: dict) -> None:
                 summary = data.sweep_summary([have[c][0] for c in keys])
                 frames[d_k] = data.labelled(summary)
         if not frames:
+            st.subheader(title)
+            workshop.takeaway(t("training.multiples_takeaway_missing"))
             st.caption(t("training.multiples_missing"))
             return
         parts = multiples_parts(frames, v.optimizer)
-    panels, caption = parts
+    panels, caption, takeaway = parts
+    st.subheader(title)
+    workshop.takeaway(takeaway)
     cols = st.columns(2)
     for i, (d_k, chart, frame) in enumerate(panels):
         with cols[i % 2]:
@@ -294,9 +311,10 @@ def small_multiples(v: View, have: dict) -> None:
     st.caption(caption)
 
 
-def multiples_parts(frames: dict[int, pd.DataFrame], optimizer: str) -> tuple[list, str]:
+def multiples_parts(frames: dict[int, pd.DataFrame], optimizer: str) -> tuple[list, str, str]:
     """Per d_k of ``SWEEP_D_KS`` (d_k, deferred LR chart or None, CSV frame or None) on a
-    shared y scale, and the caption naming each variant's best rate per d_k."""
+    shared y scale, the caption naming each variant's best rate per d_k, and the
+    takeaway: whether the best rate with 1/√d_k moves with d_k."""
     values = pd.concat(frames.values())
     domain = (max(1e-5, float(values["lo"].min()) * 0.8), float(values["hi"].max()) * 1.25)
     panels = []
@@ -332,7 +350,13 @@ def multiples_parts(frames: dict[int, pd.DataFrame], optimizer: str) -> tuple[li
         "training.multiples_caption",
         best="; ".join(f"{data.variant_label(n)}: {' → '.join(v)}" for n, v in best.items()),
     )
-    return panels, caption
+    half, lo, hi = best["alpha_half"], min(frames), max(frames)
+    takeaway = (
+        t("training.multiples_takeaway_same", lr=half[0], lo=lo, hi=hi)
+        if len(set(half)) == 1
+        else t("training.multiples_takeaway_moves", first=half[0], last=half[-1], lo=lo, hi=hi)
+    )
+    return panels, caption, takeaway
 
 
 def learns_question(v: View, numbers: dict) -> dict:
@@ -373,6 +397,13 @@ def learns_question(v: View, numbers: dict) -> dict:
 # --- 4: the claim --------------------------------------------------------------------------------
 def myth(v: View, numbers: dict | None) -> None:
     st.header(t("training.s4_title"))
+    if numbers is None:
+        workshop.takeaway(t("training.s4_takeaway_no_sweep"))
+    else:
+        e0 = numbers["per"]["alpha_0"]
+        n_learn, n = count(e0, "learns"), len(e0["lrs"])
+        key = "training.s4_takeaway_too_strong" if n_learn else "training.s4_takeaway_holds"
+        workshop.takeaway(t(key, n_learn=n_learn, n=n))
     summary = v.run["summary"].set_index("variant")
     run_part = t(
         "training_workshop.myth_run",
@@ -430,5 +461,7 @@ def myth(v: View, numbers: dict | None) -> None:
             sweep_part += " " + t(
                 "training_workshop.myth_borderline", mark=t("training.borderline_mark")
             )
-    workshop.myth(t("training_workshop.myth_claim"), " ".join([definition, sweep_part, run_part]))
+    workshop.myth(
+        t("training_workshop.myth_claim"), "\n\n".join([definition, sweep_part, run_part])
+    )
     st.caption(t("training.s4_caption"))

@@ -53,6 +53,8 @@ def spread(v: View) -> bool:
     histograms: returns whether the question is answered (or skipped).
     """
     d_k, n_samples, sigma_q, sigma_k, c = v.d_k, v.n_samples, v.sigma_q, v.sigma_k, v.c
+    st.header(t("variance.step_1"))
+    top = st.container()  # the takeaway, once the question is answered
     _, _, moments = v.histograms()
     var_theory = dot_product_variance(d_k, sigma_q, sigma_k)
     drawn = data.samples_for(v.dist, d_k, n_samples)
@@ -75,6 +77,8 @@ def spread(v: View) -> bool:
         unanswerable=t("variance.predict_one") if d_k == 1 else None,  # every option is c
     )
     if revealed:
+        with top:
+            workshop.takeaway(t("variance.s1_takeaway"))
         variance_metrics(moments, var_theory, dot_product_excess_kurtosis(d_k, v.dist))
         variance_derivation(d_k, sigma_q, sigma_k)
     return revealed
@@ -83,9 +87,11 @@ def spread(v: View) -> bool:
 # --- 2. histograms, unscaled beside scaled ----------------------------------------------
 def histograms(v: View, revealed: bool) -> None:
     """Histograms of q·k and q·k/√d_k with the exact and Gaussian laws (after the guess)."""
+    st.header(t("variance.step_2"))
     if not revealed:
         st.caption(t("variance.hist_after_guess"))
         return
+    workshop.takeaway(t("variance.s2_takeaway"))
     d_k = v.d_k
     raw, scaled, _ = v.histograms()
     std_theory = math.sqrt(dot_product_variance(d_k, v.sigma_q, v.sigma_k))
@@ -129,6 +135,8 @@ def histograms(v: View, revealed: bool) -> None:
 # --- 3. Var(q·k) against d_k ---------------------------------------------------------------
 def variance_against_d_k(v: View) -> None:
     """Var(q·k) and Var(q·k/√d_k) over d_k = 1…4096 with theory (log–log)."""
+    st.header(t("variance.step_3"))
+    workshop.takeaway(t("variance.s3_takeaway"))
     c2v = v.c**2
     sweep = data.variance_sweep(v.dist, v.seed)
     sweep = sweep.assign(
@@ -166,6 +174,8 @@ def variance_against_d_k(v: View) -> None:
 # --- 4. the sum, dimension by dimension --------------------------------------------------
 def dimension_by_dimension(v: View) -> None:
     """Running sums of q_i k_i with their ±√i envelopes, and one pair's terms."""
+    st.header(t("variance.step_4"))
+    workshop.takeaway(t("variance.s4_takeaway"))
     d_k, dist, sigma_q, sigma_k, seed = v.d_k, v.dist, v.sigma_q, v.sigma_k, v.seed
     left, right = st.columns(2)
     with left:

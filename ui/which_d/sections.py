@@ -99,17 +99,19 @@ def n_heads_select(d_model: int) -> int:
 
 
 def cross_inputs() -> tuple[int, int, int]:
-    """Cross-attention widths d_q, d_kv (1–4096) and d_k (1–1024), bound to the URL."""
+    """Cross-attention widths d_q, d_kv (1–4096) and d_k (1–1024), bound to the URL; d_k
+    moves as it does on every page (:func:`controls.d_k_input`)."""
     cols = workshop.control_columns(3)
-    specs = (("d_q_in", 4096, 512), ("d_kv_in", 4096, 1024), ("d_proj", 1024, 64))
     values = []
-    for col, (key, top, default) in zip(cols, specs, strict=True):
+    for col, (key, default) in zip(cols[:2], (("d_q_in", 512), ("d_kv_in", 1024)), strict=True):
         with col:
             values.append(
                 controls.int_input(
-                    key, t(f"which_d.{key}"), min_value=1, max_value=top, default=default
+                    key, t(f"which_d.{key}"), min_value=1, max_value=4096, default=default
                 )
             )
+    with cols[2]:
+        values.append(controls.d_k_input("d_proj", max_value=1024, label=t("which_d.d_proj")))
     return tuple(values)
 
 
@@ -312,17 +314,23 @@ def init_values(d_model: int, n_heads: int, seed: int) -> list[tuple]:
 
 
 # --- 1. multi-head self-attention --------------------------------------------------------
-def multi_head_intro() -> None:
+def multi_head_intro():
+    """The section's heading; returns the place under it for the takeaway, which
+    :func:`multi_head` fills once the question is answered."""
     st.header(t("which_d.mh_header"))
+    return st.container()
 
 
-def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int) -> None:
-    """Predict the per-head logit std, then the formulas, the bar charts, the metrics and
-    the misconception card."""
+def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int, top) -> None:
+    """Predict the per-head logit std, then (its takeaway in ``top``, the place
+    :func:`multi_head_intro` left under the heading) the formulas, the bar charts, the
+    metrics and the misconception card."""
     shown = min(n_heads, data.WHICH_D_MAX_HEADS)  # as many as which_d_heads computes
     means = heads_means(d_model, n_heads, seed)
     if not predict_head_std(means, d_model, n_heads, shown, w_init):
         return
+    with top:
+        workshop.takeaway(t("which_d.mh_takeaway"))
     d_k = d_model // n_heads
     var = score_variance(d_k, d_model, d_model, *init_stds(w_init, d_model, d_model))
     st.latex(formulas.multi_head_latex(d_model, n_heads, var))
@@ -337,6 +345,7 @@ def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int)
 # --- 2. cross-attention ------------------------------------------------------------------
 def cross_intro() -> None:
     st.header(t("which_d.cross_header"))
+    workshop.takeaway(t("which_d.cross_takeaway"))
     st.markdown(t("which_d.cross_lead"))
 
 
@@ -354,6 +363,7 @@ def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
 def initialisation(d_model: int, n_heads: int, w_init: str, seed: int) -> None:
     """One card per initialisation."""
     st.header(t("which_d.init_header"))
+    workshop.takeaway(t("which_d.init_takeaway"))
     st.markdown(t("which_d.init_lead", d_model=d_model, d_k=d_model // n_heads))
     init_cards(d_model, n_heads, seed, w_init)
     st.caption(t("which_d.init_caption", d_model=d_model))
@@ -365,6 +375,7 @@ def where_scale(d_model: int, n_heads: int, seed: int) -> None:
     _, extras = data.which_d_heads(d_model, n_heads, seed)
     d_k = d_model // n_heads
     st.header(t("which_d.where_header"))
+    workshop.takeaway(t("which_d.where_takeaway"))
     st.latex(formulas.where_latex(d_k))
     c1, c2 = st.columns([2, 3])  # the metric's delta names both forms: room for it
     gap = f"{extras['quarter_gap']:.1e}"
@@ -382,6 +393,7 @@ def where_scale(d_model: int, n_heads: int, seed: int) -> None:
 # --- 5. QK normalisation -----------------------------------------------------------------
 def qk_intro() -> None:
     st.header(t("which_d.qk_header"))
+    workshop.takeaway(t("which_d.qk_takeaway"))
     st.markdown(t("which_d.qk_lead"))
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ui.common.controls import parse_choice, parse_float, parse_int
+from ui.common.params import parse_choice, parse_float, parse_int, power_step
 
 
 @pytest.mark.parametrize(
@@ -59,3 +59,27 @@ def test_parse_choice():
     assert parse_choice(["Uniform"], opts) is None
     assert parse_choice(["normal", "uniform"], opts) is None
     assert parse_choice([""], opts) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "previous", "want"),
+    [
+        (65, 64, 128),  # + from a power: the next one
+        (63, 64, 32),  # −
+        (101, 100, 128),  # + from elsewhere: the next power up
+        (99, 100, 64),  # − from elsewhere: the next power down
+        (2, 1, 2),
+        (1, 2, 1),
+        (3, 2, 4),
+        (4095, 4096, 2048),
+        (100, 64, 100),  # typed, linked, ÷2 / ×2: kept
+        (128, 64, 128),
+        (100, None, 100),  # nothing shown before
+        (17, 16, 32),
+        (15, 16, 16),  # clamped to the input's range
+        (3001, 3000, 4096),
+    ],
+)
+def test_power_step(value, previous, want):
+    lo, hi = (16, 1024) if previous == 16 else (1, 4096)
+    assert power_step(value, previous, lo, hi) == want

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from core import real_models as rm
+from ui.common import i18n
 from ui.real_models import charts, data
-from ui.real_models.field_guide import ROWS
+from ui.real_models.field_guide import COLUMNS, ROWS
 
 TIPS = {"layer": "layer", "head": "head", "value": "v", "min": "lo", "max": "hi"}
 
@@ -168,10 +169,15 @@ def test_figures_match_the_reference_values():
 
 def test_field_guide_rows_have_sources():
     assert len(ROWS) >= 15
+    assert len({row.id for row in ROWS}) == len(ROWS)
     for row in ROWS:
-        assert row.source.startswith("https://"), row.model
-        assert row.model and row.d_k and row.factor and row.extras
-    models = " ".join(r.model for r in ROWS)
+        assert row.source.startswith("https://"), row.id
+    for lang in i18n.LANGUAGES:  # every cell in both catalogs (no empty one: test_catalogs)
+        for row in ROWS:
+            for col in COLUMNS:
+                assert f"real_models.guide_{row.id}_{col}" in i18n.catalog(lang)
+    en = i18n.catalog("en")
+    models = " ".join(en[f"real_models.guide_{r.id}_model"] for r in ROWS)
     for name in ("GPT-2", "BERT", "T5", "Gemma 2", "Gemma 3", "DeepSeek-V2", "OLMo 2", "Qwen3",
                  "ViT-22B", "Llama 4", "Grok-1", "μP", "SSMax"):  # fmt: skip
         assert name in models

@@ -1,0 +1,63 @@
+"""What a learner reads, in both languages: each section opens with its one-sentence
+takeaway, and no paragraph on a page runs past the limit of tests/text_measure.py.
+
+The catalogs are checked string by string in tests/ui/common/test_catalogs.py; here
+every page is run in English and in Chinese with its questions answered, so the
+paragraphs composed in code (a card that joins several catalog strings, a caption that
+lists items) are checked as they are shown.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from tests.app.helpers import run_page
+from tests.text_measure import LIMITS, length, paragraphs, sentence_count
+from ui.common.pages import PAGES
+
+SCRIPTS = {p.url_path or "home": p.script for p in PAGES}
+CASES = [(page, lang) for page in SCRIPTS for lang in ("en", "zh")]
+#: Elements whose text is read as paragraphs.
+_PROSE = ("markdown", "caption", "info", "warning", "success", "error")
+
+
+@functools.cache
+def _elements(page: str, lang: str) -> tuple[tuple[str, str], ...]:
+    """The page's elements in reading order (blocks left out), as (type, text)."""
+    at = run_page(SCRIPTS[page], lang=lang)
+    assert not at.exception, at.exception
+    return tuple(
+        (node.type, getattr(node, "value", ""))
+        for node in at.main
+        if not hasattr(node, "children") and isinstance(getattr(node, "value", None), str)
+    )
+
+
+@pytest.mark.parametrize(("page", "lang"), CASES)
+def test_every_section_opens_with_its_takeaway(page, lang):
+    """Under every section heading, the first thing is one sentence in bold."""
+    elements = _elements(page, lang)
+    headings = [i for i, (kind, _) in enumerate(elements) if kind in ("header", "subheader")]
+    if page != "home":
+        assert headings, "a story page has sections"
+    for i in headings:
+        heading = elements[i][1]
+        kind, text = elements[i + 1]
+        assert kind == "markdown", (heading, kind, text[:60])
+        assert text.startswith("**") and text.endswith("**"), (heading, text[:60])
+        assert sentence_count(text, lang) == 1 and len(paragraphs(text)) == 1, (heading, text)
+        assert length(text, lang) <= LIMITS[lang] // 2, (heading, text)
+
+
+@pytest.mark.parametrize(("page", "lang"), CASES)
+def test_no_paragraph_on_the_page_is_too_long(page, lang):
+    long = [
+        (length(p, lang), p[:80])
+        for kind, text in _elements(page, lang)
+        if kind in _PROSE
+        for p in paragraphs(text)
+        if length(p, lang) > LIMITS[lang]
+    ]
+    assert not long, long
