@@ -101,8 +101,9 @@ def gap_explorer(
     """‖J‖_F and the largest off-diagonal |Jᵢⱼ| against the logit gap g, exact and laws.
 
     The plot is :data:`GAP_PLOT_PX` tall at every width (title and legend add to it); the
-    log axis is labelled every other decade, and each curve is named at its right end in
-    its own colour.
+    log axis is labelled every other decade, and each curve is named beside its line
+    (in the theme's ink: the blue and the purple fall below 4.5:1 on one background or the
+    other; the label's place beside its line names it).
 
     Parameters
     ----------
@@ -176,11 +177,9 @@ def gap_explorer(
     spots = exact_df.loc[(exact_df["g"] - at).abs().groupby(exact_df["quantity"]).idxmin()]
     names = [
         alt.Chart(spots[spots["quantity"] == name])
-        .mark_text(align=align, dy=dy, fontSize=12, fontWeight="bold", color=hue)
+        .mark_text(align=align, dy=dy, fontSize=12, fontWeight="bold")
         .encode(x=alt.X("g:Q"), y=alt.Y("value:Q", scale=y_scale), text=alt.Text("quantity:N"))
-        for name, hue, align, dy in zip(
-            quantity_order, palette, ("left", "right"), (-10, 14), strict=True
-        )
+        for name, align, dy in zip(quantity_order, ("left", "right"), (-10, 14), strict=True)
     ]
     marker = (
         alt.Chart(pd.DataFrame({"g": [current_g]}))
