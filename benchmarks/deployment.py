@@ -213,6 +213,50 @@ class LocalDeployment:
         """SIGKILL one replica: a crash, with no goodbye to its sessions."""
         os.kill(self.replica(name)["pid"], signal.SIGKILL)
 
+    def stop_redis(self) -> None:
+        """SIGTERM to Redis, as a restart does (it writes its append-only log and exits);
+        run-local.sh starts it again after ``REDIS_RESTART_S`` seconds. Returns once
+        Redis no longer answers."""
+        import redis
+
+        os.kill(self.redis_pid(), signal.SIGTERM)
+        client = redis.Redis.from_url(self.state["redis"]["url"], socket_timeout=0.5)
+        deadline = time.monotonic() + 10.0
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    client.ping()
+                except redis.RedisError:
+                    return
+                time.sleep(0.05)
+            raise TimeoutError("Redis still answers 10 s after SIGTERM")
+        finally:
+            client.close()
+
+    def redis_pid(self) -> int:
+        """Redis's process id now (state.json is rewritten when Redis is restarted)."""
+        path = self.state_dir / "state.json"
+        with contextlib.suppress(OSError, ValueError):
+            self.state = json.loads(path.read_text())
+        return self.state["redis"]["pid"]
+
+    def wait_redis(self, timeout: float = 60.0) -> float:
+        """Seconds until Redis answers PING (after :meth:`stop_redis`, once restarted)."""
+        import redis  # the client the app's room store uses
+
+        t0 = time.monotonic()
+        client = redis.Redis.from_url(self.state["redis"]["url"], socket_timeout=1.0)
+        try:
+            while True:
+                with contextlib.suppress(redis.RedisError):
+                    if client.ping():
+                        return time.monotonic() - t0
+                if time.monotonic() - t0 > timeout:
+                    raise TimeoutError(f"Redis not answering {timeout:g} s after its stop")
+                time.sleep(0.1)
+        finally:
+            client.close()
+
     def replica_log(self, name: str) -> str:
         return Path(self.replica(name)["log"]).read_text(errors="replace")
 

@@ -75,7 +75,8 @@ class Tab(load.Learner):
         super().__init__(*args, **kwargs)
         self.buttons: dict[str, str] = {}  # widget id -> fragment id ("" outside one)
         self.fragment_of: dict[str, str] = {}  # value widget id -> fragment id
-        self.texts: list[str] = []  # markdown and code of the current run
+        self.texts: list[str] = []  # markdown, code and alerts of the current run
+        self.options: dict[str, list[str]] = {}  # radio widget id -> its option labels
         self.polls: dict[str, float] = {}  # fragment id -> run_every interval, s
         self.counts: list[tuple[float, int]] = []  # (time, "N answered") as seen
 
@@ -93,6 +94,8 @@ class Tab(load.Learner):
                 self.buttons[getattr(element, what).id] = fid
             elif what in load.VALUE_WIDGETS:
                 self.fragment_of[getattr(element, what).id] = fid
+                if what == "radio":
+                    self.options[element.radio.id] = list(element.radio.options)
             elif what == "markdown":
                 body = element.markdown.body
                 self.texts.append(body)
@@ -100,6 +103,8 @@ class Tab(load.Learner):
                     self.counts.append((time.perf_counter(), int(m.group(1))))
             elif what == "code":
                 self.texts.append(element.code.code_text)
+            elif what == "alert":
+                self.texts.append(element.alert.body)
 
     def widget_id(self, key: str, pool: dict[str, str]) -> str | None:
         return next((wid for wid in pool if wid.endswith(f"-{key}")), None)

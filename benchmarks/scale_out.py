@@ -23,9 +23,21 @@ and doing what a browser tab does:
    the killed replica is counted as interrupted, not as an error; a reconnection's time
    runs from the close to the end of that first run on the new replica. A connection
    closed by a replica that was not killed is an error.
-4. One room answer each: not yet: the app has no rooms (issue 25). ``open_room``,
-   ``one_room_answer`` and ``recorded_answers`` below are where that step goes; until
-   then the run reports recorded=0 lost=0 and says so.
+4. One room answer each. Before the learners arrive a presenter (``present=1``, through
+   the balancer) opens a room; the learners' URL carries its ``room=CODE``. At a random
+   moment of the change phase each learner chooses an option on the page's card
+   (:data:`ROOM_QUESTIONS`) and locks it in; the answer is *acknowledged* once its card
+   says it is in the room's count. A learner whose replica is killed meanwhile
+   reconnects and answers again (its id, in its URL, makes it the same answer). At the
+   end the benchmark reads the room's count from Redis through the app's store
+   interface, with the presenter's key: *recorded*; ``lost`` = acknowledged − recorded.
+5. ``--restart-redis``: at 40 % of the change phase Redis gets SIGTERM (a restart: it
+   writes its append-only log and exits) and run-local.sh starts it again
+   ``REDIS_RESTART_S`` later (:data:`REDIS_DOWN_THINKS` think times). Every third
+   learner answers at its first change while Redis is down: its card must say "not
+   shared", and it presses "Send my answer again" every :data:`RESEND_PAUSE_S` until its
+   card says shared. The other learners' pages must keep working meanwhile, and every
+   answer acknowledged before the stop must still be counted after it.
 
 Reported: learners per replica at load (the ``X-Replica`` header of each learner's
 websocket handshake) beside HAProxy's view from its stats socket; change latency and
@@ -36,7 +48,8 @@ reconnections, controls not restored). The last line is exactly::
 
     SCALE replicas=<R> learners=<L> errors=<e> p95_ms=<p> load_p95_ms=<lp> per_replica=<n1,n2,…> recorded=<r> lost=<x>
 
-Budgets (exit status 1 if one is missed): no errors, no lost answers, every learner
+Budgets (exit status 1 if one is missed): no errors, no lost answers, every card's
+answer shared or refused (none showing something else), every learner
 still connected at the end, every replica at least half its fair share of the learners
 at load (25 % for two), change p95 ≤ 1 s and page-load p95 ≤ 3 s (load.py's).
 
@@ -44,6 +57,7 @@ Usage (from the repo root)::
 
     python benchmarks/scale_out.py --replicas 2 --learners 60 --page saturation
     python benchmarks/scale_out.py --replicas 2 --learners 60 --page saturation --kill-one
+    python benchmarks/scale_out.py --replicas 2 --learners 60 --page saturation --restart-redis
 """
 
 from __future__ import annotations
@@ -59,8 +73,10 @@ import asyncio
 import contextlib
 import json
 import random
+import re
 import sys
 import time
+import tomllib
 import urllib.parse
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -69,8 +85,18 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks import deployment, load
+import rooms
+from benchmarks import deployment, load, room_load
 from benchmarks.deployment import LocalDeployment
+
+#: Seconds between a learner's presses of "Send my answer again" while its card says
+#: "not shared" (the store is down).
+RESEND_PAUSE_S = 2.0
+
+#: Seconds a stopped Redis stays down before run-local.sh starts it again, in units of
+#: the think time (and at least 4 s): every learner changes its control at least once
+#: meanwhile, so the learners chosen to answer while it is down do.
+REDIS_DOWN_THINKS = 1.6
 
 #: Seconds between a reconnecting learner's health probes (uniform; Streamlit's
 #: frontend retries with a back-off that starts near half a second).
@@ -88,6 +114,16 @@ class Fault:
     at_s: float = float("nan")  # seconds into the change phase
     marked_down_s: float = float("nan")  # kill to HAProxy's DOWN
     learners_on_it: int = 0
+
+
+@dataclass
+class RedisFault:
+    """Redis stopped in the run (SIGTERM, as a restart does) and started again by
+    run-local.sh: when, and for how long no room store answered."""
+
+    at_s: float = float("nan")  # seconds into the change phase
+    down_s: float = float("nan")  # stop to answering PING again
+    back_s: float = float("nan")  # the stop returned to answering PING again
 
 
 class Tab:
@@ -126,7 +162,7 @@ class Tab:
 
     async def _new_session(self) -> load.Learner:
         headers = {"Cookie": self.cookie} if self.cookie else None
-        session = load.Learner(self.base, self.page, self.query, self.timeout, headers)
+        session = room_load.Tab(self.base, self.page, self.query, self.timeout, headers)
         self.sessions.append(session)
         self.replicas.append(None)
         await session.open()
@@ -196,17 +232,44 @@ def load_ws_errors() -> type[Exception]:
     return WebSocketException
 
 
-# --- one room answer each (issue 25: the app has no rooms yet) -------------------------
+# --- one room answer each -------------------------------------------------------------
+
+#: The card each learner answers, by page: its question key and its settings group at the
+#: page's defaults (the ``about`` the card sends; the main control the learners move is not
+#: in it, so every learner's answer falls in the presenter's group). Pages not listed run
+#: without room answers.
+ROOM_QUESTIONS = {
+    "saturation": ("saturation_mean_max", (10, 0)),  # (n_keys, seed)
+    room_load.PAGE: (room_load.QUESTION, room_load.ABOUT),
+}
+
+
+def _catalog(key: str) -> str:
+    """An English text of the app's room messages (``ui/common/locales/en.toml``)."""
+    with open(REPO_ROOT / "ui" / "common" / "locales" / "en.toml", "rb") as f:
+        return tomllib.load(f)["room"][key]
+
+
+#: What a learner's card says once its answer is in the room's count, and when the store
+#: did not answer (first sentence of each: the card's texts are compared by prefix).
+SHARED = _catalog("shared").split(".")[0]
+NOT_SHARED = _catalog("not_shared_unavailable").split(":")[0]
 
 
 @dataclass
 class RoomTally:
     """A run's room answers. An answer is acknowledged once the learner's card says it
-    was shared; ``lost`` counts acknowledged answers the store does not hold at the end."""
+    was shared; ``lost`` counts acknowledged answers the store does not hold at the end.
+    ``refused``: answers whose card said "not shared" (the store was down); each such
+    learner presses "Send my answer again" until its card says shared (``resent``)."""
 
     acknowledged: int = 0
     recorded: int = 0
     in_flight_on_killed: int = 0  # sent to the killed replica, not acknowledged
+    refused: int = 0
+    resent: int = 0
+    unanswered: int = 0  # neither shared nor refused (the card showed something else)
+    question: str = ""
     note: str = ""
 
     @property
@@ -214,31 +277,98 @@ class RoomTally:
         return max(self.acknowledged - self.recorded, 0)
 
 
-def open_room(dep: LocalDeployment, page: str) -> str | None:
-    """The presenter opens a room; its code (the learners' links carry ``room=CODE``).
+class Presenter:
+    """The presenter's tab through the balancer, in presenter mode: it opens the room,
+    shows its take-over link on purpose (which carries the presenter key: the benchmark
+    reads the count with it, and the tab survives a kill of its replica by taking the room
+    over again), and reveals at the end."""
 
-    None while the app has no rooms, and the run has no room step. To be written with
-    rooms: a presenter session through the balancer (a ``load.Learner`` on the page with
-    presenter mode on) presses "Open a room" and reads the code from its deltas.
-    """
-    return None
+    def __init__(self, base: str, page: str, timeout: float) -> None:
+        self.tab = room_load.Tab(base, page, "present=1", timeout)
+        self.code = ""
+        self.key = ""
+
+    async def open_room(self) -> str:
+        await self.tab.open()
+        await self.tab.press("room_open")
+        link = next((x for x in self.tab.texts if "room=" in x), None)
+        if link is None:
+            raise RuntimeError(f"the presenter's page shows no join link: {self.tab.stats.errors}")
+        join = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(_url_in(link)).query))
+        self.code = join["room"]
+        await self.toggle("room_takeover")
+        private = next((x for x in self.tab.texts if "room_key=" in x), None)
+        if private is None:
+            raise RuntimeError("the presenter's take-over link is not shown")
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(_url_in(private)).query))
+        self.key = query["room_key"]
+        return self.code
+
+    async def toggle(self, key: str) -> None:
+        """Switch the toggle ``key`` on (its fragment reruns, or the page)."""
+        tab = self.tab
+        wid = tab.widget_id(key, tab.fragment_of)
+        if wid is None or wid not in tab.widgets:
+            raise RuntimeError(f"toggle {key!r} not on the presenter's page")
+        tab.widgets[wid].bool_value = True
+        tab.texts = []
+        await tab.rerun(fragment_id=tab.fragment_of[wid])
+
+    async def close(self) -> None:
+        await self.tab.close()
 
 
-async def one_room_answer(tab: Tab, room: str) -> bool:
-    """``tab`` locks in an answer on one prediction card of ``room`` (choosing, then
-    locking in, as issue 25's room_load.py does); True once its card says the answer was
-    shared. A ``load.ConnectionLost`` on the killed replica counts as in flight there.
-
-    Called once per learner at a random moment of the change phase when
-    :func:`open_room` gives a room.
-    """
-    raise NotImplementedError("rooms (issue 25) are not in the app yet")
+def _url_in(text: str) -> str:
+    """The first http(s) URL in a markdown or code text."""
+    found = re.search(r"https?://[^\s)<>`\]]+", text)
+    if found is None:
+        raise ValueError(f"no URL in {text[:200]!r}")
+    return found.group(0)
 
 
-def recorded_answers(dep: LocalDeployment, room: str) -> int:
-    """The answers the room store holds for ``room`` at the end of the run (Redis at
-    ``dep.state["redis"]["url"]``, read through the app's store interface)."""
-    raise NotImplementedError("rooms (issue 25) are not in the app yet")
+async def one_room_answer(tab: Tab, question: str, rng: random.Random) -> str:
+    """``tab`` chooses an option on ``question``'s card and locks it in, as a learner does
+    (room_load.py's steps). Returns ``"shared"`` once its card says the answer is in the
+    room's count, ``"refused"`` if it says the store did not answer, else ``"other"``.
+    A ``load.ConnectionLost`` (its replica killed) propagates."""
+    session = tab.session
+    assert isinstance(session, room_load.Tab)
+    wid = session.widget_id(f"{question}_guess", session.fragment_of)
+    if wid is None or wid not in session.options:
+        session.stats.errors.append(f"no card {question!r} on the page")
+        return "other"
+    await session.choose(f"{question}_guess", rng.choice(session.options[wid]))
+    if session.lost.is_set():
+        raise load.ConnectionLost("closed while choosing")
+    await session.press(f"{question}_reveal")
+    return _outcome(session)
+
+
+async def send_again(tab: Tab, question: str) -> str:
+    """Press the card's "Send my answer again"; the card's outcome as :func:`one_room_answer`."""
+    session = tab.session
+    assert isinstance(session, room_load.Tab)
+    await session.press(f"{question}_resend")
+    return _outcome(session)
+
+
+def _outcome(session: room_load.Tab) -> str:
+    if session.lost.is_set():
+        raise load.ConnectionLost("closed while locking in")
+    if any(x.startswith(SHARED) for x in session.texts):
+        return "shared"
+    if any(x.startswith(NOT_SHARED) for x in session.texts):
+        return "refused"
+    return "other"
+
+
+def recorded_answers(dep: LocalDeployment, presenter: Presenter, question: str) -> int:
+    """The answers the room store holds for ``question`` in the presenter's settings group
+    at the end of the run: Redis at ``dep.state["redis"]["url"]``, read through the app's
+    store interface with the presenter's key."""
+    _, about = ROOM_QUESTIONS[presenter.tab.page]
+    store = rooms.open_store(url=dep.state["redis"]["url"])
+    return store.counts(presenter.code, question, rooms.group_of(about), key=presenter.key).total
 
 
 # --- the run ------------------------------------------------------------------------------
@@ -253,6 +383,8 @@ class ScaleResult:
     duration_s: float
     ramp_s: float
     kill_one: bool
+    restart_redis: bool = False
+    redis_fault: RedisFault = field(default_factory=RedisFault)
     per_replica: dict[str, int] = field(default_factory=dict)  # learners at load
     haproxy: dict[str, dict[str, str]] = field(default_factory=dict)  # status, scur, stot
     reruns: int = 0
@@ -292,6 +424,7 @@ class ScaleResult:
         checks = (
             ("errors", not self.errors),
             ("lost", self.rooms.lost == 0),
+            ("answered", not self.rooms.question or self.rooms.unanswered == 0),
             ("finished", self.finished == self.learners),
             ("balance", total > 0 and min(counts) >= fair / 2),
             ("p95", self.latency_p95_s <= load.BUDGET_P95_S),
@@ -343,14 +476,17 @@ async def _scale(
 ) -> None:
     rng = random.Random(seed)
     values = load.Values(control, shared, random.Random(seed + 1))
-    room = open_room(dep, res.page)
-    if room is not None:
-        query = f"{query}&room={room}"
-    tabs = [Tab(dep.url, res.page, query, timeout) for _ in range(res.learners)]
+    question = ROOM_QUESTIONS[res.page][0] if res.page in ROOM_QUESTIONS else None
+    presenter = Presenter(dep.url, res.page, timeout) if question is not None else None
+    tabs: list[Tab] = []
     fault = res.fault
     pids = dep.pids()
     try:
         await _warm_up(dep, res.page, query, timeout, warmup)
+        if presenter is not None:
+            res.rooms.question = question
+            query = f"{query}&room={await presenter.open_room()}"
+        tabs = [Tab(dep.url, res.page, query, timeout) for _ in range(res.learners)]
 
         # 1. everybody opens the page within the ramp, through the balancer
         step = res.ramp_s / max(res.learners - 1, 1)
@@ -392,17 +528,49 @@ async def _scale(
             dep.kill_replica(name)
             fault.marked_down_s = await asyncio.to_thread(dep.wait_status, name, "DOWN", 30.0)
 
-        async def answer(tab: Tab) -> None:
-            """4. the room answer, once per learner (when there is a room)."""
-            tab.answered = True
-            try:
-                res.rooms.acknowledged += await one_room_answer(tab, room)
-            except load.ConnectionLost:
-                if tab.replicas[-1] == fault.replica:
-                    res.rooms.in_flight_on_killed += 1
-                await tab.reconnect(control.key, fault, give_up_at)
+        redis_down = asyncio.Event()  # set while Redis is stopped (--restart-redis)
+        answer_rng = random.Random(seed + 3)  # the options chosen
 
-        async def learn(tab: Tab, delay: float, answer_at: float) -> None:
+        async def kill_redis() -> None:
+            """Stop Redis at 40 % of the phase; run-local.sh starts it again."""
+            await asyncio.sleep(0.4 * res.duration_s)
+            rf = res.redis_fault
+            rf.at_s = time.monotonic() - t_start
+            t0 = time.monotonic()
+            await asyncio.to_thread(dep.stop_redis)
+            redis_down.set()
+            rf.back_s = await asyncio.to_thread(dep.wait_redis, 60.0)
+            rf.down_s = time.monotonic() - t0
+            redis_down.clear()
+
+        async def answer(tab: Tab) -> None:
+            """4. the room answer, once per learner; after "not shared" (the store was
+            down) it sends it again every few seconds until its card says shared."""
+            tab.answered = True
+            for _attempt in range(2):  # a second time after its replica was killed
+                try:
+                    outcome = await one_room_answer(tab, question, answer_rng)
+                    if outcome == "refused":
+                        res.rooms.refused += 1
+                        while outcome == "refused" and time.monotonic() < give_up_at:
+                            await tab.pause(RESEND_PAUSE_S, control.key, fault, give_up_at)
+                            outcome = await send_again(tab, question)
+                        res.rooms.resent += outcome == "shared"
+                    res.rooms.acknowledged += outcome == "shared"
+                    res.rooms.unanswered += outcome == "other"
+                    return
+                except load.ConnectionLost:
+                    if tab.replicas[-1] == fault.replica:
+                        res.rooms.in_flight_on_killed += 1
+                    if not await tab.reconnect(control.key, fault, give_up_at):
+                        return
+
+        def _due(answer_at: float | asyncio.Event) -> bool:
+            if isinstance(answer_at, asyncio.Event):
+                return answer_at.is_set()
+            return time.monotonic() >= answer_at
+
+        async def learn(tab: Tab, delay: float, answer_at: float | asyncio.Event) -> None:
             if not tab.connected or tab.session.stats.load_s is None:
                 return
             await tab.pause(delay, control.key, fault, give_up_at)
@@ -413,33 +581,40 @@ async def _scale(
                 except load.ConnectionLost:
                     tab.interrupted += 1
                     await tab.reconnect(control.key, fault, give_up_at)
-                if room is not None and not tab.answered and time.monotonic() >= answer_at:
+                if question is not None and not tab.answered and _due(answer_at):
                     await answer(tab)
                 pause = res.think_s * rng.uniform(0.5, 1.5)
                 if time.monotonic() + pause >= end:
                     break
                 await tab.pause(pause, control.key, fault, give_up_at)
-            if room is not None and not tab.answered and not tab.failed:
+            if question is not None and not tab.answered and not tab.failed:
                 await answer(tab)  # its moment fell after its last change
             tab.finished = tab.connected
 
-        killer = asyncio.create_task(kill_one()) if res.kill_one else None
+        faults = [kill_one()] if res.kill_one else []
+        if res.restart_redis:
+            faults.append(kill_redis())
+        faulting = [asyncio.create_task(f) for f in faults]
         # the first change of each learner falls in its first think period; its room
         # answer, if any, after its first change past a random moment of the phase (or
-        # at its end)
-        answer_rng = random.Random(seed + 2)  # its own stream: the changes stay load.py's
+        # at its end); with --restart-redis, every third learner answers while Redis is
+        # down instead (at its first change after the stop)
+        moment_rng = random.Random(seed + 2)  # its own stream: the changes stay load.py's
+
+        def moment(i: int) -> float | asyncio.Event:
+            if res.restart_redis and i % 3 == 0:
+                return redis_down
+            return t_start + moment_rng.uniform(0, end - t_start)
+
         await asyncio.gather(
-            *(
-                learn(
-                    t, rng.uniform(0, res.think_s), t_start + answer_rng.uniform(0, end - t_start)
-                )
-                for t in tabs
-            )
+            *(learn(t, rng.uniform(0, res.think_s), moment(i)) for i, t in enumerate(tabs))
         )
-        if killer is not None:
-            await killer
+        for task in faulting:
+            await task
         res.window_s = time.monotonic() - t_start
         res.client_cpu_s = time.process_time() - client0
+        if res.restart_redis:  # the Redis measured at the start is gone
+            cpu_killed["redis"] = float("nan")
         cpu1 = {
             name: cpu_killed[name] if name in cpu_killed else load.cpu_seconds(pid)
             for name, pid in pids.items()
@@ -450,10 +625,13 @@ async def _scale(
         res.replica_rss_mb = {
             n: round(load.rss_mb(pids[n]), 1) for n in dep.replica_names() if n not in cpu_killed
         }
-        if room is not None:
-            res.rooms.recorded = recorded_answers(dep, room)
+        if presenter is not None:
+            res.rooms.recorded = recorded_answers(dep, presenter, question)
     finally:
-        await asyncio.gather(*(s.close() for t in tabs for s in t.sessions), return_exceptions=True)
+        sessions = [s for t in tabs for s in t.sessions]
+        if presenter is not None:
+            sessions.append(presenter.tab)
+        await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
 
     lat = [x for t in tabs for st in t.all_stats() for x in st.latencies]
     res.reruns = len(lat)
@@ -471,11 +649,13 @@ async def _scale(
         res.errors.extend(t.errors)
         for st in t.all_stats():
             res.errors.extend(st.errors)
-    if room is None:
+    if presenter is None:
         res.rooms.note = (
-            "no room answers: the app has no rooms yet (issue 25); recorded and lost stay 0 "
-            "until open_room, one_room_answer and recorded_answers are written"
+            f"no room answers: {res.page} is not in ROOM_QUESTIONS "
+            f"({', '.join(ROOM_QUESTIONS)} are); recorded and lost stay 0"
         )
+    else:
+        res.errors.extend(presenter.tab.stats.errors)
 
 
 def run_scale(
@@ -484,6 +664,7 @@ def run_scale(
     page: str,
     *,
     kill_one: bool = False,
+    restart_redis: bool = False,
     think: float = 6.0,
     duration: float = 60.0,
     ramp: float = 2.0,
@@ -494,10 +675,11 @@ def run_scale(
 ) -> ScaleResult:
     """One run on a freshly started deployment; see the module docstring."""
     control = load.PAGES[page]
-    res = ScaleResult(page, replicas, learners, think, duration, ramp, kill_one)
+    res = ScaleResult(page, replicas, learners, think, duration, ramp, kill_one, restart_redis)
     res.uptime = _uptime()
     bound = ramp + duration + 4 * timeout + 60 * replicas * warmup + 60
-    with LocalDeployment(replicas) as dep:
+    redis_down = max(REDIS_DOWN_THINKS * think, 4.0)
+    with LocalDeployment(replicas, env={"REDIS_RESTART_S": f"{redis_down:g}"}) as dep:
         coro = _scale(
             dep,
             res,
@@ -554,6 +736,13 @@ def report(r: ScaleResult) -> str:
         )
     else:
         out.append(f"reconnections: {r.reconnections}")
+    if r.restart_redis:
+        rf = r.redis_fault
+        out.append(
+            f"Redis stopped at {_s(rf.at_s)} s, answering again {_s(rf.down_s)} s later; "
+            f"answers refused meanwhile (card: not shared) {r.rooms.refused}, sent again "
+            f"and shared once it was back {r.rooms.resent}"
+        )
     window = r.window_s if r.window_s == r.window_s else float("nan")
     out.append(
         f"CPU over the change phase ({_s(window)} s): replicas {_s(r.replicas_cpu_s)} s "
@@ -570,8 +759,9 @@ def report(r: ScaleResult) -> str:
         out.append(f"rooms: {r.rooms.note}")
     else:
         out.append(
-            f"rooms: acknowledged {r.rooms.acknowledged}, recorded {r.rooms.recorded}, "
-            f"in flight on the killed replica {r.rooms.in_flight_on_killed}"
+            f"rooms ({r.rooms.question}): acknowledged {r.rooms.acknowledged}, recorded "
+            f"{r.rooms.recorded}, in flight on the killed replica "
+            f"{r.rooms.in_flight_on_killed}, neither shared nor refused {r.rooms.unanswered}"
         )
     for err in dict.fromkeys(r.errors):
         out.append(f"  error: {err} (×{r.errors.count(err)})")
@@ -586,6 +776,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--learners", type=int, required=True, help="learners, L")
     ap.add_argument("--page", required=True, help=f"one of {', '.join(load.PAGES)}")
     ap.add_argument("--kill-one", action="store_true", help="kill a replica half-way")
+    ap.add_argument("--restart-redis", action="store_true", help="stop Redis at 40 %% of the phase")
     ap.add_argument("--think", type=float, default=6.0, help="seconds between changes (±50 %%)")
     ap.add_argument("--duration", type=float, default=60.0, help="seconds of changes")
     ap.add_argument("--ramp", type=float, default=2.0, help="learners open the page within")
@@ -609,6 +800,7 @@ def main(argv: list[str] | None = None) -> int:
         args.learners,
         args.page,
         kill_one=args.kill_one,
+        restart_redis=args.restart_redis,
         think=args.think,
         duration=args.duration,
         ramp=args.ramp,

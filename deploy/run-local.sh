@@ -10,8 +10,10 @@
 #   3. HAProxy with deploy/haproxy.cfg and DIR/servers.cfg (one line per replica).
 # It waits until each one answers, prints the learners' URL, and runs until Ctrl-C or
 # SIGTERM, then stops HAProxy, the replicas and Redis, in that order. A replica that dies
-# stays dead (HAProxy sends its learners to the others); HAProxy or Redis dying stops the
-# whole run with status 1.
+# stays dead (HAProxy sends its learners to the others). Redis that exits is started again
+# after REDIS_RESTART_S seconds (default 5), on the same port and data (its append-only
+# log keeps the rooms), as a service manager would; meanwhile the learners' cards say
+# their answers were not shared. HAProxy dying stops the whole run with status 1.
 #
 # Ports, from the environment (or every one free, chosen by the system, with --free-ports):
 #   LB_PORT        the learners' port (default 8500)
@@ -154,10 +156,16 @@ wait_for() {  # wait_for NAME PID COMMAND...: until COMMAND succeeds, the proces
 }
 
 # --- 1. Redis -------------------------------------------------------------------------
-redis-server "$HERE/redis.conf" --port "$REDIS_PORT" --bind 127.0.0.1 \
-    --dir "$state_dir/redis" >"$state_dir/logs/redis.log" 2>&1 &
-redis_pid=$!
-wait_for redis "$redis_pid" redis_ok "$REDIS_PORT"
+start_redis() {
+    redis-server "$HERE/redis.conf" --port "$REDIS_PORT" --bind 127.0.0.1 \
+        --dir "$state_dir/redis" >>"$state_dir/logs/redis.log" 2>&1 &
+    redis_pid=$!
+    wait_for redis "$redis_pid" redis_ok "$REDIS_PORT"
+}
+REDIS_RESTART_S="${REDIS_RESTART_S:-5}"
+[[ "$REDIS_RESTART_S" =~ ^[0-9]+(\.[0-9]+)?$ ]] \
+    || die "REDIS_RESTART_S must be a number of seconds (got '$REDIS_RESTART_S')"
+start_redis
 room_store_url="redis://127.0.0.1:$REDIS_PORT/0"
 say "redis on port $REDIS_PORT (pid $redis_pid, data in $state_dir/redis)"
 
@@ -197,13 +205,14 @@ wait_for haproxy "$haproxy_pid" http_ok "$LB_PORT" /_stcore/health
     echo "REDIS_PORT=$REDIS_PORT"
     echo "APP_PORTS=\"${app_ports[*]}\""
 } >"$state_dir/ports.env"
-replicas_json=""
-for ((k = 0; k < n; k++)); do
-    [ -z "$replicas_json" ] || replicas_json+=", "
-    replicas_json+="{\"name\": \"r$((k + 1))\", \"port\": ${app_ports[$k]}, \"pid\": ${app_pids[$k]},"
-    replicas_json+=" \"log\": \"$state_dir/logs/r$((k + 1)).log\"}"
-done
-cat >"$state_dir/state.json.tmp" <<EOF
+write_state() {  # state.json: written whole, then moved into place
+    replicas_json=""
+    for ((k = 0; k < n; k++)); do
+        [ -z "$replicas_json" ] || replicas_json+=", "
+        replicas_json+="{\"name\": \"r$((k + 1))\", \"port\": ${app_ports[$k]}, \"pid\": ${app_pids[$k]},"
+        replicas_json+=" \"log\": \"$state_dir/logs/r$((k + 1)).log\"}"
+    done
+    cat >"$state_dir/state.json.tmp" <<EOF
 {
   "url": "$url",
   "pid": $$,
@@ -215,7 +224,9 @@ cat >"$state_dir/state.json.tmp" <<EOF
   "replicas": [$replicas_json]
 }
 EOF
-mv "$state_dir/state.json.tmp" "$state_dir/state.json"
+    mv "$state_dir/state.json.tmp" "$state_dir/state.json"
+}
+write_state
 say "$n replica(s) behind HAProxy: $url   (Ctrl-C stops everything)"
 
 # --- run until told to stop -----------------------------------------------------------
@@ -224,7 +235,15 @@ while true; do
     sleep 1 &
     wait $! || true
     kill -0 "$haproxy_pid" 2>/dev/null || die "haproxy exited (log: $state_dir/logs/haproxy.log)"
-    kill -0 "$redis_pid" 2>/dev/null || die "redis-server exited (log: $state_dir/logs/redis.log)"
+    if ! kill -0 "$redis_pid" 2>/dev/null; then
+        wait "$redis_pid" 2>/dev/null || true
+        say "redis-server (pid $redis_pid) exited; starting it again in $REDIS_RESTART_S s"
+        sleep "$REDIS_RESTART_S" &
+        wait $! || true
+        start_redis
+        write_state
+        say "redis on port $REDIS_PORT again (pid $redis_pid)"
+    fi
     for k in "${!app_pids[@]}"; do
         if [ -z "${reported[$k]:-}" ] && ! kill -0 "${app_pids[$k]}" 2>/dev/null; then
             reported[$k]=1
