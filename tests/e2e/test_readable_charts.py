@@ -5,7 +5,10 @@ and at 1400 px:
   two of its shown labels overlap (Vega hides a label it drops with opacity 0);
 - the gradients page's gap explorer has a plot at least 200 px tall, at least 4 labelled
   decades, and both curves named beside them without overlapping;
-- the training page's probe heatmap labels every key and every recorded step.
+- the training page's probe heatmap labels every key and every recorded step;
+- on every page, in English and Chinese, no chart text is cut: none ends in Vega's "…",
+  and none reaches past its chart's top or left edge (a title's glyphs, a vertical axis
+  title), where the SVG's edge would cut it.
 
 Screenshots go to artifacts/readable-<page>-<width>.png.
 """
@@ -47,6 +50,25 @@ MARK_TEXTS_JS = """
     return {text: t.textContent, box: [r.left, r.top, r.right, r.bottom]};
   }))
 """
+
+
+#: Per chart text: the text, and how far it reaches past its chart's top and left edge (px).
+CUT_JS = """
+(sel) => Array.from(document.querySelectorAll(sel)).flatMap((chart, i) => {
+  const svg = chart.querySelector('svg');
+  if (!svg) return [];
+  const edge = svg.getBoundingClientRect();
+  return Array.from(svg.querySelectorAll('text')).map((t) => {
+    const r = t.getBoundingClientRect();
+    return {chart: i, text: t.textContent || '', shown: r.width > 0,
+            above: edge.top - r.top, left: edge.left - r.left};
+  });
+})
+"""
+#: A text's box may reach this far past the edge: the box is the font's full line
+#: height, a glyph's ink sits inside it (measured: 0 px for every chart text once the
+#: charts have their top and left padding, up to 13 px before).
+CUT_SLACK_PX = 1.0
 
 
 def _overlap(a: list[float], b: list[float], slack: float = 0.5) -> bool:
@@ -150,3 +172,21 @@ def test_probe_rows_label_every_key_and_step(make_app, width):
     for axis in (a for a in probe if a["name"].startswith("Y-axis")):
         steps = [label["text"] for label in axis["labels"] if label["shown"]]
         assert steps == ["0", "10", "50", "299"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", list(WIDTHS.values()), ids=list(WIDTHS))
+@pytest.mark.parametrize("url_path", [p.url_path for p in PAGES if p.url_path])
+def test_no_chart_text_is_cut(make_app, url_path, width, lang):
+    app = _driver(make_app, width)
+    app.open(url_path, f"lang={lang}")
+    app.draw_every_chart()
+    texts = app.page.evaluate(CUT_JS, "[data-testid='stVegaLiteChart']")
+    assert texts, f"no chart text on {url_path}"
+    problems = [
+        f"chart {t['chart']}: {t['text']!r} "
+        + ("ends in …" if t["text"].endswith("…") else f"{max(t['above'], t['left']):.0f} px out")
+        for t in texts
+        if t["shown"] and (t["text"].endswith("…") or max(t["above"], t["left"]) > CUT_SLACK_PX)
+    ]
+    assert not problems, "\n".join(problems)

@@ -10,6 +10,9 @@ What every chart is drawn with is added to a spec when it is drawn, not cached w
 
 - the text colours of the theme (:data:`THEME_CHART_CONFIG`) and the SVG renderer
   (:data:`SVG_RENDERER`);
+- room around the chart (:data:`PADDING`) and its sizing (:data:`AUTOSIZE`: the width
+  of the container, a plot ``height`` tall, title and legends added), so that no title is
+  cut and no plot squeezed when a title wraps on a phone;
 - the learner's d_k, for a chart that marks it (:func:`ui.common.charts.d_marker` draws
   the named dataset :data:`MARKER_DATASET`): one cached spec serves every d_k, and the
   browser swaps one row instead of drawing the chart anew;
@@ -54,6 +57,14 @@ THEME_CHART_CONFIG = {
 #: canvas): its text stays text, for a screen reader, for the browser's find and for the
 #: contrast test (tests/e2e/test_accessibility.py). No chart ships more than 5,000 rows.
 SVG_RENDERER = {"embedOptions": {"renderer": "svg"}}
+#: Room above the title and left of the y-axis title: Vega's bounds leave the top 2–13 px
+#: of a title's glyphs outside the chart (more for CJK glyphs and wrapped titles), where
+#: the chart's own edge cuts them (measured in Chromium at 390–1400 px).
+PADDING = {"top": 16, "left": 8, "right": 5, "bottom": 5}
+#: Charts fit the container's width; their height is the plot's ``height`` plus title and
+#: legends (Vega's "fit" in both directions squeezes the plot under a title that wraps to
+#: more lines on a narrow screen, and lays the title out for fewer lines than it draws).
+AUTOSIZE = {"type": "fit-x", "contains": "padding"}
 #: Finished specs kept (each a few KB to ~100 KB with its data).
 SPEC_CACHE_ENTRIES = 256
 
@@ -144,4 +155,6 @@ def for_drawing(spec: dict, *, presenting: bool = False, current_d: int | None =
         for part, options in part_config.items():
             config[part] = {**config.get(part, {}), **options}
     spec["usermeta"] = {**spec.get("usermeta", {}), **SVG_RENDERER}
+    spec["padding"] = PADDING
+    spec.setdefault("autosize", AUTOSIZE)
     return spec

@@ -38,7 +38,13 @@ def _page(deferred: bool, present: bool, rows: int) -> None:
         if present:
             for part, sizes in specs.PRESENTER_CHART_CONFIG.items():
                 config[part] = {**config.get(part, {}), **sizes}
-        chart = build().configure(**config).properties(usermeta=specs.SVG_RENDERER)
+        chart = (
+            build()
+            .configure(**config)
+            .properties(usermeta=specs.SVG_RENDERER, padding=specs.PADDING)
+        )
+        if "autosize" not in chart.to_dict():
+            chart = chart.properties(autosize=specs.AUTOSIZE)
         st.altair_chart(chart, width="stretch", key="c")
         st.altair_chart(chart, width="stretch", key="again")
 
@@ -107,6 +113,8 @@ def test_every_drawn_chart_writes_its_text_in_the_theme_ink_as_svg():
         assert config[part][key] == INK.to_dict(), (part, key)
     assert config["title"]["fontSize"] == 19  # presenter mode's sizes kept beside the ink
     assert drawn["usermeta"] == {"embedOptions": {"renderer": "svg"}}
+    # room for a title's glyphs, and a plot as tall as its height whatever its title's lines
+    assert drawn["padding"]["top"] >= 10 and drawn["autosize"]["type"] == "fit-x"
 
 
 def test_inputs_that_differ_get_different_specs():
