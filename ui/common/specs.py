@@ -65,6 +65,8 @@ PADDING = {"top": 16, "left": 8, "right": 5, "bottom": 5}
 #: legends (Vega's "fit" in both directions squeezes the plot under a title that wraps to
 #: more lines on a narrow screen, and lays the title out for fewer lines than it draws).
 AUTOSIZE = {"type": "fit-x", "contains": "padding"}
+#: Top-level keys of a composite spec (facets, concatenations), which take no "fit".
+COMPOSITE = frozenset({"facet", "hconcat", "vconcat", "concat", "repeat"})
 #: Finished specs kept (each a few KB to ~100 KB with its data).
 SPEC_CACHE_ENTRIES = 256
 
@@ -156,5 +158,6 @@ def for_drawing(spec: dict, *, presenting: bool = False, current_d: int | None =
             config[part] = {**config.get(part, {}), **options}
     spec["usermeta"] = {**spec.get("usermeta", {}), **SVG_RENDERER}
     spec["padding"] = PADDING
-    spec.setdefault("autosize", AUTOSIZE)
+    if not COMPOSITE.intersection(spec):  # Vega-Lite fits single and layered views only
+        spec.setdefault("autosize", AUTOSIZE)
     return spec

@@ -43,7 +43,7 @@ def _page(deferred: bool, present: bool, rows: int) -> None:
             .configure(**config)
             .properties(usermeta=specs.SVG_RENDERER, padding=specs.PADDING)
         )
-        if "autosize" not in chart.to_dict():
+        if not {"autosize", *specs.COMPOSITE}.intersection(chart.to_dict()):
             chart = chart.properties(autosize=specs.AUTOSIZE)
         st.altair_chart(chart, width="stretch", key="c")
         st.altair_chart(chart, width="stretch", key="again")
