@@ -8,6 +8,7 @@ import pandas as pd
 from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     D_K,
+    HALF_SUBTITLE_LINE_COLUMNS,
     band_tooltip,
     chart_title,
     check_rows,
@@ -92,7 +93,8 @@ def logit_scale(
         bars,
         points,
         marker,
-        title=chart_title(title, subtitle),
+        # drawn half width: two side by side
+        title=chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
         description=description,
         height=300,
     )
