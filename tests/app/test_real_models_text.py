@@ -27,7 +27,12 @@ from streamlit.testing.v1 import AppTest
 
 from core import real_models as rm
 from tests.app.helpers import ROOT, chart_data, open_share_panel, run_page, warnings
-from tests.ui.real_models.test_model import _missing, half_ulp16, head_delta, shipped
+from tests.ui.real_models.test_model import (  # the autouse fixture skips or fails alike
+    _weights_installed,  # noqa: F401
+    half_ulp16,
+    head_delta,
+    shipped,
+)
 from ui.real_models import data
 from ui.real_models import model as mm
 from ui.real_models.sentence import EXAMPLES, MAX_CHARS
@@ -37,15 +42,6 @@ N_CHARTS = 8
 SENTENCE_STD, SENTENCE_ENTROPY, HEAD = 3, 4, 5
 #: Where a message about the text may appear as Markdown: the user's text never does.
 MARKDOWN_KINDS = ("markdown", "caption", "warning", "info", "error", "success", "title")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _weights_installed() -> None:
-    reason = _missing()
-    if reason is not None:
-        if os.environ.get("REQUIRE_WEIGHTS") == "1":
-            pytest.fail(f"REQUIRE_WEIGHTS=1 but {reason}")
-        pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
