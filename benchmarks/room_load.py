@@ -129,6 +129,15 @@ class Tab(load.Learner):
         return await self.rerun(fragment_id=self.fragment_of[wid])
 
 
+async def open_room(presenter: Tab) -> str | None:
+    """The presenter (a tab in presenter mode) opens its page and presses "Open a room";
+    the query string of the join link it then shows (None if it shows none)."""
+    await presenter.open()
+    await presenter.press("room_open")
+    link = next((x for x in presenter.texts if "room=" in x), None)
+    return None if link is None else urllib.parse.urlsplit(link).query
+
+
 @dataclass
 class RoomResult:
     learners: int
@@ -176,13 +185,10 @@ async def _room(
     learners: list[Tab] = []
     try:
         # 1. the presenter opens a room and reads its join link
-        await presenter.open()
-        await presenter.press("room_open")
-        link = next((x for x in presenter.texts if "room=" in x), None)
-        if link is None or not presenter.polls:
+        query = await open_room(presenter)
+        if query is None or not presenter.polls:
             res.errors.append("the presenter's page shows no room (join link, polled view)")
             return
-        query = urllib.parse.urlsplit(link).query
         code = dict(urllib.parse.parse_qsl(query))["room"]
 
         # 2. the learners join by the link

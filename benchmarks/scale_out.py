@@ -73,7 +73,6 @@ import asyncio
 import contextlib
 import json
 import random
-import re
 import sys
 import time
 import tomllib
@@ -289,19 +288,16 @@ class Presenter:
         self.key = ""
 
     async def open_room(self) -> str:
-        await self.tab.open()
-        await self.tab.press("room_open")
-        link = next((x for x in self.tab.texts if "room=" in x), None)
-        if link is None:
+        query = await room_load.open_room(self.tab)
+        if query is None:
             raise RuntimeError(f"the presenter's page shows no join link: {self.tab.stats.errors}")
-        join = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(_url_in(link)).query))
-        self.code = join["room"]
+        self.code = dict(urllib.parse.parse_qsl(query))["room"]
         await self.toggle("room_takeover")
         private = next((x for x in self.tab.texts if "room_key=" in x), None)
         if private is None:
             raise RuntimeError("the presenter's take-over link is not shown")
-        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(_url_in(private)).query))
-        self.key = query["room_key"]
+        query = urllib.parse.urlsplit(private).query
+        self.key = dict(urllib.parse.parse_qsl(query))["room_key"]
         return self.code
 
     async def toggle(self, key: str) -> None:
@@ -316,14 +312,6 @@ class Presenter:
 
     async def close(self) -> None:
         await self.tab.close()
-
-
-def _url_in(text: str) -> str:
-    """The first http(s) URL in a markdown or code text."""
-    found = re.search(r"https?://[^\s)<>`\]]+", text)
-    if found is None:
-        raise ValueError(f"no URL in {text[:200]!r}")
-    return found.group(0)
 
 
 async def one_room_answer(tab: Tab, question: str, rng: random.Random) -> str:
