@@ -12,6 +12,12 @@ and S has the law of Z Aᵀ with Z an independent (seq_len × seq_len) standard
 normal matrix. A batch element then costs O(seq_len³) whatever d_k is; when
 d_k < seq_len, Q and K are drawn directly (also ≤ O(seq_len³)).
 
+What the popular code prints. ``print(np.max(attn, axis=-1)[0])`` shows the row
+maxima of batch element 0: seq_len typical rows, not the tensor's largest entries.
+:func:`printout_rowmax` samples the first printed values exactly (through the Gram
+matrix of the printed queries), :func:`printout_chance` gives the chance that they all
+reach a threshold, e.g. the quoted [0.9999 0.9998 0.9999 0.9997 …].
+
 References
 ----------
 Bartlett, M. S. (1933); see Anderson, *An Introduction to Multivariate
@@ -21,6 +27,7 @@ Vaswani et al. 2017, §3.2.1 footnote 4 (the variance argument behind √d_k).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,6 +42,8 @@ __all__ = [
     "SEQ_MAX",
     "classic_rowmax",
     "classic_scores",
+    "printout_chance",
+    "printout_rowmax",
     "rowmax_summary",
 ]
 
@@ -184,7 +193,8 @@ def rowmax_summary(rowmax: np.ndarray) -> dict[str, float]:
         replicate are dependent), ``median``, ``q10``, ``q25``, ``q75``,
         ``q90``, ``high_share`` (share of rows ≥ ``ROWMAX_HIGH``),
         ``tensor_max_median`` and ``tensor_max_q10`` (the per-replicate
-        maximum over all rows: the one number a single printout shows),
+        maximum over all rows: the tensor's largest entry, which no printout of
+        row maxima singles out),
         ``tensor_high_share`` (share of replicates whose maximum is
         ≥ ``ROWMAX_HIGH``), and ``n_replicates``, ``n_rows``.
 
@@ -195,7 +205,7 @@ def rowmax_summary(rowmax: np.ndarray) -> dict[str, float]:
 
     References
     ----------
-    docs/mathematics.md §3.6 (why the tensor maximum is not a typical row).
+    docs/mathematics.md §3.6 (the tensor maximum against a typical row).
     """
     arr = np.asarray(rowmax, dtype=float)
     if arr.ndim != 3 or arr.size == 0:
@@ -220,4 +230,124 @@ def rowmax_summary(rowmax: np.ndarray) -> dict[str, float]:
         "tensor_high_share": float(np.mean(tensor_max >= ROWMAX_HIGH)),
         "n_replicates": float(n_rep),
         "n_rows": float(arr.size),
+    }
+
+
+def printout_rowmax(
+    n_printed: int = 4,
+    seq_len: int = 10,
+    d_k: int = 64,
+    n_printouts: int = 100_000,
+    *,
+    rng: np.random.Generator,
+    alpha: float = 0.0,
+) -> np.ndarray:
+    """The first values a printout of ``np.max(attn, axis=-1)[0]`` shows, exact in distribution.
+
+    The popular code prints the row maxima of batch element 0: the largest weight of
+    each of its ``seq_len`` query rows. Its first ``n_printed`` values are the rows of
+    the queries q_1 … q_m (m = n_printed) against the same keys k_1 … k_n (n = seq_len).
+
+    Exact shortcut. Given the m queries, the n columns (q_1·k_j, …, q_m·k_j) are
+    independent N(0, G) vectors, G = Q_m Q_mᵀ ~ Wishart_m(d_k, I). So the scores
+    S (m × n) have the law of B Z with B the Bartlett factor of G and Z an m × n standard
+    normal matrix: O(m² n) per printout whatever d_k is (used when d_k ≥ m; otherwise Q_m
+    and K are drawn directly). Rows of one printout share the keys and stay dependent.
+
+    Parameters
+    ----------
+    n_printed : int
+        Printed rows m, 1 ≤ m ≤ seq_len.
+    seq_len : int
+        Queries = keys n, ≤ 1024.
+    d_k : int
+        Width of q and k, ≤ 2**20.
+    n_printouts : int
+        Independent printouts (≤ 1e7); drawn in chunks of at most 2**20 scores.
+    rng : numpy.random.Generator
+    alpha : float
+        Scaling exponent in [0, 4]: 0 for the unscaled printout, 0.5 for ÷√d_k.
+
+    Returns
+    -------
+    ndarray, shape (n_printouts, n_printed)
+        max_j softmax(d_k**-alpha · S)[i, j] for the first m rows of each printout.
+
+    Raises
+    ------
+    ValueError
+        On an out-of-range argument (the message names it).
+
+    References
+    ----------
+    Bartlett 1933; Anderson 2003, Thm 7.2.1. docs/mathematics.md §3.6.
+    """
+    check_rng("rng", rng)
+    seq_len = check_int("seq_len", seq_len, 1, SEQ_MAX)
+    m = check_int("n_printed", n_printed, 1, seq_len)
+    d_k = check_int("d_k", d_k, 1, D_K_MAX)
+    n_printouts = check_int("n_printouts", n_printouts, 1, 10_000_000)
+    scale = float(d_k) ** -check_alpha(alpha)
+    per_printout = m * seq_len * (1 if d_k >= m else d_k)
+    size_max = max(1, _CHUNK_ELEMENTS // per_printout)
+    out = np.empty((n_printouts, m))
+    for start in range(0, n_printouts, size_max):
+        size = min(size_max, n_printouts - start)
+        if d_k >= m:
+            b = _bartlett_factor(size, m, d_k, rng)  # (size, m, m)
+            s = b @ rng.standard_normal((size, m, seq_len))  # (size, m, seq_len)
+        else:
+            q = rng.standard_normal((size, m, d_k))
+            k = rng.standard_normal((size, seq_len, d_k))
+            s = q @ np.swapaxes(k, -1, -2)
+        gaps = s.max(axis=-1, keepdims=True) - s  # ≥ 0
+        out[start : start + size] = 1.0 / np.exp(-scale * gaps).sum(axis=-1)
+    return out
+
+
+def printout_chance(rowmax: np.ndarray, threshold: float) -> dict[str, float]:
+    """Chance that every printed value reaches ``threshold``, with its standard error.
+
+    Parameters
+    ----------
+    rowmax : ndarray, shape (n_printouts, n_printed)
+        From :func:`printout_rowmax` (or the first rows of a direct simulation).
+    threshold : float
+        In (0, 1]; the seed's quoted printout has its first four values ≥ 0.9997.
+
+    Returns
+    -------
+    dict of str -> float
+        ``chance`` (share of printouts whose values are all ≥ threshold) and ``se``
+        (binomial, √(p(1 − p)/N)); ``hits`` and ``n_printouts``; ``row_share`` (share of
+        single rows ≥ threshold), ``independent`` (row_share ** n_printed: the chance if
+        the rows did not share their keys).
+
+    Raises
+    ------
+    ValueError
+        If ``rowmax`` is not two-dimensional or is empty, or ``threshold`` is outside (0, 1].
+
+    References
+    ----------
+    docs/mathematics.md §3.6.
+    """
+    arr = np.asarray(rowmax, dtype=float)
+    if arr.ndim != 2 or arr.size == 0:
+        raise ValueError(f"rowmax must have shape (n_printouts, n_printed), got {arr.shape}")
+    t = float(threshold)
+    if not 0.0 < t <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    n = arr.shape[0]
+    high = arr >= t
+    hits = int(high.all(axis=1).sum())
+    p = hits / n
+    row_share = float(high.mean())
+    return {
+        "chance": p,
+        "se": math.sqrt(p * (1.0 - p) / n),
+        "hits": float(hits),
+        "n_printouts": float(n),
+        "row_share": row_share,
+        "independent": row_share ** arr.shape[1],
     }

@@ -678,8 +678,8 @@ def classic_experiment_rowmax(
     -------
     ndarray, shape (n_replicates, batch, seq_len)
         Max weight of each row. ``.max(axis=(1, 2))`` gives the per-tensor
-        maximum that a single printout shows (≈ 1 unscaled); the mean over
-        rows is ≈ 0.86 unscaled at the defaults. Rows of one replicate are
+        maximum (≈ 1 unscaled), which a printout of row maxima does not single
+        out; the mean over rows is ≈ 0.86 unscaled at the defaults. Rows of one replicate are
         correlated: take standard errors over replicates.
 
     Raises

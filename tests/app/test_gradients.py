@@ -1,5 +1,7 @@
 """Gradients page through AppTest, in both languages."""
 
+import math
+
 import pyarrow as pa
 import pytest
 
@@ -309,10 +311,35 @@ def test_query_gradient_question_answer_follows_the_measurement(d_k, answer):
     assert "the median is" in text and "a ratio of" in text
 
 
+def _cards(at) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith(":material/check_circle:")]
+
+
 def _myth(at) -> str:
-    cards = [m.value for m in at.markdown if m.value.startswith(":material/check_circle:")]
-    assert len(cards) == 1
+    """The card on the mean gradient (the second card answers the 1/input question)."""
+    cards = _cards(at)
+    assert len(cards) == 2
     return cards[0]
+
+
+def test_myth_card_headline_names_the_derivative_and_its_source():
+    text = _text(run_page(PAGE))
+    assert "Popular claim:** “Without scaling the mean gradient is smaller”" in text
+    assert "with respect to the raw scores s = q·k, ‖∂p/∂s‖_F" in text
+    assert "Vaswani et al. 2017, §3.2.1" in text
+
+
+def test_gap_card_one_row_decays_exponentially_the_mean_like_one_over_sigma():
+    """One row: ‖J‖_F(g = 20)/‖J‖_F(g = 10) is e⁻¹⁰ up to (1 + (n−1)e⁻¹⁰)² (exact gap
+    law, docs/mathematics.md §4.2); many rows: the unscaled mean from σ = 16 to σ = 32
+    falls by about ½ (asymptotically 1/σ; tests/core/test_gradients.py bounds the ratio)."""
+    at = run_page(PAGE)
+    card = _cards(at)[1]
+    assert "Question:** Is the softmax gradient inversely proportional" in _text(at)
+    ratio = float(card.split("multiplies it by **")[1].split("**")[0])
+    assert ratio == pytest.approx(math.exp(-10), rel=0.05)
+    mratio = float(card.split("a ratio of **")[1].split("**")[0])
+    assert 0.45 < mratio < 0.6
 
 
 @pytest.mark.parametrize("d_k", ["64", "1024"])
@@ -353,7 +380,7 @@ def test_myth_card_waits_for_the_dead_share_question():
 def test_myth_card_in_chinese():
     at = run_page(PAGE, lang="zh", d_k="1024")
     card = _myth(at)
-    assert CJK.search(card) and "真正塌缩的是典型行" in card
+    assert CJK.search(card) and "真正坍缩的是典型行" in card
 
 
 def test_code_expanders_hold_the_core_functions():

@@ -192,8 +192,8 @@ def test_predict_then_reveal_and_myths():
     assert len(chart_data(at)) == N_CHARTS
     verdict = " ".join(m.value for m in at.markdown)
     assert "You guessed **about 1 (0.8–1.25)**; the measurement says **larger: 1.25–3**" in verdict
-    assert "Popular claim" in verdict and "N(0, 1)" in verdict
-    assert "never puts all its weight" in verdict and "**1.000**" in verdict
+    assert "Question:" in verdict and "N(0, 1)" in verdict
+    assert "ever put all its weight on one token?" in verdict and "**1.000**" in verdict
 
 
 def test_presenter_steps():

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pytest
 
 from tests.app.helpers import CJK, assert_page_in, chart_data, open_code_panels, run_page, warnings
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PAGE = "app_pages/saturation.py"
 # chart order on the page
@@ -345,7 +349,12 @@ def test_mean_max_prediction_at_the_largest_d_k(n_keys, right):
 def test_myth_card_quotes_the_live_counter_example():
     at = run_page(PAGE)
     text = _text(at)
-    assert "Popular claim:" in text and "every row's max is ≈ 1" in text
+    assert "Question:" in text and "every row's largest weight ≈ 1" in text
+    # the quoted printout's chance, shipped with its s.e. (data/classic_printout.json)
+    doc = json.loads((ROOT / "data" / "classic_printout.json").read_text(encoding="utf-8"))
+    assert f"about 1 in {round(1 / doc['chance'], -2):,.0f}" in text
+    assert f"{doc['n_printouts']:,} printouts" in text
+    assert "`np.max(attn, axis=-1)[0]`" in text and "typical rows" in text
     median, q10 = at.table[0].value.iloc[1, 0], at.table[0].value.iloc[2, 0]
     assert f"median unscaled row max is **{median}**" in text
     assert f"below **{float(q10):.2f}**" in text
@@ -396,10 +405,10 @@ def test_presenter_mode_in_chinese():
 def test_myth_card_agrees_with_the_claim_where_a_typical_row_is_saturated():
     at = run_page("app_pages/saturation.py", classic_d_k="512")
     card = next(m.value for m in at.markdown if "What the numbers show" in m.value)
-    assert "the claim holds" in card and "**0.9999**" in card
+    assert "it does:" in card and "**0.9999**" in card
     at = run_page("app_pages/saturation.py")  # the printout's d_k = 64: it does not
     card = next(m.value for m in at.markdown if "What the numbers show" in m.value)
-    assert "the claim holds" not in card and "not what a typical row looks like" in card
+    assert "it does:" not in card and "it shows typical rows" in card
 
 
 def test_myth_card_when_not_even_the_tensor_max_is_near_one():

@@ -369,7 +369,7 @@ def test_myth_card_shows_the_live_counter_example():
     assert f"**{bars.loc['d_model', 'std']:.3g}**" in card
     entropy = bars_frame(chart_data(at)[MH_ENTROPY]).set_index("divisor")
     assert f"**{entropy.loc['d_model', 'entropy']:.3f}**" in card
-    assert "“The d in √d is d_model.”" in _text(at)
+    assert "Question:** Is the d in √d the model width d_model?" in _text(at)
     # fan-in numbers whatever the chosen initialisation; they follow n_heads
     at.radio(key="w_init").set_value("zero_q").run()
     at.selectbox(key="n_heads").set_value("32").run()

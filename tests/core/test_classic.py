@@ -5,13 +5,22 @@ Statistical checks use 4 standard errors; seeds are fixed, so runs are determini
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from core.classic import ROWMAX_HIGH, classic_rowmax, classic_scores, rowmax_summary
+from core.classic import (
+    ROWMAX_HIGH,
+    classic_rowmax,
+    classic_scores,
+    printout_chance,
+    printout_rowmax,
+    rowmax_summary,
+)
 from core.experiments import classic_experiment_rowmax, saturation_stats
 from core.softmax import softmax
 
@@ -139,3 +148,87 @@ def test_bad_rng_and_summary_input():
         rowmax_summary(np.ones((4, 10)))
     with pytest.raises(ValueError, match="rowmax"):
         rowmax_summary(np.ones((0, 4, 10)))
+
+
+# --- the printout np.max(attn, axis=-1)[0]: its first values, and the quoted output's chance ---
+PRINTOUT = Path(__file__).resolve().parents[2] / "data" / "classic_printout.json"
+
+
+def direct_printout(n_printed, seq_len, d, n, rng, chunk=20_000):
+    """First printed row maxima with Q and K drawn explicitly, shape (n, n_printed)."""
+    out = []
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        q = rng.standard_normal((m, n_printed, d))
+        k = rng.standard_normal((m, seq_len, d))
+        s = q @ np.swapaxes(k, -1, -2)  # (m, n_printed, seq_len)
+        out.append(1.0 / np.exp(s - s.max(axis=-1, keepdims=True)).sum(axis=-1))
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize(("n_printed", "seq_len", "d", "threshold"),
+                         [(4, 10, 64, 0.99), (4, 6, 3, 0.6), (1, 10, 64, 0.9997)])  # fmt: skip
+def test_printout_sampler_matches_direct_simulation(n_printed, seq_len, d, threshold):
+    """The Gram-factor sampler (d ≥ n_printed) and its direct path (d < n_printed) against
+    Q, K drawn explicitly: the chance of a printout all ≥ threshold within 4 s.e., and the
+    law of one printed row (two-sample KS)."""
+    n = 60_000
+    fast = printout_rowmax(n_printed, seq_len, d, n, rng=rng_for(70 + d))
+    assert fast.shape == (n, n_printed)
+    direct = direct_printout(n_printed, seq_len, d, n, rng_for(80 + d))
+    f, g = printout_chance(fast, threshold), printout_chance(direct, threshold)
+    assert f["hits"] > 100 and g["hits"] > 100  # enough for a binomial s.e.
+    assert abs(f["chance"] - g["chance"]) < 4 * math.hypot(f["se"], g["se"])
+    assert stats.ks_2samp(fast[:, -1], direct[:, -1]).pvalue > 1e-3
+
+
+def test_printout_rows_equal_the_toy_experiments_rows():
+    """Row i of a printout has the law of row i of the whole toy experiment (KS), and the
+    rows of one printout are dependent the same way: the share of printouts whose two
+    first rows are both ≥ 0.99 agrees within 4 s.e."""
+    n = 40_000
+    fast = printout_rowmax(2, 10, 64, n, rng=rng_for(90))
+    whole = classic_rowmax(1, 10, 64, n, rng=rng_for(91), alphas=(0.0,))[0, :, 0, :2]
+    assert stats.ks_2samp(fast[:, 0], whole[:, 0]).pvalue > 1e-3
+    f, g = printout_chance(fast, 0.99), printout_chance(whole, 0.99)
+    assert abs(f["chance"] - g["chance"]) < 4 * math.hypot(f["se"], g["se"])
+
+
+def test_the_shipped_chance_of_the_quoted_printout():
+    """data/classic_printout.json (scripts/printout_chance.py): its counts add up, chunk 0
+    regenerates, and the chance agrees with an explicit simulation within 4 s.e."""
+    from scripts import printout_chance as script
+
+    doc = json.loads(PRINTOUT.read_text(encoding="utf-8"))
+    assert doc["setting"] == {"batch": 4, "seq_len": 10, "d_k": 64, "n_printed": 4,
+                              "threshold": 0.9997, "alpha": 0.0}  # fmt: skip
+    n = doc["n_printouts"]
+    assert n == doc["chunk"] * len(doc["chunk_hits"]) >= 10_000_000
+    p = sum(doc["chunk_hits"]) / n
+    assert doc["chance"] == pytest.approx(p, rel=1e-12)
+    assert doc["se"] == pytest.approx(math.sqrt(p * (1 - p) / n), rel=1e-12)
+    assert doc["row_share"] == pytest.approx(sum(doc["chunk_rows"]) / (4 * n), rel=1e-12)
+    assert doc["se"] < 0.03 * doc["chance"]  # a precise number to quote
+    # integer counts: another CPU changes one only for a row within an ulp of 0.9997
+    assert script.chunk_counts(0) == (doc["chunk_hits"][0], doc["chunk_rows"][0])
+    # Q (4 printed rows × 64) and K (10 × 64) drawn explicitly: 200,000 printouts
+    direct = printout_chance(direct_printout(4, 10, 64, 200_000, rng_for(100)), 0.9997)
+    assert direct["hits"] > 50
+    assert abs(doc["chance"] - direct["chance"]) < 4 * math.hypot(doc["se"], direct["se"])
+    # rows share their keys, yet the chance is close to row_share ** 4 (within 10 %)
+    assert doc["chance"] == pytest.approx(doc["row_share"] ** 4, rel=0.1)
+
+
+def test_printout_bad_arguments():
+    with pytest.raises(ValueError, match="n_printed"):
+        printout_rowmax(11, 10, 64, 10, rng=rng_for(0))
+    with pytest.raises(ValueError, match="n_printouts"):
+        printout_rowmax(4, 10, 64, 0, rng=rng_for(0))
+    with pytest.raises(ValueError, match="alpha"):
+        printout_rowmax(4, 10, 64, 10, rng=rng_for(0), alpha=-1.0)
+    with pytest.raises(ValueError, match="rowmax"):
+        printout_chance(np.ones(4), 0.9)
+    with pytest.raises(ValueError, match="threshold"):
+        printout_chance(np.ones((3, 4)), 1.5)
+    one = printout_chance(np.array([[1.0, 0.5], [1.0, 1.0]]), 0.9)
+    assert (one["chance"], one["hits"], one["row_share"]) == (0.5, 1.0, 0.75)

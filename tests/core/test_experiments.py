@@ -254,7 +254,7 @@ def test_classic_experiment_unscaled_row_max():
     exact = saturation_stats(64, 10, 0.0, rng=rng_for(52), n_rows=100_000)
     assert abs(mean - exact.max_weight_mean) < 4 * math.hypot(se, exact.max_weight_se)
     tensor_max = rowmax.max(axis=(1, 2))
-    assert tensor_max.mean() > 0.999  # the "≈ 0.9999" of a single printout
+    assert tensor_max.mean() > 0.999  # the tensor's largest entry is ≈ 1 …
     # …while a typical row is not: about 40 % of rows have max weight < 0.9, and
     # only about 10 % exceed 0.9999.
     assert 0.3 < np.mean(rowmax < 0.9) < 0.5

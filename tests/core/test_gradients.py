@@ -325,3 +325,32 @@ def test_reference_section_3_figures():
     assert un.jacobian_fro_mean == pytest.approx(0.044, abs=0.004)
     assert sc.jacobian_fro_mean == pytest.approx(0.35, abs=0.01)
     assert un.grad_fro_mean > sc.grad_fro_mean + 4 * math.hypot(un.grad_fro_se, sc.grad_fro_se)
+
+
+def test_one_row_decays_exponentially_while_the_mean_falls_like_one_over_sigma():
+    """The gradients page's card: doubling one row's gap from 10 to 20 multiplies ‖J‖_F
+    by e⁻¹⁰(1 + (n−1)e⁻¹⁰)²/(1 + (n−1)e⁻²⁰)² (exact for [g, 0, …, 0]), not by ½; the mean
+    over random unscaled rows (logits iid N(0, ‖q‖²) given q, ‖q‖² ~ χ²_d) from d = 256
+    (σ = 16) to 1024 (σ = 32) falls by 0.5 within 0.05 (the 1/σ law plus its O(1/σ²)
+    correction), measured within 4 s.e. (delta method)."""
+    for n in (10, 512):
+        fro = gap_curve([10.0, 20.0], n, None)["fro"]
+        e = (n - 1) * math.exp(-10.0)
+        assert fro[1] / fro[0] == pytest.approx(
+            math.exp(-10.0) * (1 + e) ** 2 / (1 + e * math.exp(-10.0)) ** 2, rel=1e-3
+        )
+    rng = np.random.default_rng(7)
+    means, ses = [], []
+    for d in (256, 1024):
+        z = np.sqrt(rng.chisquare(d, size=(200_000, 1))) * rng.standard_normal((200_000, 10))
+        j = jacobian_norm(softmax(z))
+        means.append(j.mean())
+        ses.append(j.std(ddof=1) / math.sqrt(j.size))
+    ratio = means[1] / means[0]
+    se = ratio * math.hypot(ses[0] / means[0], ses[1] / means[1])
+    assert abs(ratio - 0.5) < 0.05 + 4 * se
+    assert se < 0.01
+    # the page's sweep (core.experiments.saturation_stats) measures the same means
+    for d, m, s in zip((256, 1024), means, ses, strict=True):
+        st = saturation_stats(d, 10, 0.0, rng=np.random.default_rng(d), n_rows=100_000)
+        assert abs(st.jacobian_fro_mean - m) < 4 * math.hypot(s, s * math.sqrt(2))

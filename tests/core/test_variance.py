@@ -119,3 +119,40 @@ def test_kurtosis_standard_error_is_calibrated():
     # the std of 200 standard normals lies in [0.8, 1.2] with probability > 0.999
     assert 0.8 < z.std() < 1.3
     assert abs(z.mean()) < 0.6  # the sample kurtosis is biased low by O(1/√n) in se units
+
+
+def test_score_sizes_quoted_on_the_variance_page():
+    """The two question cards: at d = 1024, 0.18 % of |q·k| exceed 100; at d = 512 the
+    median |q·k| is 15.2 and 19 % lie in (20, 30]. Exact values (quadrature over ‖q‖)
+    against the exact O(1) sampler (2·10⁶ draws) and an explicit Σ q_i k_i (50,000 draws),
+    within 4 binomial s.e.; the median within 4 s.e. of a sample median
+    (√(p(1 − p)/n)/f(m), with f the density of |q·k| at m)."""
+    rng = np.random.default_rng(11)
+    share = variance.score_abs_share(1024, 100.0)
+    assert round(100 * share, 2) == 0.18
+    x = np.abs(dot_products(1024, 2_000_000, rng=rng))
+    hit = np.mean(x > 100)
+    assert abs(hit - share) < 4 * math.sqrt(share * (1 - share) / x.size)
+    median = variance.score_abs_median(512)
+    mid = variance.score_abs_share(512, 20.0, 30.0)
+    assert round(median, 1) == 15.2 and round(100 * mid) == 19
+    assert median == pytest.approx(stats.norm.ppf(0.75) * math.sqrt(512), rel=2e-3)
+    q, k = sample_qk(50_000, 512, rng=rng)
+    y = np.abs((q * k).sum(axis=1))
+    assert abs(np.mean((y > 20) & (y <= 30)) - mid) < 4 * math.sqrt(mid * (1 - mid) / y.size)
+    h = 0.05
+    density = (
+        variance.score_abs_share(512, 0, median + h) - variance.score_abs_share(512, 0, median - h)
+    ) / (2 * h)
+    assert abs(np.median(y) - median) < 4 * math.sqrt(0.25 / y.size) / density
+    # the closed form at d = 1: |q·k| has P(|qk| > x) = (2/π) ∫_x^∞ K₀(t) dt
+    tail = 2 / math.pi * integrate.quad(lambda t: special.k0(t), 1.0, np.inf)[0]
+    assert variance.score_abs_share(1, 1.0) == pytest.approx(tail, rel=1e-4)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(-1.0, 2.0), (3.0, 2.0), (0.0, float("nan"))])
+def test_score_abs_share_bad_bounds(lo, hi):
+    with pytest.raises(ValueError, match="lo and hi"):
+        variance.score_abs_share(8, lo, hi)
+    with pytest.raises(ValueError, match="d"):
+        variance.score_abs_median(0)

@@ -338,10 +338,18 @@ def _card(key: str, question: str, options: tuple, answer: int, explain: str, ab
             st.rerun()
 
 
-def myth(claim: str, reality: str) -> None:
-    """A misconception card: the popular claim, then what the live numbers show."""
+def myth(claim: str, reality: str, *, source: str | None = None) -> None:
+    """A misconception card, then what the live numbers show.
+
+    With ``source`` (where the claim appears: a paper, a book, a well-known post or
+    course) the card quotes the claim and names it; a claim no source can be named for
+    is asked as a question instead (``source=None``).
+    """
     with st.container(border=True):
-        st.markdown(f":material/report: **{t('workshop.myth')}** {claim}")
+        if source is None:
+            st.markdown(f":material/help: **{t('workshop.myth_question')}** {claim}")
+        else:
+            st.markdown(f":material/report: **{t('workshop.myth')}** {claim} ({source})")
         st.markdown(f":material/check_circle: **{t('workshop.reality')}** {reality}")
 
 

@@ -257,9 +257,34 @@ def myth_reality(d_k: int, n_keys: int, seed: int) -> str:
 
 def myth(d_k: int, n_keys: int, seed: int) -> None:
     """The misconception card, then why the mean and the median disagree."""
-    workshop.myth(t("gradients_workshop.myth_claim"), myth_reality(d_k, n_keys, seed))
+    workshop.myth(
+        t("gradients_workshop.myth_claim"),
+        myth_reality(d_k, n_keys, seed),
+        source=t("gradients_workshop.myth_source"),
+    )
     with st.expander(t("gradients_workshop.why_median_label")):
         st.markdown(t("gradients_workshop.why_median"))
+    workshop.myth(t("gradients_workshop.myth_gap_claim"), gap_reality(n_keys, seed))
+
+
+def gap_reality(n_keys: int, seed: int) -> str:
+    """One row's ‖J‖_F at gaps 10 and 20 against the unscaled mean at σ = 16 and 32."""
+    j1, j2 = (data.gap_point(g, n_keys, None)["fro"] for g in (10.0, 20.0))
+    sweep = data.gradient_sweep(n_keys, 0.5, seed).set_index(["alpha", "d"])
+    mean = sweep["jacobian_fro_mean"]
+    median = sweep["jacobian_fro_median"]
+    return t(
+        "gradients_workshop.myth_gap_reality",
+        n_keys=n_keys,
+        j1=f"{j1:.3g}",
+        j2=f"{j2:.3g}",
+        ratio=f"{j2 / j1:.2g}",
+        m1=f"{mean[0.0, 256]:.3g}",
+        m2=f"{mean[0.0, 1024]:.3g}",
+        mratio=f"{mean[0.0, 1024] / mean[0.0, 256]:.2f}",
+        med1=f"{median[0.0, 256]:.3g}",
+        med2=f"{median[0.0, 1024]:.3g}",
+    )
 
 
 # --- 5. the gradient that reaches q ---------------------------------------------------------

@@ -46,6 +46,10 @@ ROWS: tuple[Row, ...] = (
         "https://github.com/huggingface/transformers/blob/main/src/transformers/models/t5/modeling_t5.py",
     ),
     Row(
+        "t5_3b",
+        "https://huggingface.co/google-t5/t5-3b/blob/main/config.json",
+    ),
+    Row(
         "gemma2",
         "https://github.com/google-deepmind/gemma/blob/main/gemma/gm/nn/_gemma.py",
     ),

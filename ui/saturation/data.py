@@ -1,11 +1,15 @@
 """Cached data of the saturation page: one query row, the toy experiment, the overflow
-sweep and the exact overflow chance (the sweep against d_k is :mod:`ui.common.data`'s).
+sweep, the exact overflow chance (the sweep against d_k is :mod:`ui.common.data`'s) and
+the shipped chance of the quoted printout (data/classic_printout.json).
 
 Conventions (hashable inputs, small frames, one random stream per picture):
 :mod:`ui.common.data`.
 """
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -32,6 +36,10 @@ ROWMAX_BUDGET = 1 << 20
 
 
 ROWMAX_BINS = np.linspace(0.0, 1.0, 51)
+
+
+#: The chance of the quoted printout, written by scripts/printout_chance.py.
+PRINTOUT_PATH = Path(__file__).resolve().parents[2] / "data" / "classic_printout.json"
 
 
 def sat_sweep_rows(n_keys: int) -> int:
@@ -239,3 +247,17 @@ def scaled_overflow_chance(d_k: int, n_keys: int) -> float:
     from core.softmax import scaled_overflow_chance as chance
 
     return chance(d_k, n_keys)
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def quoted_printout() -> dict[str, float]:
+    """How often ``np.max(attn, axis=-1)[0]`` at (4, 10, 64), unscaled, starts with four
+    values ≥ 0.9997, as the quoted output does (scripts/printout_chance.py).
+
+    Returns
+    -------
+    dict: ``chance`` and ``se`` (binomial), ``n_printouts``, ``row_share`` (single rows
+    ≥ 0.9997).
+    """
+    doc = json.loads(PRINTOUT_PATH.read_text(encoding="utf-8"))
+    return {k: float(doc[k]) for k in ("chance", "se", "n_printouts", "row_share")}

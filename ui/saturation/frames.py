@@ -173,6 +173,13 @@ def fmt_chance(p: float) -> str:
     return f"{mantissa}·10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
+def fmt_chance_se(p: float, se: float) -> str:
+    """A small probability with its standard error on one power of ten: (3.6 ± 0.1)·10⁻⁴."""
+    exponent = int(np.floor(np.log10(p)))
+    scale = 10.0**exponent
+    return f"({p / scale:.2f} ± {se / scale:.2f})·10{str(exponent).translate(_SUPERSCRIPT)}"
+
+
 def rowmax_table(summary: dict[bool, dict[str, float]]) -> pd.DataFrame:
     """The row-max summary as a small table: one column per scaling, one row per statistic."""
     rows = ("mean", "median", "q10", "q90", "high_share", "tensor_max_median", "tensor_high_share")

@@ -123,29 +123,39 @@ def classic_experiment() -> None:
             median=frames.fmt_weight(u["median"]),
             q10=f"{u['q10']:.2f}",
             top=frames.fmt_weight(u["tensor_max_median"]),
+            n=seq,
         ),
         about=(batch, seq, dk, seed),
     ):
+        quoted = data.quoted_printout()
+        chance = {
+            "chance": frames.fmt_chance_se(quoted["chance"], quoted["se"]),
+            "one_in": f"{round(1 / quoted['chance'], -2):,.0f}",
+        }
         with top:
-            workshop.takeaway(t("saturation.classic_takeaway"))
+            workshop.takeaway(t("saturation.classic_takeaway", **chance))
         _classic_charts(batch, seq, dk, seed, hist, summary)
         # at a large d_k a typical row is saturated too: the claim holds there; at a small
         # d_k or a small tensor not even the tensor's largest entry is reliably ≈ 1
         variant = (
             "_saturated" if u["median"] >= 0.99 else "_flat" if u["tensor_high_share"] < 0.5 else ""
         )
-        workshop.myth(
-            t("saturation_workshop.myth_claim"),
-            t(
-                "saturation_workshop.myth_reality" + variant,
-                median=frames.fmt_weight(u["median"]),
-                q10=f"{u['q10']:.2f}",
-                high=f"{100 * u['high_share']:.0f}",
-                top=frames.fmt_weight(u["tensor_max_median"]),
-                top_share=f"{100 * u['tensor_high_share']:.0f}",
-                **shape,
-            ),
+        reality = t(
+            "saturation_workshop.myth_reality" + variant,
+            median=frames.fmt_weight(u["median"]),
+            q10=f"{u['q10']:.2f}",
+            high=f"{100 * u['high_share']:.0f}",
+            top=frames.fmt_weight(u["tensor_max_median"]),
+            top_share=f"{100 * u['tensor_high_share']:.0f}",
+            **shape,
         )
+        printout = t(
+            "saturation_workshop.myth_printout",
+            n=f"{quoted['n_printouts']:,.0f}",
+            row=f"{100 * quoted['row_share']:.1f}",
+            **chance,
+        )
+        workshop.myth(t("saturation_workshop.myth_claim"), f"{reality}\n\n{printout}")
         st.info(
             t(
                 "saturation_workshop.dist_plain",

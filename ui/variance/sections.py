@@ -130,6 +130,45 @@ def histograms(v: View, revealed: bool) -> None:
             data=scaled,
         )
     st.caption(t("variance.hist_caption", uniform_max=variance_core.UNIFORM_EXACT_MAX_D))
+    score_size_cards()
+
+
+def score_size_cards() -> None:
+    """Two often-quoted sizes of q·k, asked as questions and answered by the exact law."""
+    share = variance_core.score_abs_share(1024, 100.0)
+    workshop.myth(
+        t("variance.myth_hundreds_claim"),
+        t(
+            "variance.myth_hundreds_reality",
+            share=percent(share),
+            one_in=f"{round(1 / share, -1):,.0f}",
+            share_200=power_of_ten(variance_core.score_abs_share(1024, 200.0)),
+            median=f"{variance_core.score_abs_median(1024):.1f}",
+        ),
+    )
+    workshop.myth(
+        t("variance.myth_range_claim"),
+        t(
+            "variance.myth_range_reality",
+            median=f"{variance_core.score_abs_median(512):.1f}",
+            share=percent(variance_core.score_abs_share(512, 20.0, 30.0)),
+            below=percent(variance_core.score_abs_share(512, 0.0, 20.0)),
+        ),
+    )
+
+
+def power_of_ten(p: float) -> str:
+    """A small share as 5.8·10⁻¹⁰."""
+    mantissa, exponent = f"{p:.1e}".split("e")
+    return f"{mantissa}·10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def percent(p: float) -> str:
+    """A share as a percentage with 2 significant figures: 0.18 %, 19 %."""
+    return f"{100 * p:.2g} %"
 
 
 # --- 3. Var(q·k) against d_k ---------------------------------------------------------------

@@ -181,3 +181,38 @@ def test_field_guide_rows_have_sources():
     for name in ("GPT-2", "BERT", "T5", "Gemma 2", "Gemma 3", "DeepSeek-V2", "OLMo 2", "Qwen3",
                  "ViT-22B", "Llama 4", "Grok-1", "μP", "SSMax"):  # fmt: skip
         assert name in models
+
+
+def test_field_guide_head_widths_as_the_sources_give_them():
+    """T5: d_kv = 64 for small/base/large, 128 for 3B and 11B (their config.json);
+    ViT-22B: width 6144 over 48 heads = 128 (Dehghani et al. 2023, Table 1)."""
+    en = i18n.catalog("en")
+    rows = {row.id: row for row in ROWS}
+    cell = lambda row, col: en[f"real_models.guide_{row}_{col}"]  # noqa: E731
+    assert cell("t5", "d_k").split()[0] == "64"
+    assert all(size in cell("t5", "model") for size in ("small", "base", "large"))
+    assert cell("t5_3b", "d_k").split()[0] == "128"
+    assert all(size in cell("t5_3b", "model") for size in ("3B", "11B"))
+    assert rows["t5_3b"].source.endswith("t5-3b/blob/main/config.json")
+    assert cell("vit22b", "d_k").split()[0] == "128" == str(6144 // 48)
+    assert "6144" in cell("vit22b", "d_k") and "Table 1" in cell("vit22b", "extras")
+    for lang in i18n.LANGUAGES:  # the numbers are the same in both languages
+        cat = i18n.catalog(lang)
+        for row, width in (("t5", "64"), ("t5_3b", "128"), ("vit22b", "128")):
+            assert cat[f"real_models.guide_{row}_d_k"].startswith(width)
+
+
+def test_production_head_sizes_stay_between_64_and_256():
+    """The field guide's d_k column, which the sqrt-vs-d page cites: every production
+    model's head width is 64–256 (MiniLM, a distilled encoder, has 32; "—" and "any"
+    are methods for any width)."""
+    en = i18n.catalog("en")
+    widths = {}
+    for row in ROWS:
+        cell = en[f"real_models.guide_{row.id}_d_k"].split()[0]
+        if cell.isdigit():
+            widths[row.id] = int(cell)
+    assert widths.pop("minilm") == 32
+    assert len(widths) >= 12 and all(64 <= w <= 256 for w in widths.values()), widths
+    assert "between 64 and 256" in en["real_models.guide_lead"]
+    assert "between 64 and 256" in en["sqrt_vs_d.why_d"]
