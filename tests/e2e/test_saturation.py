@@ -68,7 +68,7 @@ def test_saturation_presenter_steps_and_a_prediction(app):
     expect(app.page.locator(CHARTS)).to_have_count(6)  # heatmaps and row-max histogram
     main = app.page.locator("[data-testid='stMain']")
     expect(main).to_contain_text("the measurement says 0.9 – 0.99")
-    expect(main).to_contain_text("Popular claim:")
+    expect(main).to_contain_text("Question:")
     app.interact(app.button("step_prev").click)
     app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
     expect(app.page.locator(CHARTS)).to_have_count(3)
