@@ -147,9 +147,9 @@ def test_derivation_writes_large_numbers_in_full():
 def test_the_worked_example_follows_its_own_d_k():
     at = run_page(example_d_k="256")
     assert not at.exception and not warnings(at)
-    assert at.select_slider(key="example_d_k").value == "256"
+    assert at.radio(key="example_d_k").value == "256"
     before = chart_data(at)
-    at.select_slider(key="example_d_k").set_value("16").run()
+    at.radio(key="example_d_k").set_value("16").run()
     after = chart_data(at)
     assert len(before) == len(after) == 4
     for b, a in zip(before, after, strict=True):
@@ -162,4 +162,4 @@ def test_a_bad_example_d_k_warns_and_falls_back():
     at = run_page(example_d_k="5")
     assert not at.exception
     assert any("example_d_k" in w for w in warnings(at))
-    assert at.select_slider(key="example_d_k").value == "4"
+    assert at.radio(key="example_d_k").value == "4"

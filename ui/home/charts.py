@@ -5,7 +5,13 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import cell_ink, chart_title, check_rows, gradient_legend_below
+from ui.common.charts import (
+    HALF_SUBTITLE_LINE_COLUMNS,
+    cell_ink,
+    chart_title,
+    check_rows,
+    gradient_legend_below,
+)
 
 
 def matrix_cells(
@@ -22,7 +28,7 @@ def matrix_cells(
     diverging: bool,
     number_format: str = ".2f",
 ) -> alt.LayerChart:
-    """A small matrix, every cell coloured by ``value`` and printed in it.
+    """A small matrix, every cell coloured by ``value`` and printed in it (drawn half width).
 
     Parameters
     ----------
@@ -68,7 +74,9 @@ def matrix_cells(
         cells,
         text,
         data=df,
-        title=chart_title(title, subtitle),
+        title=chart_title(
+            title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS
+        ),  # half width
         description=description,
         height=120,
     )

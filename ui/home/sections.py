@@ -40,7 +40,6 @@ def worked_example(seed: int) -> None:
             t("home.example_d_k"),
             data.EXAMPLE_D_KS,
             default=data.EXAMPLE_D_KS[0],
-            widget="select_slider",
             help=t("home.example_d_k_help"),
         )
     )
