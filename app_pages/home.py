@@ -1,20 +1,19 @@
-"""Home: the formula, the story step by step, and where each step lives."""
+"""Home: the formula, where it sits in a Transformer, a worked example, and the story."""
 
 import streamlit as st
 
 from ui.common import workshop
 from ui.common.i18n import t
 from ui.common.pages import STORY, page
+from ui.home import sections
 
 st.title(t("home.title"))
 st.markdown(t("home.lead"))
 st.latex(
     r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"
 )
-
-left, right = st.columns(2)
-left.info(t("home.summary_plain"), icon=":material/lightbulb:")
-right.info(t("home.summary_technical"), icon=":material/functions:")
+sections.orientation()
+sections.worked_example(st.session_state.get("seed", 0))
 
 st.header(t("home.story_title"))
 workshop.takeaway(t("home.story_takeaway"))

@@ -24,6 +24,7 @@ names, symbols and code stay as written, and a short reviewed list of terms is a
 from __future__ import annotations
 
 import functools
+import html
 import json
 import re
 
@@ -168,7 +169,9 @@ def page_texts(at) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     for node in at:
         kind = node.type
         proto = getattr(node, "proto", None)
-        if kind in _TEXT:
+        if kind == "markdown" and node.value.startswith("<svg"):  # a picture: its words
+            page.extend(("svg", html.unescape(w)) for w in re.findall(r">([^<>]+)<", node.value))
+        elif kind in _TEXT:
             page.append((kind, node.value))
         elif kind == "latex":
             page.extend(("latex", s) for s in _latex_text(node.value))

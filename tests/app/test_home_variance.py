@@ -142,3 +142,43 @@ def test_derivation_writes_large_numbers_in_full():
     assert "4{,}096 \\cdot 256 = 1{,}048{,}576" in derivation and "e+" not in derivation
     kurt = next(m for m in at.metric if "kurtosis" in m.label.lower())
     assert "theory 0.001465 " in kurt.delta  # 6/4096, not rounded to 4 decimals
+
+
+def test_the_worked_example_follows_its_own_d_k():
+    at = run_page(example_d_k="256")
+    assert not at.exception and not warnings(at)
+    assert at.radio(key="example_d_k").value == "256"
+    before = chart_data(at)
+    at.radio(key="example_d_k").set_value("16").run()
+    after = chart_data(at)
+    assert len(before) == len(after) == 4
+    for b, a in zip(before, after, strict=True):
+        assert b["raw"] != a["raw"]
+    # the story's d_k is another control
+    assert "d_k" not in at.query_params
+
+
+def test_a_bad_example_d_k_warns_and_falls_back():
+    at = run_page(example_d_k="5")
+    assert not at.exception
+    assert any("example_d_k" in w for w in warnings(at))
+    assert at.radio(key="example_d_k").value == "4"
+
+
+def _hist_x_scales(at):
+    charts = [c["spec"] for c in chart_data(at)[:2]]  # the two histograms, unscaled first
+    return [c["layer"][0]["encoding"]["x"].get("scale", {}) for c in charts]
+
+
+def test_the_histograms_share_one_x_axis_by_default():
+    """The unscaled histogram's range, for both: the scaled one is visibly narrower."""
+    at = run_page("app_pages/variance.py", d_k="256")
+    raw, scaled = _hist_x_scales(at)
+    assert raw["domain"] == scaled["domain"]
+    lo, hi = raw["domain"]
+    # the unscaled q·k at d_k = 256 has std 16: its histogram spans many of them
+    assert lo < -40 and hi > 40
+    at.radio(key="hist_axes").set_value("own").run()
+    raw, scaled = _hist_x_scales(at)
+    assert "domain" not in raw and "domain" not in scaled
+    assert at.query_params["hist_axes"] in ("own", ["own"])

@@ -29,6 +29,8 @@ LAPTOP_MAIN = 800
 LAPTOP_HEIGHT = 900
 #: page name -> key of the button to tap, for a page without a ``*_double`` button.
 TAP_CONTROL: dict[str, str] = {
+    # the worked example's d_k: its third option
+    "home": ".st-key-example_d_k [role='radiogroup'] > :nth-child(3) [data-testid='stRadioOption']",
     # no ×2 button here: the head number's "+" steps to the next head
     "real_models": ".st-key-head [data-testid='stNumberInputStepUp']",
 }

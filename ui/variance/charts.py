@@ -27,6 +27,7 @@ def histogram_with_law(
     description: str,
     tips: dict[str, str],
     color: str = COLORS["sqrt"],
+    x_domain: tuple[float, float] | None = None,
 ) -> alt.LayerChart:
     """Histogram bars with the exact law and its Gaussian limit drawn over them.
 
@@ -41,8 +42,12 @@ def histogram_with_law(
         Legend labels of the exact law and of the Gaussian limit.
     tips : dict
         Tooltip title of the curves' legend field: ``law``.
+    x_domain : (lo, hi), optional
+        The x-axis range, to draw two histograms on one axis (the unscaled one's range);
+        None: the data's own range.
     """
     check_rows(df)
+    x_scale = alt.Scale() if x_domain is None else alt.Scale(domain=list(x_domain), nice=False)
     base = alt.Chart(df)
     tooltip = [
         alt.Tooltip("x:Q", title=x_title, format=".3g"),
@@ -51,7 +56,7 @@ def histogram_with_law(
     ]
     # rectangles from 0 to the density over [x0, x1] (a bar with x2 would be horizontal)
     bars = base.mark_rect(opacity=0.55, color=color).encode(
-        x=alt.X("x0:Q", title=x_title),
+        x=alt.X("x0:Q", title=x_title, scale=x_scale),
         x2=alt.X2("x1:Q"),
         y=alt.Y("density:Q", title=y_title),
         y2=alt.Y2(datum=0),

@@ -16,10 +16,14 @@ import streamlit as st
 from core import variance as variance_core
 from core.sampling import dot_products
 from core.theory import dot_product_excess_kurtosis, dot_product_variance
-from ui.common import workshop
+from ui.common import controls, workshop
 from ui.common.charts import COLORS
 from ui.common.i18n import t
 from ui.variance import charts, data
+
+#: The histograms' x-axes: one for both (the default: the unscaled one is visibly wider)
+#: or each its own (to compare their shapes).
+HIST_AXES = ("shared", "own")
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,15 @@ def histograms(v: View, revealed: bool) -> None:
     raw, scaled, _ = v.histograms()
     std_theory = math.sqrt(dot_product_variance(d_k, v.sigma_q, v.sigma_k))
     laws = (t("variance.law_exact"), t("variance.law_gauss"))
+    axes = controls.choice(
+        "hist_axes",
+        t("variance.hist_axes"),
+        HIST_AXES,
+        default=HIST_AXES[0],
+        labels=[t(f"variance.hist_axes_{a}") for a in HIST_AXES],
+    )
+    # one x-axis (the unscaled histogram's range, the wider one) unless asked otherwise
+    shared = (float(raw.x0.min()), float(raw.x1.max())) if axes == "shared" else None
     left, right = st.columns(2)
     with left:
         workshop.chart(
@@ -109,6 +122,7 @@ def histograms(v: View, revealed: bool) -> None:
                 description=t("variance.hist_raw_alt", d_k=d_k, std=f"{std_theory:.3g}"),
                 tips={"law": t("variance.tip_law")},
                 color=COLORS["unscaled"],
+                x_domain=shared,
             ),
             key="variance_hist_raw",
             data=raw,
@@ -125,11 +139,13 @@ def histograms(v: View, revealed: bool) -> None:
                 law_labels=laws,
                 description=t("variance.hist_scaled_alt", std=f"{v.c:.3g}"),
                 tips={"law": t("variance.tip_law")},
+                x_domain=shared,
             ),
             key="variance_hist_scaled",
             data=scaled,
         )
     st.caption(t("variance.hist_caption", uniform_max=variance_core.UNIFORM_EXACT_MAX_D))
+    st.caption(t(f"variance.hist_axes_note_{axes}"))
     score_size_cards()
 
 

@@ -1,0 +1,86 @@
+"""Data of the home page's worked example: three queries, four keys and their values.
+
+Conventions of the cached wrappers: :mod:`ui.common.data`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ui.common.data import rng_for
+
+STREAM_EXAMPLE = 60
+
+#: The example's d_k, a factor of 4 apart: its own control, not the story's d_k.
+EXAMPLE_D_KS = ("4", "16", "64", "256", "1024")
+#: Queries, keys and the width of each value vector: small enough to print every number.
+N_QUERIES, N_KEYS, D_V = 3, 4, 2
+#: Entries of each vector printed in the tables (the rest is summarised by its norm).
+SHOWN_ENTRIES = 4
+SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉"
+
+
+def example_vectors(d_k: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q (3, d_k), K (4, d_k) with iid N(0, 1) entries and V (4, 2), from the seed's stream."""
+    rng = rng_for(seed, STREAM_EXAMPLE)
+    # V first and Q, K after, each from its own child stream: a longer d_k keeps V fixed
+    v_rng, q_rng, k_rng = rng.spawn(3)
+    v = np.round(v_rng.standard_normal((N_KEYS, D_V)), 1) + 0.0  # short numbers; no −0.0
+    return q_rng.standard_normal((N_QUERIES, d_k)), k_rng.standard_normal((N_KEYS, d_k)), v
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def worked_example(d_k: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The example end to end, unscaled and scaled by 1/√d_k.
+
+    Returns
+    -------
+    cells : DataFrame, one row per (query i, key j), 1-based: ``score`` = q_i·k_j,
+        ``logit`` = score/√d_k, ``weight_unscaled`` = softmax(scores) and
+        ``weight_scaled`` = softmax(logits) along the row.
+    outputs : DataFrame, one row per (query i, component c): ``out_unscaled`` and
+        ``out_scaled``, the rows of the two weight matrices times V.
+    """
+    from core.attention import attention_logits, scaled_dot_product_attention
+
+    q, k, v = example_vectors(d_k, seed)
+    scores = attention_logits(q, k, alpha=0.0)  # (3, 4)
+    logits = attention_logits(q, k, alpha=0.5)
+    out_u, w_u = scaled_dot_product_attention(q, k, v, alpha=0.0)  # (3, 2), (3, 4)
+    out_s, w_s = scaled_dot_product_attention(q, k, v, alpha=0.5)
+    i, j = np.meshgrid(np.arange(1, N_QUERIES + 1), np.arange(1, N_KEYS + 1), indexing="ij")
+    cells = pd.DataFrame(
+        {
+            "i": i.ravel(),
+            "j": j.ravel(),
+            "score": scores.ravel(),
+            "logit": logits.ravel(),
+            "weight_unscaled": w_u.ravel(),
+            "weight_scaled": w_s.ravel(),
+        }
+    )
+    i, c = np.meshgrid(np.arange(1, N_QUERIES + 1), np.arange(1, D_V + 1), indexing="ij")
+    outputs = pd.DataFrame(
+        {"i": i.ravel(), "c": c.ravel(), "out_unscaled": out_u.ravel(), "out_scaled": out_s.ravel()}
+    )
+    return cells, outputs
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def vector_table(d_k: int, seed: int, which: str) -> pd.DataFrame:
+    """The first :data:`SHOWN_ENTRIES` entries of Q, K or V (``which``), two decimals, one
+    row per vector; for Q and K a last column with the vector's norm ‖·‖."""
+    q, k, v = example_vectors(d_k, seed)
+    a = {"q": q, "k": k, "v": v}[which]
+    shown = a[:, :SHOWN_ENTRIES]
+    names = [f"{which}{SUBSCRIPTS[r + 1]}" for r in range(a.shape[0])]  # q₁, q₂, …
+    columns = [str(c + 1) for c in range(shown.shape[1])]
+    table = pd.DataFrame(shown, index=names, columns=columns)
+    table = table.map(lambda x: f"{x:.1f}" if which == "v" else f"{x:.2f}")
+    if a.shape[1] > SHOWN_ENTRIES:
+        table["…"] = "…"
+    if which != "v":
+        table["‖·‖"] = [f"{x:.1f}" for x in np.linalg.norm(a, axis=1)]
+    return table
