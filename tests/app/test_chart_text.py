@@ -1,6 +1,7 @@
 """Every chart of every page, in both languages, read as a learner reads it.
 
-Each page runs with every prediction question skipped (all charts drawn); each chart's
+Each page runs with every prediction question answered by the link (``reveal=1``: all
+charts drawn; the session's shared run, :func:`tests.app.helpers.page_run`); each chart's
 decoded spec is walked layer by layer (facets and nested layers included, a layer's
 shared ``encoding`` merged into its marks):
 
@@ -19,19 +20,16 @@ shared ``encoding`` merged into its marks):
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 
 import pytest
 
-from tests.app.helpers import run_page
+from tests.app.helpers import SCRIPTS, page_run
 from tests.app.test_pinned_charts import decode_chart
 from ui.common.axes import EXP_LABEL, PLAIN_LABEL
-from ui.common.pages import PAGES
 
 LANGS = ("en", "zh")
-SCRIPTS = {p.url_path or "home": p.script for p in PAGES}
 
 #: Marks that need no tooltip of their own: text labels (their numbers are in the
 #: tooltip of the mark they label) and bands (the line through them carries theirs).
@@ -149,30 +147,12 @@ def chart_texts(chart: dict) -> list[str]:
     return texts
 
 
-@functools.cache
-def page(url_path: str, lang: str) -> tuple[list[dict], list[str]]:
-    """The decoded charts of a page and its widgets' labels and captions."""
-    at = run_page(SCRIPTS[url_path], lang=lang)
-    assert not at.exception, at.exception
-    charts = [decode_chart(c.proto)[0] for c in at.get("vega_lite_chart")]
-    labels = []
-    for kind in (
-        "number_input",
-        "slider",
-        "select_slider",
-        "radio",
-        "selectbox",
-        "checkbox",
-        "toggle",
-        "button",
-        "text_input",
-        "text_area",
-        "multiselect",
-    ):
-        for widget in getattr(at, kind):
-            labels.append(widget.label)
-            labels += list(getattr(widget.proto, "captions", []))
-    return charts, labels
+def page(url_path: str, lang: str) -> tuple[list[dict], tuple[str, ...]]:
+    """The decoded charts of a page (the session's shared run) and its widgets' labels and
+    captions."""
+    run = page_run(url_path, lang)
+    assert not run.exceptions, run.exceptions
+    return [decode_chart(proto)[0] for proto in run.charts], run.labels
 
 
 CASES = [(p, lang) for p in SCRIPTS for lang in LANGS]
