@@ -66,13 +66,16 @@ class PageRun:
     ``charts``: the protos of its Vega-Lite charts, in order (``proto.spec``,
     ``proto.datasets``, ``proto.theme``); ``labels``: every widget's label and its options'
     captions; ``elements``: the main area's leaf elements in reading order, as (type,
-    text); ``exceptions``: the messages of any exception shown.
+    text); ``exceptions`` and ``warnings``: the messages of those shown; ``steps``: in
+    presenter mode, how many steps the page has (None otherwise).
     """
 
     charts: tuple
     labels: tuple[str, ...]
     elements: tuple[tuple[str, str], ...]
     exceptions: tuple[str, ...]
+    warnings: tuple[str, ...]
+    steps: int | None
 
 
 def page_run(page: str, lang: str, **params: str) -> PageRun:
@@ -100,6 +103,8 @@ def _page_run(page: str, lang: str, params: tuple[tuple[str, str], ...]) -> Page
         labels=tuple(labels),
         elements=elements,
         exceptions=tuple(e.value for e in at.exception),
+        warnings=tuple(warnings(at)),
+        steps=next((int(w.max) for w in at.number_input if w.key == "step"), None),
     )
 
 
