@@ -1,22 +1,21 @@
 """Every chart of every page, in both languages, read as a learner reads it.
 
 Each page runs with every prediction question answered by the link (``reveal=1``: all
-charts drawn; the session's shared runs, :func:`tests.app.helpers.page_run`); each chart's
-decoded spec is walked layer by layer (facets and nested layers included, a layer's
-shared ``encoding`` merged into its marks):
+charts drawn; the session's shared runs, :func:`tests.app.helpers.page_run`), in every
+state of :data:`STATES`: the defaults, then one factor changed at a time (each α preset,
+each optimizer, each variant a toggle or a choice draws), and presenter mode at its last
+step. Each chart's decoded spec is walked layer by layer (facets and nested layers
+included, a layer's shared ``encoding`` merged into its marks):
 
-- **tooltips**, in every state a page can be put in (:data:`STATES`: the defaults, then one
-  factor changed at a time: each α preset, each optimizer, each variant a toggle or a
-  choice draws; presenter mode at its last step), read as Streamlit sends the spec: its
-  chart theme gives every mark that sets no tooltip of its own an encoding tooltip
-  (``mark.tooltip: {content: "encoding"}``), which shows raw field names and unformatted
-  numbers. So every mark either has a tooltip or switches tooltips off (``tooltip=None``
-  in its encoding, or ``tooltip=False`` on the mark); every tooltip entry has a title, in
-  Chinese on a Chinese page (or a symbol or a term on :data:`ZH_TERMS`); every
-  quantitative entry has a d3 format of 3–4 significant figures or fixed decimals/percent
-  with at most 4 decimals (:func:`format_problem`); and a band or an interval (a mark
-  with ``y`` and ``y2``, or ``x`` and ``x2``) has both its edges, titled, in a tooltip of
-  its chart (its own, or the line's through it);
+- **tooltips**, read as Streamlit sends the spec: its chart theme gives every mark that
+  sets no tooltip of its own an encoding tooltip (``mark.tooltip: {content: "encoding"}``),
+  which shows raw field names and unformatted numbers. So every mark either has a tooltip
+  or switches it off (``mark_area(tooltip=False)``, or ``"tooltip": null`` in its
+  encoding); every tooltip entry has a title, in Chinese on a Chinese page (or a symbol or
+  a term on :data:`ZH_TERMS`); every quantitative entry has a d3 format of 3–4 significant
+  figures or fixed decimals/percent with at most 4 decimals (:func:`format_problem`); and
+  a band or an interval (an area or a rule from ``y`` to ``y2``, or ``x`` to ``x2``) has
+  both its edges, titled, in a tooltip of its chart (its own, or the line's through it);
 - **heatmaps** (a rect with x, y and a colour) draw no grid over their cells;
 - **log axes** (base 10) are labelled by :func:`ui.common.axes.log_axis`: fixed ticks
   and one label format for the whole axis;
@@ -167,8 +166,6 @@ def page(url_path: str, lang: str, **params: str) -> tuple[list[dict], tuple[str
     return [decode_chart(proto)[0] for proto in run.charts], run.labels
 
 
-CASES = [(p, lang) for p in SCRIPTS for lang in LANGS]
-
 #: One factor changed at a time from the defaults: each α preset, each optimizer, each
 #: variant a toggle or a choice of what is drawn (not a number a control only moves).
 VARIANTS: dict[str, list[dict[str, str]]] = {
@@ -189,6 +186,11 @@ def presenter(url_path: str) -> dict[str, str]:
     """Presenter mode at the page's last step (every section shown)."""
     steps = page_run(url_path, "en", present="1").steps
     return {"present": "1"} | ({"step": str(steps)} if steps else {})
+
+
+def state(url_path: str, params: dict[str, str] | str) -> dict[str, str]:
+    """The query parameters of a state of :data:`STATES`."""
+    return presenter(url_path) if params == "present" else params
 
 
 def _state_id(url_path: str, lang: str, params: dict[str, str] | str) -> str:
@@ -297,7 +299,7 @@ def tooltip_problems(chart: dict, lang: str, theme: str) -> list[str]:
 # --------------------------------------------------------------------------- the tests
 @pytest.mark.parametrize(("url_path", "lang", "params"), STATES)
 def test_every_tooltip_is_titled_and_formatted(url_path, lang, params):
-    params = presenter(url_path) if params == "present" else params
+    params = state(url_path, params)
     run = page_run(url_path, lang, **params)
     assert not run.exceptions, run.exceptions
     assert not run.warnings, f"the state {params} is not one the page takes: {run.warnings}"
@@ -311,9 +313,9 @@ def test_every_tooltip_is_titled_and_formatted(url_path, lang, params):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(("url_path", "lang"), CASES)
-def test_heatmaps_draw_no_grid_over_their_cells(url_path, lang):
-    charts, _ = page(url_path, lang)
+@pytest.mark.parametrize(("url_path", "lang", "params"), STATES)
+def test_heatmaps_draw_no_grid_over_their_cells(url_path, lang, params):
+    charts, _ = page(url_path, lang, **state(url_path, params))
     problems = []
     for i, chart in enumerate(charts):
         for mark in marks(chart["spec"]):
@@ -327,9 +329,9 @@ def test_heatmaps_draw_no_grid_over_their_cells(url_path, lang):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(("url_path", "lang"), CASES)
-def test_log_axes_label_in_one_format(url_path, lang):
-    charts, _ = page(url_path, lang)
+@pytest.mark.parametrize(("url_path", "lang", "params"), STATES)
+def test_log_axes_label_in_one_format(url_path, lang, params):
+    charts, _ = page(url_path, lang, **state(url_path, params))
     problems = []
     for i, chart in enumerate(charts):
         found: dict[str, list[dict]] = {}
@@ -347,9 +349,9 @@ def test_log_axes_label_in_one_format(url_path, lang):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(("url_path", "lang"), CASES)
-def test_no_ascii_math_in_chart_or_control_labels(url_path, lang):
-    charts, labels = page(url_path, lang)
+@pytest.mark.parametrize(("url_path", "lang", "params"), STATES)
+def test_no_ascii_math_in_chart_or_control_labels(url_path, lang, params):
+    charts, labels = page(url_path, lang, **state(url_path, params))
     problems = [f"control label {text!r}" for text in labels if ASCII_MATH.search(text)]
     for i, chart in enumerate(charts):
         texts = chart_texts(chart)
