@@ -1,10 +1,16 @@
-"""AppTest helpers: run one page of the app, in a language, with query parameters."""
+"""AppTest helpers: run one page of the app, in a language, with query parameters.
+
+:func:`page_run` is the session's one run of a page in a language (and, optionally, with
+query parameters): the pinned-chart, chart-text and text suites read the same runs, so
+each page runs once per language and state however many suites check it.
+"""
 
 from __future__ import annotations
 
 import functools
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -18,6 +24,14 @@ def run_page(script: str | None = None, reveal: bool = True, **params: str | lis
 
     With ``reveal`` every "predict first" question is skipped so all charts are drawn.
     """
+    at = _run(script, params)
+    if reveal:
+        reveal_all(at)
+    return at
+
+
+def _run(script: str | None, params: dict[str, str | list[str]]) -> AppTest:
+    """:func:`run_page` without skipping questions (``params`` may hold ``reveal``)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     for key, value in params.items():
         at.query_params[key] = value
@@ -26,10 +40,72 @@ def run_page(script: str | None = None, reveal: bool = True, **params: str | lis
             # AppTest finds a page before the first run only by its file name
             at.run()
         at.switch_page(script)
-    at.run()
-    if reveal:
-        reveal_all(at)
-    return at
+    return at.run()
+
+
+#: The widget kinds whose labels (and options' captions) a learner reads.
+WIDGET_KINDS = (
+    "number_input",
+    "slider",
+    "select_slider",
+    "radio",
+    "selectbox",
+    "checkbox",
+    "toggle",
+    "button",
+    "text_input",
+    "text_area",
+    "multiselect",
+)
+
+
+@dataclass(frozen=True)
+class PageRun:
+    """What one finished run of a page drew, kept after its AppTest is gone.
+
+    ``charts``: the protos of its Vega-Lite charts, in order (``proto.spec``,
+    ``proto.datasets``, ``proto.theme``); ``labels``: every widget's label and its options'
+    captions; ``elements``: the main area's leaf elements in reading order, as (type,
+    text); ``exceptions`` and ``warnings``: the messages of those shown; ``steps``: in
+    presenter mode, how many steps the page has (None otherwise).
+    """
+
+    charts: tuple
+    labels: tuple[str, ...]
+    elements: tuple[tuple[str, str], ...]
+    exceptions: tuple[str, ...]
+    warnings: tuple[str, ...]
+    steps: int | None
+
+
+def page_run(page: str, lang: str, **params: str) -> PageRun:
+    """The run of ``page`` (url path, "home" for the home page) in ``lang`` with query
+    ``params``, every question answered by the link (``reveal=1``, unless ``params`` say
+    otherwise): run once per test session, then shared."""
+    return _page_run(page, lang, tuple(sorted({"reveal": "1", **params}.items())))
+
+
+@functools.cache
+def _page_run(page: str, lang: str, params: tuple[tuple[str, str], ...]) -> PageRun:
+    at = _run(SCRIPTS[page], {"lang": lang, **dict(params)})
+    labels = []
+    for kind in WIDGET_KINDS:
+        for widget in getattr(at, kind):
+            labels.append(widget.label)
+            labels += list(getattr(widget.proto, "captions", []))
+    elements = tuple(
+        (node.type, node.value)
+        for node in at.main
+        if not hasattr(node, "children") and isinstance(getattr(node, "value", None), str)
+    )
+    return PageRun(
+        charts=tuple(chart.proto for chart in at.get("vega_lite_chart")),
+        labels=tuple(labels),
+        elements=elements,
+        exceptions=tuple(e.value for e in at.exception),
+        warnings=tuple(warnings(at)),
+        steps=next((int(w.max) for w in at.number_input if w.key == "step"), None),
+    )
 
 
 def reveal_all(at: AppTest) -> AppTest:
@@ -72,6 +148,16 @@ def page_params(script: str) -> tuple[str, ...]:
     assert not at.exception, at.exception
     drawn = PAGE_CONTROLS.get(_url_path(script), {})
     return tuple(sorted(set(drawn) - APP_PARAMS - WORKSHOP_PARAMS))
+
+
+def _scripts() -> dict[str, str]:
+    from ui.common.pages import PAGES
+
+    return {p.url_path or "home": p.script for p in PAGES}
+
+
+#: Pages by url path ("home" for the home page): their scripts.
+SCRIPTS = _scripts()
 
 
 def _url_path(script: str) -> str | None:

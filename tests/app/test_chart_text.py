@@ -1,13 +1,21 @@
 """Every chart of every page, in both languages, read as a learner reads it.
 
-Each page runs with every prediction question skipped (all charts drawn); each chart's
-decoded spec is walked layer by layer (facets and nested layers included, a layer's
-shared ``encoding`` merged into its marks):
+Each page runs with every prediction question answered by the link (``reveal=1``: all
+charts drawn; the session's shared runs, :func:`tests.app.helpers.page_run`), in every
+state of :data:`STATES`: the defaults, then one factor changed at a time (each α preset,
+each optimizer, each variant a toggle or a choice draws), and presenter mode at its last
+step. Each chart's decoded spec is walked layer by layer (facets and nested layers
+included, a layer's shared ``encoding`` merged into its marks):
 
-- **tooltips**: every mark but text labels and bands has one; every entry has a title
-  (Vega-Lite shows the raw field name, ``lo`` or ``var``, without one), in Chinese Chinese (or a symbol or a term on
-  :data:`ZH_TERMS`); every quantitative entry has a d3 format of 3–4 significant figures
-  or fixed decimals/percent with at most 4 decimals (:func:`format_problem`);
+- **tooltips**, read as Streamlit sends the spec: its chart theme gives every mark that
+  sets no tooltip of its own an encoding tooltip (``mark.tooltip: {content: "encoding"}``),
+  which shows raw field names and unformatted numbers. So every mark either has a tooltip
+  or switches it off (``mark_area(tooltip=False)``, or ``"tooltip": null`` in its
+  encoding); every tooltip entry has a title, in Chinese on a Chinese page (or a symbol or
+  a term on :data:`ZH_TERMS`); every quantitative entry has a d3 format of 3–4 significant
+  figures or fixed decimals/percent with at most 4 decimals (:func:`format_problem`); and
+  a band or an interval (an area or a rule from ``y`` to ``y2``, or ``x`` to ``x2``) has
+  both its edges, titled, in a tooltip of its chart (its own, or the line's through it);
 - **heatmaps** (a rect with x, y and a colour) draw no grid over their cells;
 - **log axes** (base 10) are labelled by :func:`ui.common.axes.log_axis`: fixed ticks
   and one label format for the whole axis;
@@ -25,17 +33,18 @@ import re
 
 import pytest
 
-from tests.app.helpers import run_page
+from core.real_models import DIVISORS as RM_DIVISORS
+from core.theory import DISTRIBUTIONS
+from core.training import OPTIMIZERS
+from core.which_d import DIVISORS_SELF
+from core.which_d import INITS as WHICH_D_INITS
+from tests.app.helpers import SCRIPTS, page_run
 from tests.app.test_pinned_charts import decode_chart
 from ui.common.axes import EXP_LABEL, PLAIN_LABEL
-from ui.common.pages import PAGES
+from ui.common.controls import ALPHA_PRESETS
 
 LANGS = ("en", "zh")
-SCRIPTS = {p.url_path or "home": p.script for p in PAGES}
 
-#: Marks that need no tooltip of their own: text labels (their numbers are in the
-#: tooltip of the mark they label) and bands (the line through them carries theirs).
-NO_TOOLTIP_MARKS = {"text", "area"}
 #: Latin words a Chinese tooltip title may keep: the field's terms, units and operators.
 ZH_TERMS = {"logit", "logits", "softmax", "LayerNorm", "QK", "nat", "nats", "NaN", "inf"}
 ZH_TERMS |= {"ln", "log", "exp", "max", "min", "Var", "std"}
@@ -149,71 +158,164 @@ def chart_texts(chart: dict) -> list[str]:
     return texts
 
 
+def page(url_path: str, lang: str, **params: str) -> tuple[list[dict], tuple[str, ...]]:
+    """The decoded charts of a page (the session's shared run) and its widgets' labels and
+    captions."""
+    run = page_run(url_path, lang, **params)
+    assert not run.exceptions, run.exceptions
+    return [decode_chart(proto)[0] for proto in run.charts], run.labels
+
+
+#: One factor changed at a time from the defaults: each α preset, each optimizer, each
+#: variant a toggle or a choice of what is drawn (not a number a control only moves).
+VARIANTS: dict[str, list[dict[str, str]]] = {
+    "variance": [{"dist": d} for d in DISTRIBUTIONS if d != "normal"],
+    "saturation": [{"alpha": f"{a:g}"} for a in ALPHA_PRESETS if a != 0.5],
+    "gradients": [{"alpha": f"{a:g}"} for a in ALPHA_PRESETS if a != 0.5] + [{"gap2": "4"}],
+    "sqrt-vs-d": [{"alpha": f"{a:g}"} for a in ALPHA_PRESETS],
+    "training": [{"optimizer": o} for o in OPTIMIZERS if o != "adam"]
+    + [{"folded": "true"}, {"qk_norm": "true"}],
+    "which-d": [{"head_divisor": d} for d in DIVISORS_SELF if d != "d_k"]
+    + [{"w_init": i} for i in WHICH_D_INITS if i != "fan_in"],
+    "real-models": [{"divide_by": d} for d in RM_DIVISORS if d != "sqrt_d_k"],
+}
+
+
 @functools.cache
-def page(url_path: str, lang: str) -> tuple[list[dict], list[str]]:
-    """The decoded charts of a page and its widgets' labels and captions."""
-    at = run_page(SCRIPTS[url_path], lang=lang)
-    assert not at.exception, at.exception
-    charts = [decode_chart(c.proto)[0] for c in at.get("vega_lite_chart")]
-    labels = []
-    for kind in (
-        "number_input",
-        "slider",
-        "select_slider",
-        "radio",
-        "selectbox",
-        "checkbox",
-        "toggle",
-        "button",
-        "text_input",
-        "text_area",
-        "multiselect",
-    ):
-        for widget in getattr(at, kind):
-            labels.append(widget.label)
-            labels += list(getattr(widget.proto, "captions", []))
-    return charts, labels
+def presenter(url_path: str) -> dict[str, str]:
+    """Presenter mode at the page's last step (every section shown)."""
+    steps = page_run(url_path, "en", present="1").steps
+    return {"present": "1"} | ({"step": str(steps)} if steps else {})
 
 
-CASES = [(p, lang) for p in SCRIPTS for lang in LANGS]
+def state(url_path: str, params: dict[str, str] | str) -> dict[str, str]:
+    """The query parameters of a state of :data:`STATES`."""
+    return presenter(url_path) if params == "present" else params
+
+
+def _state_id(url_path: str, lang: str, params: dict[str, str] | str) -> str:
+    if isinstance(params, str):
+        return f"{url_path}-{lang}-{params}"
+    return "-".join([url_path, lang] + [f"{k}={v}" for k, v in params.items()])
+
+
+#: Every state of every page the tooltip check walks, in both languages: the defaults,
+#: each variant, and presenter mode ("present", resolved when the test runs).
+STATES = [
+    pytest.param(url_path, lang, params, id=_state_id(url_path, lang, params))
+    for url_path in SCRIPTS
+    for params in [{}, *VARIANTS.get(url_path, []), "present"]
+    for lang in LANGS
+]
 
 
 def _name(chart: dict) -> str:
     return " ".join(title_texts(chart["spec"].get("title")))[:60]
 
 
+#: What Streamlit's chart theme (``theme="streamlit"``, the default) sets as every mark's
+#: tooltip: an encoding tooltip, unless the spec's own config or the mark says otherwise.
+STREAMLIT_MARK_TOOLTIP = {"content": "encoding"}
+_UNSET = object()
+
+
+def mark_tooltip(mark: dict, spec: dict, theme: str) -> list[dict] | str | None:
+    """What ``mark`` shows on hover, as Vega-Lite compiles it with Streamlit's theme: its
+    encoding's tooltip entries (a list), None (tooltips off), or the reason it shows raw
+    fields (a string)."""
+    tips = mark["encoding"].get("tooltip", _UNSET)
+    if tips is None:  # encoding.tooltip: null switches the mark's tooltip off
+        return None
+    if tips is not _UNSET:
+        return tips if isinstance(tips, list) else [tips]
+    theme_tip = STREAMLIT_MARK_TOOLTIP if theme == "streamlit" else None
+    config = spec.get("config", {})
+    default = config.get(mark["mark"], {}).get("tooltip", config.get("mark", {}).get("tooltip"))
+    own = mark["mark_def"].get("tooltip", _UNSET)
+    tip = own if own is not _UNSET else (default if default is not None else theme_tip)
+    if tip in (None, False):
+        return None
+    if tip is True or (isinstance(tip, dict) and tip.get("content") == "encoding"):
+        return "an encoding tooltip (every encoded field, raw names, raw numbers)"
+    if isinstance(tip, dict):
+        return "a data tooltip (every field of the row, raw names)"
+    return None if isinstance(tip, str) else f"tooltip {tip!r}"
+
+
+#: Marks that draw a band or an interval between two fields (an error band, an error bar
+#: drawn as a rule): a learner reads both edges. A rect's or a bar's x2/y2 are the extent
+#: of a heatmap cell or a histogram bin, which its tooltip names by its centre or label.
+BAND_MARKS = {"area", "rule", "errorband", "errorbar"}
+
+
+def _edges(mark: dict) -> list[tuple[str, str]]:
+    """The field pairs of a band or interval: (y, y2), (x, x2) with both fields."""
+    if mark["mark"] not in BAND_MARKS:
+        return []
+    encoding, out = mark["encoding"], []
+    for one, two in (("x", "x2"), ("y", "y2")):
+        a, b = encoding.get(one), encoding.get(two)
+        if isinstance(a, dict) and isinstance(b, dict) and a.get("field") and b.get("field"):
+            out.append((a["field"], b["field"]))
+    return out
+
+
+def tooltip_problems(chart: dict, lang: str, theme: str) -> list[str]:
+    """Why the tooltips of ``chart`` (decoded) do not read well, one line each."""
+    spec, problems = chart["spec"], []
+    found = [(m, mark_tooltip(m, spec, theme)) for m in marks(spec)]
+    titled = {
+        tip.get("field")
+        for _, tips in found
+        if isinstance(tips, list)
+        for tip in tips
+        if isinstance(tip.get("title"), str) and tip["title"].strip()
+    }
+    for j, (mark, tips) in enumerate(found):
+        where = f"layer {j}, {mark['mark']}"
+        if isinstance(tips, str):
+            problems.append(f"{where}: sets no tooltip, so it shows {tips}")
+            continue
+        for a, b in _edges(mark):
+            missing = [f for f in (a, b) if f not in titled]
+            if missing:
+                problems.append(f"{where}: band edge(s) {missing} in no titled tooltip")
+        for tip in tips or []:
+            field, title = tip.get("field"), tip.get("title")
+            if not isinstance(title, str) or not title.strip():
+                problems.append(f"{where}: tooltip {field!r} has no title")
+                continue
+            if tip.get("type") == "quantitative":
+                why = format_problem(tip.get("format"))
+                if why:
+                    problems.append(f"{where}: tooltip {title!r}: {why}")
+            if lang == "zh":
+                english = set(_LATIN_WORD.findall(_SYMBOL.sub("", title))) - ZH_TERMS
+                if english:
+                    problems.append(f"{where}: tooltip title {title!r} is English")
+    return problems
+
+
 # --------------------------------------------------------------------------- the tests
-@pytest.mark.parametrize(("url_path", "lang"), CASES)
-def test_every_tooltip_is_titled_and_formatted(url_path, lang):
-    charts, _ = page(url_path, lang)
+@pytest.mark.parametrize(("url_path", "lang", "params"), STATES)
+def test_every_tooltip_is_titled_and_formatted(url_path, lang, params):
+    params = state(url_path, params)
+    run = page_run(url_path, lang, **params)
+    assert not run.exceptions, run.exceptions
+    assert not run.warnings, f"the state {params} is not one the page takes: {run.warnings}"
     problems = []
-    for i, chart in enumerate(charts):
-        for mark in marks(chart["spec"]):
-            where = f"chart {i} ({_name(chart)}), {mark['mark']}"
-            tips = _tooltips(mark["encoding"])
-            if mark["mark_def"].get("tooltip") not in (None, False):
-                problems.append(f"{where}: a mark-level tooltip shows raw fields")
-            if not tips and mark["mark"] not in NO_TOOLTIP_MARKS:
-                problems.append(f"{where}: no tooltip")
-            for tip in tips:
-                field, title = tip.get("field"), tip.get("title")
-                if not isinstance(title, str) or not title.strip():
-                    problems.append(f"{where}: tooltip {field!r} has no title")
-                    continue
-                if tip.get("type") == "quantitative":
-                    why = format_problem(tip.get("format"))
-                    if why:
-                        problems.append(f"{where}: tooltip {title!r}: {why}")
-                if lang == "zh":
-                    english = set(_LATIN_WORD.findall(_SYMBOL.sub("", title))) - ZH_TERMS
-                    if english:
-                        problems.append(f"{where}: tooltip title {title!r} is English")
+    for i, proto in enumerate(run.charts):
+        chart = decode_chart(proto)[0]
+        problems += [
+            f"chart {i} ({_name(chart)}), {problem}"
+            for problem in tooltip_problems(chart, lang, proto.theme)
+        ]
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(("url_path", "lang"), CASES)
-def test_heatmaps_draw_no_grid_over_their_cells(url_path, lang):
-    charts, _ = page(url_path, lang)
+@pytest.mark.parametrize(("url_path", "lang", "params"), STATES)
+def test_heatmaps_draw_no_grid_over_their_cells(url_path, lang, params):
+    charts, _ = page(url_path, lang, **state(url_path, params))
     problems = []
     for i, chart in enumerate(charts):
         for mark in marks(chart["spec"]):
@@ -227,9 +329,9 @@ def test_heatmaps_draw_no_grid_over_their_cells(url_path, lang):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(("url_path", "lang"), CASES)
-def test_log_axes_label_in_one_format(url_path, lang):
-    charts, _ = page(url_path, lang)
+@pytest.mark.parametrize(("url_path", "lang", "params"), STATES)
+def test_log_axes_label_in_one_format(url_path, lang, params):
+    charts, _ = page(url_path, lang, **state(url_path, params))
     problems = []
     for i, chart in enumerate(charts):
         found: dict[str, list[dict]] = {}
@@ -247,9 +349,9 @@ def test_log_axes_label_in_one_format(url_path, lang):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(("url_path", "lang"), CASES)
-def test_no_ascii_math_in_chart_or_control_labels(url_path, lang):
-    charts, labels = page(url_path, lang)
+@pytest.mark.parametrize(("url_path", "lang", "params"), STATES)
+def test_no_ascii_math_in_chart_or_control_labels(url_path, lang, params):
+    charts, labels = page(url_path, lang, **state(url_path, params))
     problems = [f"control label {text!r}" for text in labels if ASCII_MATH.search(text)]
     for i, chart in enumerate(charts):
         texts = chart_texts(chart)
@@ -292,3 +394,34 @@ def test_the_checks_fire():
     assert set(found[1]["encoding"]) == {"color", "y"}
     title = {"text": {"expr": 'width >= 300 ? ["a b"] : ["a", "b"]'}, "subtitle": ["c"]}
     assert title_texts(title) == ["a b", "a", "b", "c"]
+
+
+def test_the_tooltip_rules_fire():
+    """A mark without a tooltip of its own shows Streamlit's encoding tooltip; one that
+    switches it off shows none; a band needs both edges in a titled tooltip."""
+    area = {"mark": {"type": "area"}, "encoding": {"y": {"field": "lo"}, "y2": {"field": "hi"}}}
+    line = {"mark": "line", "encoding": {"y": {"field": "value"}}}
+    tip = {"field": "value", "type": "quantitative", "title": "mean", "format": ".3g"}
+    line["encoding"]["tooltip"] = [tip]
+
+    def problems(*layers, theme="streamlit"):
+        return tooltip_problems({"spec": {"layer": list(layers)}, "datasets": []}, "en", theme)
+
+    assert mark_tooltip(marks(area)[0], area, "streamlit").startswith("an encoding tooltip")
+    assert mark_tooltip(marks(area)[0], area, "") is None  # no theme: no tooltip
+    off = {**area, "mark": {"type": "area", "tooltip": False}}
+    assert mark_tooltip(marks(off)[0], off, "streamlit") is None
+    null = {**area, "encoding": {**area["encoding"], "tooltip": None}}
+    assert mark_tooltip(marks(null)[0], null, "streamlit") is None
+    assert problems(line) == []
+    assert "sets no tooltip" in problems(area, line)[0]
+    assert problems(off, line) == ["layer 0, area: band edge(s) ['lo', 'hi'] in no titled tooltip"]
+    edges = [
+        {"field": f, "type": "quantitative", "title": f, "format": ".3g"} for f in ("lo", "hi")
+    ]
+    line_with_edges = {**line, "encoding": {**line["encoding"], "tooltip": [tip, *edges]}}
+    assert problems(off, line_with_edges) == []
+    untitled = {**line, "encoding": {**line["encoding"], "tooltip": [{"field": "g"}]}}
+    assert problems(untitled) == ["layer 0, line: tooltip 'g' has no title"]
+    raw = {**line, "encoding": {**line["encoding"], "tooltip": [{**tip, "format": None}]}}
+    assert problems(raw) == ["layer 0, line: tooltip 'mean': no format"]

@@ -2,7 +2,8 @@
 
 A refactor of the UI layer must not change what a user sees for the same URL. Each chart
 Streamlit sends is decoded into its Vega-Lite spec and its datasets (Arrow, decoded to
-values), and compared with ``golden_charts.json``:
+values), and compared with the page's pin file, ``pins/<url path>.json`` (``home.json``
+for the home page), which holds its charts in both languages:
 
 - the spec's structure exactly: every key, encoding, string and list length;
 - every number, in the spec (e.g. a computed colour domain) and in the data, within
@@ -41,11 +42,14 @@ s.e. and variance's exact density tail); strings, counts and list lengths never 
   24 bits: a last-bit difference before the rounding can move the float32 value by one
   of its own ULPs, so they get ``FLOAT32_RTOL = 2⁻²³``.
 
-The golden file holds numbers rounded to 12 significant digits (≤ 5e-13 relative, far
-inside RTOL) and lists of scalars on one line each, so that a re-pin's diff names the
-columns that changed. After an intended change to a chart, re-pin the pages concerned
+A pin file holds numbers rounded to 12 significant digits (≤ 5e-13 relative, far inside
+RTOL) and lists of scalars on one line each, so that a re-pin's diff names the columns that
+changed; a Chinese chart's column equal to the English one is written once. The page runs
+are the session's shared ones (:func:`tests.app.helpers.page_run`), which the chart-text
+and text suites read too. After an intended change to a chart, re-pin the pages concerned
 with ``python tests/app/test_pinned_charts.py <page> [<page> ...]`` (``<page>`` is the
-url path, ``home`` for the home page; no argument re-pins all) and review the diff. A
+url path, ``home`` for the home page; no argument re-pins all and removes the pin files
+of pages the registry no longer has) and review the diff. A
 failure names the first differing item, e.g. ``chart 3: spec.layer[1].encoding.x.title:
 'a' != 'b'`` or ``chart 0: datasets[2].columns.p[17]: 0.123 vs pinned 0.124 (rel
 8.1e-03)``.
@@ -53,6 +57,7 @@ failure names the first differing item, e.g. ``chart 3: spec.layer[1].encoding.x
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -65,18 +70,18 @@ ROOT = Path(__file__).resolve().parents[2]
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
 
-from tests.app.helpers import run_page  # noqa: E402
-from ui.common.pages import PAGES as SPECS  # noqa: E402
+from tests.app.helpers import SCRIPTS, page_run  # noqa: E402
 
-GOLDEN = Path(__file__).with_name("golden_charts.json")
-#: Pages by url path ("home" for ""), from the registry: {page: script or None (home)}.
-PAGES = {p.url_path or "home": (p.script if p.url_path else None) for p in SPECS}
+#: One pin file per page: ``<url path>.json``, ``home.json`` for the home page.
+PINS = Path(__file__).with_name("pins")
+#: Pages by url path ("home" for ""), from the registry.
+PAGES = tuple(SCRIPTS)
 LANGS = ("en", "zh")
 
 RTOL = 1e-9
 ATOL = 1e-12
 FLOAT32_RTOL = 2.0**-23
-#: Significant digits of the numbers in the golden file.
+#: Significant digits of the numbers in the pin files.
 DIGITS = 12
 _LOW_PRECISION = {pa.float32(): FLOAT32_RTOL, pa.float16(): 2.0**-10}
 
@@ -146,9 +151,9 @@ def canonical_chart(proto) -> dict:
 
 def page_charts(page: str, lang: str) -> list[tuple[dict, list[dict[str, float]]]]:
     """Every chart on ``page`` in ``lang`` at default settings, decoded, in order."""
-    at = run_page(PAGES[page], lang=lang)
-    assert not at.exception, at.exception
-    return [decode_chart(chart.proto) for chart in at.get("vega_lite_chart")]
+    run = page_run(page, lang)
+    assert not run.exceptions, run.exceptions
+    return [decode_chart(proto) for proto in run.charts]
 
 
 # --------------------------------------------------------------------------- comparing
@@ -222,7 +227,7 @@ def chart_difference(got: dict, rtols: list[dict[str, float]], want: dict) -> st
     return None
 
 
-# --------------------------------------------------------------------------- the golden file
+# --------------------------------------------------------------------------- the pin files
 def rounded(x):
     """``x`` with every float rounded to ``DIGITS`` significant digits."""
     if isinstance(x, dict):
@@ -255,27 +260,24 @@ def dumps(x, indent: int = 0) -> str:
 SAME_AS_EN = "same as en"
 
 
-def _shared_columns(golden: dict, expand: bool) -> dict:
-    """``golden`` with each zh column that equals its en column written as
-    :data:`SAME_AS_EN` (``expand=False``), or with those expanded back (``expand=True``)."""
-    out = {}
-    for key, charts in golden.items():
-        page, lang = key.split("/")
-        en = golden.get(f"{page}/en", [])
-        if lang == "en" or len(en) != len(charts):
-            out[key] = charts
-            continue
-        out[key] = []
-        for chart, ref in zip(charts, en, strict=True):
-            chart = {**chart, "datasets": [dict(t) for t in chart["datasets"]]}
-            for table, ref_table in zip(chart["datasets"], ref["datasets"], strict=False):
-                columns, ref_columns = table["columns"], ref_table["columns"]
-                table["columns"] = {
-                    name: _column(values, ref_columns.get(name), expand)
-                    for name, values in columns.items()
-                }
-            out[key].append(chart)
-    return out
+def _shared_columns(pins: dict, expand: bool) -> dict:
+    """A page's ``pins`` ({lang: charts}) with each zh column that equals its en column
+    written as :data:`SAME_AS_EN` (``expand=False``), or with those expanded back
+    (``expand=True``)."""
+    en, zh = pins.get("en", []), pins.get("zh", [])
+    if len(en) != len(zh):
+        return pins
+    shared = []
+    for chart, ref in zip(zh, en, strict=True):
+        chart = {**chart, "datasets": [dict(t) for t in chart["datasets"]]}
+        for table, ref_table in zip(chart["datasets"], ref["datasets"], strict=False):
+            columns, ref_columns = table["columns"], ref_table["columns"]
+            table["columns"] = {
+                name: _column(values, ref_columns.get(name), expand)
+                for name, values in columns.items()
+            }
+        shared.append(chart)
+    return {**pins, "zh": shared}
 
 
 def _column(values, ref, expand: bool):
@@ -284,26 +286,43 @@ def _column(values, ref, expand: bool):
     return SAME_AS_EN if values == ref else values
 
 
-def load_golden() -> dict:
-    return _shared_columns(json.loads(GOLDEN.read_text(encoding="utf-8")), expand=True)
+def pin_file(page: str) -> Path:
+    return PINS / f"{page}.json"
+
+
+@functools.cache
+def load_pins(page: str) -> dict:
+    """The pinned charts of ``page``: {lang: [chart, …]}."""
+    return _shared_columns(json.loads(pin_file(page).read_text(encoding="utf-8")), expand=True)
+
+
+def write_pins(page: str) -> Path:
+    """Pin the charts of ``page`` in every language as they are drawn now."""
+    pins = {lang: [rounded(chart) for chart, _ in page_charts(page, lang)] for lang in LANGS}
+    path = pin_file(page)
+    path.write_text(dumps(_shared_columns(pins, expand=False)) + "\n", encoding="utf-8")
+    return path
 
 
 # --------------------------------------------------------------------------- tests
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("page", list(PAGES))
 def test_charts_match_the_pinned_ones(page, lang):
-    golden = load_golden()[f"{page}/{lang}"]
+    pinned = load_pins(page)[lang]
     charts = page_charts(page, lang)
-    assert len(charts) == len(golden), f"{len(charts)} charts vs pinned {len(golden)}"
-    for i, ((got, rtols), want) in enumerate(zip(charts, golden, strict=True)):
+    assert len(charts) == len(pinned), f"{len(charts)} charts vs pinned {len(pinned)}"
+    for i, ((got, rtols), want) in enumerate(zip(charts, pinned, strict=True)):
         diff = chart_difference(got, rtols, want)
         assert diff is None, f"{page}/{lang} chart {i}: {diff}"
 
 
-def test_golden_covers_every_page():
-    golden = load_golden()
-    assert set(golden) == {f"{p}/{lang}" for p in PAGES for lang in LANGS}
-    assert sum(len(charts) for charts in golden.values()) > 0
+def test_one_pin_file_per_page():
+    """A pin file for every page of the registry, in every language, and none for a page
+    it no longer has."""
+    assert {path.stem for path in PINS.glob("*.json")} == set(PAGES)
+    for page in PAGES:
+        assert set(load_pins(page)) == set(LANGS), page
+    assert sum(len(charts) for page in PAGES for charts in load_pins(page).values()) > 0
 
 
 def test_the_comparison_fires():
@@ -370,11 +389,13 @@ if __name__ == "__main__":
     unknown = sorted(set(only) - set(PAGES))
     if unknown:
         sys.exit(f"unknown page(s) {unknown}; the pages are {sorted(PAGES)}")
-    out = load_golden() if only and GOLDEN.exists() else {}
+    PINS.mkdir(exist_ok=True)
     for page in only or PAGES:
-        for lang in LANGS:
-            out[f"{page}/{lang}"] = [rounded(chart) for chart, _ in page_charts(page, lang)]
-            print(f"{page}/{lang}: {len(out[f'{page}/{lang}'])} charts")
-    out = {key: out[key] for key in out if key.split("/")[0] in PAGES}  # pages since removed
-    GOLDEN.write_text(dumps(_shared_columns(out, expand=False)) + "\n", encoding="utf-8")
-    print(f"wrote {GOLDEN.relative_to(ROOT)} ({GOLDEN.stat().st_size / 1024:.0f} KB)")
+        path = write_pins(page)
+        counts = ", ".join(f"{lang} {len(page_charts(page, lang))}" for lang in LANGS)
+        size = path.stat().st_size / 1024
+        print(f"wrote {path.relative_to(ROOT)} ({size:.0f} KB; charts: {counts})")
+    if not only:
+        for path in sorted(set(PINS.glob("*.json")) - {pin_file(page) for page in PAGES}):
+            path.unlink()
+            print(f"removed {path.relative_to(ROOT)} (no such page)")

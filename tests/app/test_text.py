@@ -2,37 +2,29 @@
 takeaway, and no paragraph on a page runs past the limit of tests/text_measure.py.
 
 The catalogs are checked string by string in tests/ui/common/test_catalogs.py; here
-every page is run in English and in Chinese with its questions answered, so the
-paragraphs composed in code (a card that joins several catalog strings, a caption that
-lists items) are checked as they are shown.
+every page is run in English and in Chinese with its questions answered (the session's
+shared runs, :func:`tests.app.helpers.page_run`), so the paragraphs composed in code (a
+card that joins several catalog strings, a caption that lists items) are checked as they
+are shown.
 """
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
-from tests.app.helpers import run_page
+from tests.app.helpers import SCRIPTS, page_run
 from tests.text_measure import LIMITS, length, paragraphs, sentence_count
-from ui.common.pages import PAGES
 
-SCRIPTS = {p.url_path or "home": p.script for p in PAGES}
 CASES = [(page, lang) for page in SCRIPTS for lang in ("en", "zh")]
 #: Elements whose text is read as paragraphs.
 _PROSE = ("markdown", "caption", "info", "warning", "success", "error")
 
 
-@functools.cache
 def _elements(page: str, lang: str) -> tuple[tuple[str, str], ...]:
     """The page's elements in reading order (blocks left out), as (type, text)."""
-    at = run_page(SCRIPTS[page], lang=lang)
-    assert not at.exception, at.exception
-    return tuple(
-        (node.type, getattr(node, "value", ""))
-        for node in at.main
-        if not hasattr(node, "children") and isinstance(getattr(node, "value", None), str)
-    )
+    run = page_run(page, lang)
+    assert not run.exceptions, run.exceptions
+    return run.elements
 
 
 @pytest.mark.parametrize(("page", "lang"), CASES)

@@ -9,6 +9,10 @@ Fixtures
                 records browser console errors and uncaught page errors; the test
                 fails at teardown if any were seen, and a screenshot of the final
                 state is saved under ``artifacts/``.
+``make_app``    (function) a factory of AppDrivers on contexts of other options.
+``page_pass``   (session) ``page_pass(url_path, screen, lang)``: one pass over a page,
+                measured for the narrow-screen, readable-chart and accessibility
+                suites (``tests/e2e/screens.py``), run once and shared.
 
 Without the Playwright package or a Chromium binary the tests are skipped with the
 reason; with ``REQUIRE_E2E=1`` (CI) they fail instead.
@@ -601,3 +605,30 @@ def make_app(browser, app_server: str, artifacts_dir: Path) -> Iterator[Callable
 def canvas_text_js() -> str:
     """:data:`CANVAS_TEXT_JS`, for ``make_app(init_script=...)``."""
     return CANVAS_TEXT_JS
+
+
+@pytest.fixture(scope="session")
+def page_pass(browser, app_server: str, artifacts_dir: Path) -> Callable[..., object]:
+    """``page_pass(url_path, screen, lang="en") -> screens.PagePass``: the session's one
+    pass over a page on a screen of :data:`screens.SCREENS` in a language, run on first
+    use (in a fresh context, light theme) and then shared by the narrow-screen,
+    readable-chart and accessibility suites (see tests/e2e/screens.py)."""
+    from tests.e2e import screens
+
+    passes: dict[tuple[str, str, str], object] = {}
+
+    def get(url_path: str, screen: str, lang: str = screens.DEFAULT_LANG):
+        key = (url_path, screen, lang)
+        if key not in passes:
+            options = {"device_scale_factor": 1, **screens.SCREENS[screen]}
+            context = browser.new_context(color_scheme="light", **options)
+            context.set_default_timeout(RERUN_TIMEOUT_MS)
+            context.add_init_script(CANVAS_TEXT_JS)
+            try:
+                driver = AppDriver(context.new_page(), app_server, artifacts_dir)
+                passes[key] = screens.run_pass(driver, *key)
+            finally:
+                context.close()
+        return passes[key]
+
+    return get

@@ -10,7 +10,9 @@ and at 1400 px:
   and none reaches past its chart's top or left edge (a title's glyphs, a vertical axis
   title), where the SVG's edge would cut it.
 
-Screenshots go to artifacts/readable-<page>-<width>.png.
+Each page is measured in the session's one pass per screen and language
+(``tests/e2e/screens.py``, shared with the narrow-screen and accessibility suites);
+screenshots of the log-axis pages go to artifacts/readable-<page>-<width>.png.
 """
 
 from __future__ import annotations
@@ -20,51 +22,13 @@ import re
 
 import pytest
 
+from tests.e2e.screens import LOG_PAGES, READABLE
 from ui.common.pages import PAGES
 
 pytestmark = pytest.mark.e2e
 
-WIDTHS = {"phone": 390, "desktop": 1400}
-#: Pages with a base-10 log axis.
-LOG_PAGES = ("variance", "gradients", "sqrt-vs-d", "training", "which-d")
 EXPONENT = re.compile(r"^\d(?:\.\d+)?e[−+]?\d+$")
 PLAIN = re.compile(r"^[\d.,]+$")
-
-#: Per chart, per labelled axis: its aria-label and its labels (text, box, shown).
-AXES_JS = """
-(sel) => Array.from(document.querySelectorAll(sel)).map((chart) =>
-  Array.from(chart.querySelectorAll('g.role-axis')).map((g) => ({
-    name: g.getAttribute('aria-label') || '',
-    labels: Array.from(g.querySelectorAll('.role-axis-label text')).map((t) => {
-      const r = t.getBoundingClientRect();
-      const shown = r.width > 0 && Number(getComputedStyle(t).opacity) > 0;
-      return {text: t.textContent, box: [r.left, r.top, r.right, r.bottom], shown};
-    }),
-  })).filter((axis) => axis.name && axis.labels.length))
-"""
-#: Per chart: the text marks (not axis, legend or title text) with their boxes.
-MARK_TEXTS_JS = """
-(sel) => Array.from(document.querySelectorAll(sel)).map((chart) =>
-  Array.from(chart.querySelectorAll('g.mark-text.role-mark text')).map((t) => {
-    const r = t.getBoundingClientRect();
-    return {text: t.textContent, box: [r.left, r.top, r.right, r.bottom]};
-  }))
-"""
-
-
-#: Per chart text: the text, and how far it reaches past its chart's top and left edge (px).
-CUT_JS = """
-(sel) => Array.from(document.querySelectorAll(sel)).flatMap((chart, i) => {
-  const svg = chart.querySelector('svg');
-  if (!svg) return [];
-  const edge = svg.getBoundingClientRect();
-  return Array.from(svg.querySelectorAll('text')).map((t) => {
-    const r = t.getBoundingClientRect();
-    return {chart: i, text: t.textContent || '', shown: r.width > 0,
-            above: edge.top - r.top, left: edge.left - r.left};
-  });
-})
-"""
 #: A text's box may reach this far past the edge: the box is the font's full line
 #: height, a glyph's ink sits inside it (measured: 0 px for every chart text once the
 #: charts have their top and left padding, up to 13 px before).
@@ -77,30 +41,17 @@ def _overlap(a: list[float], b: list[float], slack: float = 0.5) -> bool:
     )
 
 
-def _driver(make_app, width: int):
-    if width < 500:
-        return make_app(
-            viewport={"width": width, "height": 844},
-            device_scale_factor=2,
-            is_mobile=True,
-            has_touch=True,
-        )
-    return make_app(viewport={"width": width, "height": 1000})
+def _measured(page_pass, url_path: str, screen: str, lang: str = "en"):
+    found = page_pass(url_path, screen, lang)
+    found.stage("readable")
+    return found
 
 
-def _axes(app) -> list[list[dict]]:
-    app.draw_every_chart()
-    return app.page.evaluate(AXES_JS, "[data-testid='stVegaLiteChart']")
-
-
-@pytest.mark.parametrize("width", list(WIDTHS.values()), ids=list(WIDTHS))
+@pytest.mark.parametrize("screen", READABLE)
 @pytest.mark.parametrize("url_path", LOG_PAGES)
-def test_log_axes_label_in_one_format_without_collisions(make_app, url_path, width):
+def test_log_axes_label_in_one_format_without_collisions(page_pass, url_path, screen):
     assert url_path in {p.url_path for p in PAGES}
-    app = _driver(make_app, width)
-    app.open(url_path, "lang=en")
-    charts = _axes(app)
-    app.screenshot(f"readable-{url_path}-{width}")
+    charts = _measured(page_pass, url_path, screen).axes
     problems, log_axes = [], 0
     for i, axes in enumerate(charts):
         for axis in axes:
@@ -131,11 +82,10 @@ def _gap_chart(charts: list[list[dict]]) -> int:
     )
 
 
-@pytest.mark.parametrize("width", list(WIDTHS.values()), ids=list(WIDTHS))
-def test_gap_explorer_is_tall_labelled_and_its_curves_named(make_app, width):
-    app = _driver(make_app, width)
-    app.open("gradients", "lang=en")
-    charts = _axes(app)
+@pytest.mark.parametrize("screen", READABLE)
+def test_gap_explorer_is_tall_labelled_and_its_curves_named(page_pass, screen):
+    found = _measured(page_pass, "gradients", screen)
+    charts = found.axes
     i = _gap_chart(charts)
     y = next(a for a in charts[i] if a["name"].startswith("Y-axis"))
     shown = [label for label in y["labels"] if label["shown"]]
@@ -144,17 +94,15 @@ def test_gap_explorer_is_tall_labelled_and_its_curves_named(make_app, width):
     # the labels run from the bottom of the plot (1e−14) to its top (1e0)
     centres = [(label["box"][1] + label["box"][3]) / 2 for label in shown]
     assert max(centres) - min(centres) >= 200, f"plot {max(centres) - min(centres):.0f} px tall"
-    names = app.page.evaluate(MARK_TEXTS_JS, "[data-testid='stVegaLiteChart']")[i]
+    names = found.mark_texts[i]
     texts = [n["text"] for n in names]
     assert "‖J‖_F" in texts and any(t.startswith("largest off-diagonal") for t in texts), texts
     assert not _overlap(names[0]["box"], names[1]["box"])
 
 
-@pytest.mark.parametrize("width", list(WIDTHS.values()), ids=list(WIDTHS))
-def test_probe_rows_label_every_key_and_step(make_app, width):
-    app = _driver(make_app, width)
-    app.open("training", "lang=en")
-    charts = _axes(app)
+@pytest.mark.parametrize("screen", READABLE)
+def test_probe_rows_label_every_key_and_step(page_pass, screen):
+    charts = _measured(page_pass, "training", screen).axes
     probe = next(
         axes
         for axes in charts
@@ -175,13 +123,10 @@ def test_probe_rows_label_every_key_and_step(make_app, width):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("width", list(WIDTHS.values()), ids=list(WIDTHS))
+@pytest.mark.parametrize("screen", READABLE)
 @pytest.mark.parametrize("url_path", [p.url_path for p in PAGES if p.url_path])
-def test_no_chart_text_is_cut(make_app, url_path, width, lang):
-    app = _driver(make_app, width)
-    app.open(url_path, f"lang={lang}")
-    app.draw_every_chart()
-    texts = app.page.evaluate(CUT_JS, "[data-testid='stVegaLiteChart']")
+def test_no_chart_text_is_cut(page_pass, url_path, screen, lang):
+    texts = _measured(page_pass, url_path, screen, lang).cut_texts
     assert texts, f"no chart text on {url_path}"
     problems = [
         f"chart {t['chart']}: {t['text']!r} "

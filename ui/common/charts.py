@@ -357,7 +357,7 @@ def band_and_line(
     ``lo``, ``hi`` and the x field. ``y_axis``: e.g. a :func:`log_axis`.
     """
     base = alt.Chart(df.drop(columns="color"))
-    band = base.mark_area(opacity=band_opacity).encode(
+    band = base.mark_area(opacity=band_opacity, tooltip=False).encode(
         x=x,
         y=alt.Y("lo:Q", scale=y_scale, title=y_title, axis=y_axis),
         y2=alt.Y2("hi:Q"),
@@ -459,7 +459,7 @@ def sweep_lines(
         )
         layers.append(
             alt.Chart(reference)
-            .mark_text(**_REFERENCE_LABELS[reference_label])  # in INK: text, not a mark
+            .mark_text(**_REFERENCE_LABELS[reference_label], tooltip=False)  # in INK: text
             .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
     marker = d_marker()

@@ -177,7 +177,7 @@ def gap_explorer(
     spots = exact_df.loc[(exact_df["g"] - at).abs().groupby(exact_df["quantity"]).idxmin()]
     names = [
         alt.Chart(spots[spots["quantity"] == name])
-        .mark_text(align=align, dy=dy, fontSize=12, fontWeight="bold")
+        .mark_text(align=align, dy=dy, fontSize=12, fontWeight="bold", tooltip=False)
         .encode(x=alt.X("g:Q"), y=alt.Y("value:Q", scale=y_scale), text=alt.Text("quantity:N"))
         for name, align, dy in zip(quantity_order, ("left", "right"), (-10, 14), strict=True)
     ]

@@ -90,6 +90,7 @@ def head_grid_heatmap(
             fontSize=9,
             opacity=alt.ExprRef(f"width >= {min_width} ? 1 : 0"),
             color=cell_ink(value),  # black or white, whichever reads on the cell
+            tooltip=False,  # the cell's own tooltip gives the number
         )
         .encode(text=alt.Text(field=value, type="quantitative", format=fmt))
     )

@@ -68,7 +68,7 @@ def two_score_bars(
     )
     labels = (
         alt.Chart()
-        .mark_text(dy=-6, fontSize=12)
+        .mark_text(dy=-6, fontSize=12, tooltip=False)
         .encode(x=x, xOffset=offset, y=y, text=alt.Text("weight:Q", format=".4f"))
     )
     return alt.layer(
@@ -174,7 +174,7 @@ def attention_heatmap(
     text = (
         alt.Chart()
         .transform_filter(alt.datum.is_max)
-        .mark_text(fontSize=font, color=cell_ink("weight"))
+        .mark_text(fontSize=font, color=cell_ink("weight"), tooltip=False)
         .encode(x=x, y=y, text=alt.Text("weight:Q", format=".2f"))
     )
     side = 160 + max(200, min(520, 22 * n))  # plot area + axes, title and colour ramp
@@ -291,7 +291,8 @@ def overflow_lines(
         (hex, one per series), ``dtype`` (legend label, e.g. "float16"), ``rate``
         (0…1), ``lo``, ``hi``.
     tips : dict
-        Tooltip titles: ``series`` (the scaling), ``dtype``.
+        Tooltip titles: ``series`` (the scaling), ``dtype``, ``lo`` and ``hi`` (the band's
+        edges).
     """
     check_rows(df)
     order, colors = legend_colors(df, "series")
@@ -310,10 +311,12 @@ def overflow_lines(
         alt.Tooltip("dtype:N", title=tips["dtype"]),
         alt.Tooltip("d:Q", title=D_K, format="d"),
         alt.Tooltip("rate:Q", title=y_title, format=".2%"),
+        alt.Tooltip("lo:Q", title=tips["lo"], format=".2%"),
+        alt.Tooltip("hi:Q", title=tips["hi"], format=".2%"),
     ]
     band = (
         alt.Chart()
-        .mark_area(opacity=0.15)
+        .mark_area(opacity=0.15, tooltip=False)
         .encode(
             x=x,
             y=alt.Y("lo:Q", scale=y_scale, title=y_title),

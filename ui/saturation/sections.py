@@ -117,7 +117,12 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
                 x_title=t("saturation.axis_d_k"),
                 y_title=t("saturation.axis_overflow"),
                 description=t("saturation.ovf_alt", n=n_keys, half=half_text),
-                tips={"series": t("common.tip_scaling"), "dtype": t("saturation.tip_dtype")},
+                tips={
+                    "series": t("common.tip_scaling"),
+                    "dtype": t("saturation.tip_dtype"),
+                    "lo": t("saturation.tip_ovf_lo"),
+                    "hi": t("saturation.tip_ovf_hi"),
+                },
             ),
             key="saturation_overflow",
             data=ovf_frame,

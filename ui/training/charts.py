@@ -113,7 +113,7 @@ def curves(
         )
         layers.append(
             alt.Chart(reference)
-            .mark_text(align="right", baseline="bottom", x="width", dx=-4, dy=-2)
+            .mark_text(align="right", baseline="bottom", x="width", dx=-4, dy=-2, tooltip=False)
             .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
     return alt.layer(*layers, title=alt.Title(title), description=description, height=height)

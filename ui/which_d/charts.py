@@ -139,7 +139,7 @@ def divisor_bars(
     if value_labels:  # three significant digits without exponent: 0.354, 4,100
         marks.append(
             alt.Chart()
-            .mark_text(dy=-9, fontWeight="bold")
+            .mark_text(dy=-9, fontWeight="bold", tooltip=False)
             .encode(text=alt.Text(field=value, type="quantitative", format=",.3~r"))
         )
     if theory:

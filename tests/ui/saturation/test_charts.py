@@ -170,7 +170,7 @@ def test_overflow_lines_and_frame():
     assert df.color.nunique() == 3  # one colour per scaling, dtype is the dash
     spec = charts.overflow_lines(
         df, title="T", x_title="d", y_title="share", description="a",
-        tips={"series": "scaling", "dtype": "number format"},
+        tips={"series": "scaling", "dtype": "number format", "lo": "low", "hi": "high"},
     ).to_dict()  # fmt: skip
     band, line, points, marker = _layers(spec)
     assert [t["title"] for t in points["encoding"]["tooltip"]] == [
@@ -178,8 +178,12 @@ def test_overflow_lines_and_frame():
         "number format",
         "dₖ",
         "share",
+        "low",
+        "high",
     ]
+    assert [t["field"] for t in points["encoding"]["tooltip"][-2:]] == ["lo", "hi"]
     assert band["mark"]["type"] == "area" and band["encoding"]["y2"]["field"] == "hi"
+    assert band["mark"]["tooltip"] is False  # the points show the band's edges
     assert points["mark"]["type"] == "point"  # points carry the tooltip
     assert line["encoding"]["strokeDash"]["field"] == "dtype"
     assert line["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
