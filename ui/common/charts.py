@@ -278,13 +278,18 @@ def check_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+#: The rule that marks the learner's own value on a chart (d_k, a gap, a learning rate):
+#: dashed and in the theme's ink, so that it differs from every series by more than its hue
+#: (the orange of "none (α = 0)" and Var(q·k) among them).
+MARKER_RULE = {"color": INK, "strokeWidth": 2, "strokeDash": [6, 3]}
+
 #: Name of the dataset holding the learner's d_k (one row, field ``d``): a chart names it,
 #: and :func:`ui.common.workshop.chart` fills it in when the chart is drawn.
 MARKER_DATASET = "d_marker"
 
 
 def d_marker() -> alt.Chart:
-    """The orange rule that marks the learner's d_k on a chart against d_k.
+    """The dashed rule (:data:`MARKER_RULE`) that marks the learner's d_k on a chart against d_k.
 
     Its data is the named dataset :data:`MARKER_DATASET`, filled in as the chart is drawn
     (``workshop.chart(..., current_d=d_k)``): one cached spec serves every d_k, and the
@@ -292,7 +297,7 @@ def d_marker() -> alt.Chart:
     """
     return (
         alt.Chart(alt.NamedData(name=MARKER_DATASET))
-        .mark_rule(color=COLORS["accent"], strokeWidth=2)
+        .mark_rule(**MARKER_RULE)
         .encode(x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title=D_K, format="d")])
     )
 

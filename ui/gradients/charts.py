@@ -11,6 +11,7 @@ from ui.common.charts import (
     COLORS,
     D_K,
     HALF_SUBTITLE_LINE_COLUMNS,
+    MARKER_RULE,
     chart_title,
     check_rows,
     gradient_legend_below,
@@ -183,7 +184,7 @@ def gap_explorer(
     ]
     marker = (
         alt.Chart(pd.DataFrame({"g": [current_g]}))
-        .mark_rule(color=COLORS["accent"], strokeWidth=2)
+        .mark_rule(**MARKER_RULE)
         .encode(x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", title=x_title, format=".1f")])
     )
     return alt.layer(

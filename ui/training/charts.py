@@ -8,6 +8,7 @@ import pandas as pd
 from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
+    MARKER_RULE,
     band_and_line,
     check_rows,
     legend_colors,
@@ -301,7 +302,7 @@ def lr_lines(
     if current_lr is not None:
         layers.append(
             alt.Chart(pd.DataFrame({"lr": [current_lr]}))
-            .mark_rule(color=COLORS["accent"], strokeWidth=2)
+            .mark_rule(**MARKER_RULE)
             .encode(x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", title=tips["lr"], format=".3~g")])
         )
     return alt.layer(*layers, title=alt.Title(title), description=description, height=height)

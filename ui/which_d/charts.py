@@ -16,6 +16,7 @@ import pandas as pd
 from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
+    MARKER_RULE,
     chart_title,
     check_rows,
     legend_below,
@@ -240,7 +241,7 @@ def scale_lines(
     )
     marker = (
         alt.Chart(pd.DataFrame({"scale": [current]}))
-        .mark_rule(color=COLORS["accent"], strokeWidth=2)
+        .mark_rule(**MARKER_RULE)
         .encode(
             x=alt.X(field="scale", type="quantitative"),
             tooltip=[alt.Tooltip(field="scale", type="quantitative", title=x_title, format=".3~g")],
