@@ -14,7 +14,7 @@ from functools import partial
 import streamlit as st
 
 from core import variance as variance_core
-from core.sampling import dot_products
+from core.sampling import dot_products, sample_qk
 from core.theory import dot_product_excess_kurtosis, dot_product_variance
 from ui.common import controls, workshop
 from ui.common.charts import COLORS
@@ -278,6 +278,7 @@ def dimension_by_dimension(v: View) -> None:
             ),
             key="variance_terms",
             data=terms,
+            source=sample_qk,
         )
         if d_k > data.MAX_TERMS_SHOWN:
             st.caption(t("variance.terms_truncated", shown=data.MAX_TERMS_SHOWN, d_k=d_k))
