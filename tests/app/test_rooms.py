@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 import rooms
 from tests.app.helpers import ROOT, TIMEOUT, open_share_panel, run_page, warnings
-from ui.common import room
+from ui.common import room, room_tab
 
 VARIANCE = "app_pages/variance.py"
 QUESTION = "variance_std"
@@ -86,13 +86,13 @@ def open_room(**params: str) -> tuple[AppTest, str, str]:
 def with_tab(at: AppTest, learner_id: str | None = None) -> AppTest:
     """The tab's element has sent the tab's learner id (the browser does once the element
     has mounted: ``sessionStorage``); a new random id unless ``learner_id`` is given."""
-    at.session_state[room.TAB] = {"id": learner_id or rooms.new_learner_id()}
+    at.session_state[room_tab.TAB] = {"id": learner_id or rooms.new_learner_id()}
     return at.run()
 
 
 def tab_id(at: AppTest) -> str:
     """The learner id the session holds (from its tab)."""
-    return at.session_state[room.TAB]["id"]
+    return at.session_state[room_tab.TAB]["id"]
 
 
 def join(link: str, learner_id: str | None = None) -> AppTest:

@@ -7,7 +7,7 @@ prediction card sends its learner's guess to it (the store is :mod:`rooms`).
   holds the code (``st.session_state["room"]``, so "Share this view" carries it) and
   keeps it in the URL as it moves between pages.
 - The learner: a random id kept in the browser tab (``sessionStorage``, through a small
-  ``st.components.v2`` element, :data:`TAB`), never in the URL, so a link a learner copies
+  ``st.components.v2`` element, :mod:`ui.common.room_tab`), never in the URL, so a link a learner copies
   carries no one's id. It survives a reload and a move to another server (the tab keeps
   it) and two tabs are two learners. It reaches the server once the element has mounted;
   an answer locked in before waits for it. Each app session also holds a token of its own
@@ -34,8 +34,7 @@ import streamlit as st
 
 import rooms
 from rooms import RoomError, RoomStatus, RoomStore, StoreUnavailable
-from rooms.store import check_learner
-from ui.common import controls, room_charts, specs, turns
+from ui.common import controls, room_charts, room_tab, specs, turns
 from ui.common.i18n import t
 
 #: Query parameters of rooms (valid on every page; ``learner`` only to drop it from old
@@ -56,28 +55,6 @@ _GROUPS, _SENT, _NOTICES, _READ = "_room_groups", "_room_sent", "_room_notices",
 _DRAWN = "_room_drawn"
 #: Session-state entry: this session's token, sent with each answer.
 _SESSION = "_room_session"
-#: Key of the element that keeps the tab's learner id (its state: ``{"id": …}``).
-TAB = "room_tab"
-#: Name under which the tab's id is kept in the browser's sessionStorage.
-STORAGE_NAME = "attention-lab-learner"
-
-# The tab's learner id: read from sessionStorage, or made (96 random bits, 16 URL-safe
-# characters, as rooms.new_learner_id) and kept there; sent once the server does not hold
-# it yet. sessionStorage belongs to one tab: a reload keeps it, another tab has its own.
-_TAB_JS = r"""
-export default function ({ data, setStateValue }) {
-  const NAME = data.name;
-  let id = null;
-  try { id = window.sessionStorage.getItem(NAME); } catch (e) { id = null; }
-  if (!/^[A-Za-z0-9_-]{16,43}$/.test(id || "")) {
-    const bytes = crypto.getRandomValues(new Uint8Array(12));
-    id = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
-    try { window.sessionStorage.setItem(NAME, id); } catch (e) { /* private mode */ }
-  }
-  if (data.known !== id) setStateValue("id", id);
-}
-"""
-_tab_element = st.components.v2.component("attention_lab.tab_learner", js=_TAB_JS)
 
 
 # --- settings and the store ------------------------------------------------------------
@@ -218,17 +195,12 @@ def learner() -> str | None:
 
 
 def _take_tab_id() -> None:
-    """Mount the element that keeps the tab's id (hidden, in the sidebar) and take the id
-    it sends. A new id for this session (the tab's storage was edited) resends the
+    """Mount the element that keeps the tab's id (:mod:`ui.common.room_tab`) and take the
+    id it sends. A new id for this session (the tab's storage was edited) resends the
     session's answers under it: the store moves each one instead of adding one."""
-    with st.sidebar:
-        tab = _tab_element(key=TAB, data={"known": learner() or "", "name": STORAGE_NAME}, height=0)
-    try:
-        sent_id = check_learner(tab.get("id"))
-    except rooms.BadInput:
-        return  # not sent yet (or not an id): a lock-in waits
-    if sent_id == learner():
-        return
+    sent_id = room_tab.learner_id(learner())
+    if sent_id is None or sent_id == learner():
+        return  # not sent yet (a lock-in waits), or known
     st.session_state[_LEARNER] = sent_id
     for question, sent in list(st.session_state.get(_SENT, {}).items()):
         if sent["outcome"] in ("ok", "waiting"):
