@@ -98,7 +98,8 @@ class Tab(load.Learner):
 
     def _tab_state(self) -> None:
         """The element's state, sent with every run as the browser does once it mounted."""
-        _, _, _, WidgetStates_pb2 = load._protos()
+        from streamlit.proto import WidgetStates_pb2
+
         state = WidgetStates_pb2.WidgetState(id=self.tab_element)
         state.json_value = json.dumps({"id": self.tab_id})
         self.widgets[self.tab_element] = state

