@@ -243,6 +243,7 @@ async def _room(
     seed: int,
     timeout: float,
     store_args: dict,
+    poll_cards: bool = True,
 ) -> None:
     rng = random.Random(seed)
     base = f"http://127.0.0.1:{server.port}"
@@ -286,7 +287,8 @@ async def _room(
             lock_in.append(ran)
             if any(_SHARED in text for text in tab.texts):
                 sent.append(t0)
-                learner_polls.append(asyncio.create_task(_poll(tab, done)))
+                if poll_cards:
+                    learner_polls.append(asyncio.create_task(_poll(tab, done)))
             else:
                 tab.stats.errors.append("the card does not say the answer was shared")
 
@@ -334,7 +336,7 @@ async def _room(
             if seen:
                 reveal.append(1000 * (seen[0] - revealed_at))
         res.revealed_seen = len(reveal)
-        if len(reveal) < res.answered:
+        if len(reveal) < res.answered and poll_cards:
             res.errors.append(f"{res.answered - len(reveal)} learners never saw the room's answers")
         res.learner_p95_ms = load.percentile(reveal, 0.95)
         res.learner_max_ms = max(reveal, default=float("nan"))
@@ -368,6 +370,7 @@ def run_room(
     seed: int = 0,
     timeout: float = 30.0,
     app_root: Path = REPO_ROOT,
+    poll_cards: bool = True,
 ) -> RoomResult:
     """One room on a freshly started server with a store of its own; see the docstring."""
     res = RoomResult(learners, seconds, store, wait)
@@ -391,7 +394,15 @@ def run_room(
                 else:
                     os.environ[k] = v
         bound = ramp + seconds + 2 * wait + 3 * timeout + 30
-        coro = _room(server, res, ramp=ramp, seed=seed, timeout=timeout, store_args=store_args)
+        coro = _room(
+            server,
+            res,
+            ramp=ramp,
+            seed=seed,
+            timeout=timeout,
+            store_args=store_args,
+            poll_cards=poll_cards,
+        )
         try:
             asyncio.run(asyncio.wait_for(coro, bound))
         except TimeoutError:
@@ -412,6 +423,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds a run may take")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--no-card-polls",
+        action="store_true",
+        help="learners' cards do not poll (a control: what their polling costs the room)",
+    )
     ap.add_argument("--app-root", type=Path, default=REPO_ROOT)
     args = ap.parse_args(argv)
     if args.learners < 1 or args.seconds <= 0:
@@ -424,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         wait=args.wait,
         seed=args.seed,
         timeout=args.timeout,
+        poll_cards=not args.no_card_polls,
         app_root=args.app_root,
     )
     print(

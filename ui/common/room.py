@@ -6,14 +6,10 @@ prediction card sends its learner's guess to it (the store is :mod:`rooms`).
   is dropped from the URL, and the page works as without a room. Afterwards the session
   holds the code (``st.session_state["room"]``, so "Share this view" carries it) and
   keeps it in the URL as it moves between pages.
-- The learner: a random id kept in the browser tab (``sessionStorage``, through a small
-  ``st.components.v2`` element, :mod:`ui.common.room_tab`), never in the URL, so a link a learner copies
-  carries no one's id. It survives a reload and a move to another server (the tab keeps
-  it) and two tabs are two learners. It reaches the server once the element has mounted;
-  an answer locked in before waits for it. Each app session also holds a token of its own
-  (made here, never sent to the browser) that goes with every answer: one session that
-  sends a second id replaces its answer instead of adding one (:meth:`rooms.RoomStore.answer`).
-  An old link's ``?learner=ID`` is dropped, with a note.
+- The learner: a random id kept in the browser tab (:mod:`ui.common.room_tab`), never in
+  the URL; an answer locked in before it arrives waits for it. Each session also holds a
+  token of its own, sent with every answer: one session that sends a second id replaces
+  its answer (:meth:`rooms.RoomStore.answer`). An old link's ``?learner=`` is dropped.
 - ``?room_key=KEY``: the presenter's private take-over link. The key is moved into the
   session and removed from the URL at once; it never appears in any other link.
 
@@ -285,10 +281,8 @@ def _resend(question: str) -> None:
 
 
 def after_guess(question: str, options: Sequence[str], about: tuple, presenting: bool) -> None:
-    """Below a locked-in card: whether the learner's guess reached the room, and the
-    room's answers once the presenter has revealed them. The card of a learner whose
-    answer is in polls for the reveal, slowly (:data:`LEARNER_POLL_S`), while the room is
-    open; a learner who skipped sees the answers at their next interaction."""
+    """Below a locked-in card: whether the guess reached the room, then (polling while the
+    room is open, :func:`_answered`) the room's answers once revealed."""
     room = code()
     if room is None or is_presenter():
         return
@@ -325,16 +319,18 @@ def after_guess(question: str, options: Sequence[str], about: tuple, presenting:
 
 @st.fragment(run_every=LEARNER_POLL_S)
 def _answered(question: str, options: tuple, group: str, mine: int, presenting: bool) -> None:
-    """The card of a learner whose answer is in the room: "in the room's count" until
-    the presenter reveals the question, then the room's answers. Polls while it is shown;
-    a room that has closed reruns the page, which then leaves it (and stops polling)."""
-    if not _room_answers(question, options, group, mine, presenting):
+    """The card of one who answered: "in the room's count", then the revealed answers. It
+    polls, each poll in a turn (:mod:`ui.common.turns`); a closed room reruns the page."""
+    if controls.in_full_run():  # the app's run holds the turn
+        shown = _room_answers(question, options, group, mine, presenting)
+    else:
+        with turns.SCRIPT_RUNS.turn():
+            shown = _room_answers(question, options, group, mine, presenting, in_turn=True)
+    if not shown:
         st.caption(t("room.shared"))
 
 
-def _room_answers(
-    question: str, options: tuple, group: str, mine: int | None, presenting: bool
-) -> bool:
+def _room_answers(question, options, group, mine, presenting, *, in_turn=False) -> bool:
     """The room's answers to ``question`` if revealed (True), else nothing (False)."""
     room = code()
     if room is None:
@@ -347,7 +343,9 @@ def _room_answers(
         if not controls.in_full_run():
             st.rerun(scope="app")
         return False
-    _draw(question, options, counts.as_list(len(options)), mine, presenting, own=True)
+    _draw(
+        question, options, counts.as_list(len(options)), mine, presenting, own=True, in_turn=in_turn
+    )
     return True
 
 
@@ -431,9 +429,11 @@ def _draw(
     presenting: bool,
     *,
     own: bool,
+    in_turn: bool = False,
 ) -> None:
     """The room's answers as bars. A new count takes a turn to build the chart (the
-    server's runs take turns); the same counts again redraw the spec built before."""
+    server's runs take turns), once for the server (:func:`ui.common.specs.chart_spec`:
+    sixty learners after a reveal share it); the same counts again redraw this session's."""
     drawn = st.session_state.setdefault(_DRAWN, {})
     total = sum(counts)
     memo = (tuple(counts), mine, presenting, t("room.chart_title"))
@@ -452,9 +452,10 @@ def _draw(
             description=t("room.chart_alt", n=total),
         )
         # a fragment's own rerun takes a turn to build; the app's run holds one already
-        turn = contextlib.nullcontext() if controls.in_full_run() else turns.SCRIPT_RUNS.turn()
+        held = in_turn or controls.in_full_run()
+        turn = contextlib.nullcontext() if held else turns.SCRIPT_RUNS.turn()
         with turn:
-            spec = specs.for_drawing(specs.vega_lite(build()), presenting=presenting)
+            spec = specs.for_drawing(specs.chart_spec(build), presenting=presenting)
         drawn[question] = (memo, spec)
     st.vega_lite_chart(spec=spec, width="stretch", key=f"{question}_room_chart")
     st.caption(t("room.answered", n=total))
