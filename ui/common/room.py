@@ -320,17 +320,14 @@ def after_guess(question: str, options: Sequence[str], about: tuple, presenting:
 @st.fragment(run_every=LEARNER_POLL_S)
 def _answered(question: str, options: tuple, group: str, mine: int, presenting: bool) -> None:
     """The card of one who answered: "in the room's count", then the revealed answers. It
-    polls, each poll in a turn (:mod:`ui.common.turns`); a closed room reruns the page."""
-    if controls.in_full_run():  # the app's run holds the turn
-        shown = _room_answers(question, options, group, mine, presenting)
-    else:
-        with turns.SCRIPT_RUNS.turn():
-            shown = _room_answers(question, options, group, mine, presenting, in_turn=True)
-    if not shown:
+    polls (a store read; a new chart takes a turn); a closed room reruns the page."""
+    if not _room_answers(question, options, group, mine, presenting):
         st.caption(t("room.shared"))
 
 
-def _room_answers(question, options, group, mine, presenting, *, in_turn=False) -> bool:
+def _room_answers(
+    question: str, options: tuple, group: str, mine: int | None, presenting: bool
+) -> bool:
     """The room's answers to ``question`` if revealed (True), else nothing (False)."""
     room = code()
     if room is None:
@@ -343,9 +340,7 @@ def _room_answers(question, options, group, mine, presenting, *, in_turn=False) 
         if not controls.in_full_run():
             st.rerun(scope="app")
         return False
-    _draw(
-        question, options, counts.as_list(len(options)), mine, presenting, own=True, in_turn=in_turn
-    )
+    _draw(question, options, counts.as_list(len(options)), mine, presenting, own=True)
     return True
 
 
@@ -429,7 +424,6 @@ def _draw(
     presenting: bool,
     *,
     own: bool,
-    in_turn: bool = False,
 ) -> None:
     """The room's answers as bars. A new count takes a turn to build the chart (the
     server's runs take turns), once for the server (:func:`ui.common.specs.chart_spec`:
@@ -452,8 +446,7 @@ def _draw(
             description=t("room.chart_alt", n=total),
         )
         # a fragment's own rerun takes a turn to build; the app's run holds one already
-        held = in_turn or controls.in_full_run()
-        turn = contextlib.nullcontext() if held else turns.SCRIPT_RUNS.turn()
+        turn = contextlib.nullcontext() if controls.in_full_run() else turns.SCRIPT_RUNS.turn()
         with turn:
             spec = specs.for_drawing(specs.chart_spec(build), presenting=presenting)
         drawn[question] = (memo, spec)
