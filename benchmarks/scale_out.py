@@ -162,6 +162,8 @@ class Tab:
     async def _new_session(self) -> load.Learner:
         headers = {"Cookie": self.cookie} if self.cookie else None
         session = room_load.Tab(self.base, self.page, self.query, self.timeout, headers)
+        if self.sessions:  # the same browser tab: its sessionStorage keeps the learner id
+            session.tab_id = self.sessions[0].tab_id
         self.sessions.append(session)
         self.replicas.append(None)
         await session.open()

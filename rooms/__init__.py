@@ -31,6 +31,7 @@ from rooms.store import (
     WrongKey,
     group_of,
     new_learner_id,
+    new_session_token,
     normalize_code,
 )
 
@@ -57,6 +58,7 @@ __all__ = [
     "WrongKey",
     "group_of",
     "new_learner_id",
+    "new_session_token",
     "normalize_code",
     "open_store",
 ]

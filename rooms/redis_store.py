@@ -7,11 +7,14 @@ Keys (``prefix`` default ``"asl:rooms:"``, so other data can share the database)
   ``expires``, ``closed``, ``r:{question}`` per revealed question and ``q:{question}``
   per question with answers (so closing finds them); it expires ``TOMBSTONE_S`` after
   the room;
-- ``{prefix}{code}:a:{question}`` — hash ``{learner}|{group}`` → ``"{option}:{unix time}"``,
-  one field per answer (``HLEN`` is the question's number of answers);
-- ``{prefix}{code}:c:{question}`` — hash ``{group}|{option}`` → count.
+- ``{prefix}{code}:a:{question}`` — hash ``{learner}|{group}`` →
+  ``"{option}:{unix time}:{session}"``, one field per answer (``HLEN`` is the question's
+  number of answers);
+- ``{prefix}{code}:c:{question}`` — hash ``{group}|{option}`` → count;
+- ``{prefix}{code}:s:{question}`` — hash ``{session}|{group}`` → the answer field that
+  session last wrote (so its answer under another learner id is found and replaced).
 
-Both answer hashes expire with the room (Redis deletes them at the room's expiry). Every
+The question hashes expire with the room (Redis deletes them at the room's expiry). Every
 write is one Lua script, which Redis runs atomically: the room's state, the limit, the
 upsert and the counters change together, whichever server sends it. A script's first
 write is one Redis refuses when out of memory (``maxmemory``), so a full Redis refuses
@@ -80,8 +83,9 @@ _COUNTS = """
 return {redis.call('HGETALL', KEYS[1]), redis.call('HMGET', KEYS[2], unpack(ARGV))}
 """
 
-# KEYS: room, answers, counts. ARGV: tombstone, now, question, group, answer field,
-# option, stored value, max answers. The answers expire with the room.
+# KEYS: room, answers, counts, sessions. ARGV: tombstone, now, question, group, answer
+# field, option, stored value, max answers, session ('' for none). The answers expire
+# with the room.
 _ANSWER = (
     _STATE
     + """
@@ -90,6 +94,20 @@ local meta = redis.call('HMGET', KEYS[1], 'expires', 'closed')
 local state = room_state(meta, now)
 if state ~= 'open' then return state or 'unknown' end
 local expire_at = string.format('%d', math.floor(tonumber(meta[1]) * 1000))
+if ARGV[9] ~= '' then
+  -- this session's answer under another learner id gives way
+  local mine = ARGV[9] .. '|' .. ARGV[4]
+  local before = redis.call('HGET', KEYS[4], mine)
+  if before and before ~= ARGV[5] then
+    local given = redis.call('HGET', KEYS[2], before)
+    if given and string.match(given, '^%d+:%d+:(.*)$') == ARGV[9] then
+      redis.call('HINCRBY', KEYS[3], ARGV[4] .. '|' .. string.match(given, '^%d+'), -1)
+      redis.call('HDEL', KEYS[2], before)
+    end
+  end
+  redis.call('HSET', KEYS[4], mine, ARGV[5])
+  redis.call('PEXPIREAT', KEYS[4], expire_at)
+end
 local old = redis.call('HGET', KEYS[2], ARGV[5])
 if old then
   local was = string.match(old, '^%d+')
@@ -125,14 +143,15 @@ local q = ARGV[5]
 if ARGV[3] == 'reveal' then
   redis.call('HSET', KEYS[1], 'r:' .. q, '1')
 elseif ARGV[3] == 'reset' then
-  redis.call('DEL', ARGV[7] .. 'a:' .. q, ARGV[7] .. 'c:' .. q)
+  redis.call('DEL', ARGV[7] .. 'a:' .. q, ARGV[7] .. 'c:' .. q, ARGV[7] .. 's:' .. q)
   redis.call('HDEL', KEYS[1], 'r:' .. q, 'q:' .. q)
 elseif ARGV[3] == 'close' then
   redis.call('ZREM', KEYS[2], ARGV[6])
   for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
     local kind, name = string.sub(field, 1, 2), string.sub(field, 3)
     if kind == 'q:' then
-      redis.call('DEL', ARGV[7] .. 'a:' .. name, ARGV[7] .. 'c:' .. name)
+      local answers = ARGV[7] .. 'a:' .. name
+      redis.call('DEL', answers, ARGV[7] .. 'c:' .. name, ARGV[7] .. 's:' .. name)
       redis.call('HDEL', KEYS[1], field)
     elseif kind == 'r:' then
       redis.call('HDEL', KEYS[1], field)
@@ -225,10 +244,17 @@ class RedisStore(RoomStore):
         return self._record(code, self._call(lambda: self.client.hgetall(self._room_key(code))))
 
     def _answer(
-        self, code: str, question: str, group: str, learner: str, option: int, now: float
+        self,
+        code: str,
+        question: str,
+        group: str,
+        learner: str,
+        session: str,
+        option: int,
+        now: float,
     ) -> str:
         room = self._room_key(code)
-        keys = [room, f"{room}:a:{question}", f"{room}:c:{question}"]
+        keys = [room, f"{room}:a:{question}", f"{room}:c:{question}", f"{room}:s:{question}"]
         args = [
             TOMBSTONE_S,
             repr(now),
@@ -236,8 +262,9 @@ class RedisStore(RoomStore):
             group,
             f"{learner}|{group}",
             str(option),
-            f"{option}:{int(now)}",
+            f"{option}:{int(now)}:{session}",
             MAX_ANSWERS,
+            session,
         ]
         return self._call(lambda: self._answer_script(keys=keys, args=args))
 

@@ -41,9 +41,9 @@ from rooms.store import (
 __all__ = ["FILE_NAME", "SqliteStore"]
 
 #: The store's file in its folder (the schema version is in the name).
-FILE_NAME = "attention-lab-rooms-v1.sqlite3"
+FILE_NAME = "attention-lab-rooms-v2.sqlite3"
 #: ``PRAGMA user_version`` of a file with the tables below.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Expired rooms' answers and old records are deleted at most this often (seconds).
 PURGE_EVERY_S = 60.0
 
@@ -66,10 +66,12 @@ CREATE TABLE IF NOT EXISTS answers (
     question TEXT NOT NULL,
     grp TEXT NOT NULL,
     learner TEXT NOT NULL,
+    session TEXT NOT NULL,
     option INTEGER NOT NULL,
     at REAL NOT NULL,
     PRIMARY KEY (code, question, grp, learner)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS answers_session ON answers (code, question, grp, session);
 """
 
 
@@ -222,7 +224,14 @@ class SqliteStore(RoomStore):
         return self._transaction(lambda conn: self._record(conn, code), write=False)
 
     def _answer(
-        self, code: str, question: str, group: str, learner: str, option: int, now: float
+        self,
+        code: str,
+        question: str,
+        group: str,
+        learner: str,
+        session: str,
+        option: int,
+        now: float,
     ) -> str:
         def body(conn: sqlite3.Connection) -> str:
             self._purge(conn, now)
@@ -231,6 +240,12 @@ class SqliteStore(RoomStore):
             state = None if row is None else state_of(row[0], bool(row[1]), now)
             if state != "open":
                 return state or "unknown"
+            if session:  # this session's answer under another learner id gives way
+                conn.execute(
+                    "DELETE FROM answers WHERE code = ? AND question = ? AND grp = ?"
+                    " AND session = ? AND learner <> ?",
+                    (code, question, group, session, learner),
+                )
             key = (code, question, group, learner)
             old = conn.execute(
                 "SELECT 1 FROM answers WHERE code = ? AND question = ? AND grp = ? AND learner = ?",
@@ -244,11 +259,11 @@ class SqliteStore(RoomStore):
                 if n >= MAX_ANSWERS:
                     return "full_answers"
             conn.execute(
-                "INSERT INTO answers (code, question, grp, learner, option, at)"
-                " VALUES (?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (code, question, grp, learner)"
-                " DO UPDATE SET option = excluded.option, at = excluded.at",
-                (*key, option, now),
+                "INSERT INTO answers (code, question, grp, learner, session, option, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (code, question, grp, learner) DO UPDATE SET"
+                " session = excluded.session, option = excluded.option, at = excluded.at",
+                (*key, session, option, now),
             )
             return "ok"
 

@@ -13,16 +13,24 @@ A **room** is opened by a presenter and has
 - its creation and expiry times (``ROOM_TTL_S`` = 12 h later), a *closed* flag and the
   set of *revealed* question keys.
 
-An **answer** is keyed by ``(room, question, group, learner)`` and holds an option index
-and the time it was given. The key makes "one answer per learner, question and settings
+An **answer** is keyed by ``(room, question, group, learner)`` and holds an option index,
+the time it was given and the *session* that gave it. The key makes "one answer per learner, question and settings
 group" a property of the data rather than of the code that writes it: a retry, a reload
 or "ask again" writes the same key again and replaces the learner's own answer; it can
 never count twice. ``group`` is the canonical string of the settings the question
 depends on (``group_of(about)``): answers given for other settings answer a different
 question, so they are counted apart and the presenter reads the group of the room's link.
 
-Nothing personal is stored: the learner id is random (``new_learner_id``), made by the
-app, and there is no name, address or user agent. The answers are deleted when the room
+The learner id comes from the learner's browser tab, the session token from the app
+server (one per app session, never sent to the browser). A tab reloaded, or moved to
+another server, keeps its learner id and gets a new session: its answer is replaced.
+One session that sends a second learner id (a tab whose id was edited, say) does not
+become a second learner either: its answer moves to the new id, replacing the one it gave
+under the old id in the same question and group. So one session is at most one answer
+per question and group; only new sessions add answers, up to ``MAX_ANSWERS``.
+
+Nothing personal is stored: the learner id and the session token are random
+(``new_learner_id``, ``new_session_token``), and there is no name, address or user agent. The answers are deleted when the room
 is closed or expires; its record (code, key hash, times, flags: nothing about learners)
 is kept ``TOMBSTONE_S`` longer, so a learner with an old link is told "expired" or
 "closed" instead of "unknown", and the code is not given to a new room meanwhile.
@@ -89,10 +97,12 @@ __all__ = [
     "check_learner",
     "check_option",
     "check_question",
+    "check_session",
     "group_of",
     "hash_key",
     "new_code",
     "new_learner_id",
+    "new_session_token",
     "normalize_code",
     "state_of",
 ]
@@ -132,7 +142,7 @@ class RoomError(Exception):
 
 class BadInput(RoomError, ValueError):
     """An input is malformed or out of range; ``field`` names it (``code``, ``question``,
-    ``group``, ``learner``, ``option``, ``n_options``)."""
+    ``group``, ``learner``, ``session``, ``option``, ``n_options``)."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
@@ -262,6 +272,18 @@ def check_learner(learner: object) -> str:
     return learner
 
 
+def check_session(session: object) -> str:
+    """``session`` if it is a session token (same form as a learner id), or ``""`` for
+    none (the answer is then tied to no session)."""
+    if session == "":
+        return ""
+    if not isinstance(session, str) or not _LEARNER_RE.fullmatch(session):
+        raise BadInput(
+            "session", f"expected 16-43 characters of [A-Za-z0-9_-], got {session!r:.60}"
+        )
+    return session
+
+
 def check_option(option: object, n_options: object) -> int:
     """``option`` if it is an int in ``[0, n_options)``, with ``2 ≤ n_options ≤ MAX_OPTIONS``."""
     if not _is_int(n_options) or not 2 <= n_options <= MAX_OPTIONS:
@@ -307,6 +329,11 @@ def new_code() -> str:
 
 def new_learner_id() -> str:
     """A random learner id (96 bits, 16 URL-safe characters)."""
+    return secrets.token_urlsafe(12)
+
+
+def new_session_token() -> str:
+    """A random token for one app session (96 bits, 16 URL-safe characters)."""
     return secrets.token_urlsafe(12)
 
 
@@ -391,10 +418,22 @@ class RoomStore(ABC):
         return _key_matches(record.key_hash, key)
 
     def answer(
-        self, code: str, question: str, group: str, learner: str, option: int, n_options: int
+        self,
+        code: str,
+        question: str,
+        group: str,
+        learner: str,
+        option: int,
+        n_options: int,
+        *,
+        session: str = "",
     ) -> None:
         """Record ``learner``'s answer ``option`` to ``question`` for settings ``group``,
         replacing the learner's earlier answer there if any.
+
+        ``session``: the app session sending it (``new_session_token``). An answer this
+        session gave there under another learner id is deleted in the same step, so one
+        session counts once (``""``: no session, nothing else is replaced).
 
         ``BadInput`` (naming the field), ``UnknownRoom``, ``RoomClosed``, ``RoomExpired``,
         ``LimitReached("answers_per_question")`` for a learner new to a question that has
@@ -404,8 +443,10 @@ class RoomStore(ABC):
         question = check_question(question)
         group = check_group(group)
         learner = check_learner(learner)
+        session = check_session(session)
         option = check_option(option, n_options)
-        _raise_for(self._answer(code, question, group, learner, option, self.clock()), code)
+        outcome = self._answer(code, question, group, learner, session, option, self.clock())
+        _raise_for(outcome, code)
 
     def counts(self, code: str, question: str, group: str, key: str | None = None) -> Counts:
         """The answers to ``question`` for ``group``.
@@ -471,10 +512,18 @@ class RoomStore(ABC):
 
     @abstractmethod
     def _answer(
-        self, code: str, question: str, group: str, learner: str, option: int, now: float
+        self,
+        code: str,
+        question: str,
+        group: str,
+        learner: str,
+        session: str,
+        option: int,
+        now: float,
     ) -> str:
-        """Upsert an answer in an open room: ``"ok"``, or ``"unknown"``, ``"closed"``,
-        ``"expired"`` (by ``state_of``), ``"full_answers"``."""
+        """Upsert an answer in an open room, first deleting the answer ``session`` (if not
+        ``""``) gave in the same question and group under another learner id: ``"ok"``, or
+        ``"unknown"``, ``"closed"``, ``"expired"`` (by ``state_of``), ``"full_answers"``."""
 
     @abstractmethod
     def _counts(self, code: str, question: str, group: str) -> tuple[RoomRecord | None, dict]:

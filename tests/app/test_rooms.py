@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 import rooms
 from tests.app.helpers import ROOT, TIMEOUT, open_share_panel, run_page, warnings
-from ui.common import room
+from ui.common import room, room_tab
 
 VARIANCE = "app_pages/variance.py"
 QUESTION = "variance_std"
@@ -83,10 +83,22 @@ def open_room(**params: str) -> tuple[AppTest, str, str]:
     return at, code, links[0]
 
 
-def join(link: str) -> AppTest:
-    """A learner opens the join link."""
+def with_tab(at: AppTest, learner_id: str | None = None) -> AppTest:
+    """The tab's element has sent the tab's learner id (the browser does once the element
+    has mounted: ``sessionStorage``); a new random id unless ``learner_id`` is given."""
+    at.session_state[room_tab.TAB] = {"id": learner_id or rooms.new_learner_id()}
+    return at.run()
+
+
+def tab_id(at: AppTest) -> str:
+    """The learner id the session holds (from its tab)."""
+    return at.session_state[room_tab.TAB]["id"]
+
+
+def join(link: str, learner_id: str | None = None) -> AppTest:
+    """A learner opens the join link in a tab (its element sends the tab's id)."""
     query = dict(parse_qsl(urlsplit(link).query))
-    return run_page(VARIANCE, reveal=False, **query)
+    return with_tab(run_page(VARIANCE, reveal=False, **query), learner_id)
 
 
 def lock_in(at: AppTest, option: int) -> AppTest:
@@ -110,8 +122,7 @@ def test_a_room_from_opening_to_closing(store_url):
     for at in learners:
         assert not at.exception and not warnings(at)
         assert f"Room {code} · your answer is shared anonymously" in captions(at)
-        rooms.store.check_learner(param(at, "learner"))  # a well-formed random id
-    assert param(learners[0], "learner") != param(learners[1], "learner")
+        assert "learner" not in at.query_params  # the id stays in the tab
     lock_in(learners[0], 1)
     lock_in(learners[1], 2)
     for at in learners:
@@ -125,7 +136,7 @@ def test_a_room_from_opening_to_closing(store_url):
 
     presenter.button(key=f"{QUESTION}_room_reveal").click().run()
     assert "Revealed to the room." in captions(presenter)
-    learners[0].run()  # the learner's next interaction shows the room's answers
+    learners[0].run()  # the card's next poll (or any interaction) shows the room's answers
     (seen,) = room_charts(learners[0])
     assert seen == {"counts": {"1": 0, "16": 1, "256": 1, "65536": 0}, "mine": ["16"]}
 
@@ -147,17 +158,73 @@ def test_a_room_from_opening_to_closing(store_url):
 
 
 def test_a_reload_answers_as_the_same_learner(store_url):
-    presenter, code, link = open_room()
+    presenter, _code, link = open_room()
     first = lock_in(join(link), 0)
-    learner_id = param(first, "learner")
-    # the reloaded tab: a new session on the same URL, learner id included
-    again = run_page(VARIANCE, reveal=False, room=code, learner=learner_id)
-    assert again.query_params["learner"] in (learner_id, [learner_id])
+    # the reloaded tab (or the same tab moved to another server): a new session, and the
+    # tab's element sends the id the tab keeps
+    again = join(link, tab_id(first))
     lock_in(again, 3)  # "ask again" after a reload: the answer is replaced
     lock_in(join(link), 3)  # another learner
     presenter.run()
     assert room_charts(presenter)[0]["counts"] == {"1": 0, "8": 0, "64": 0, "4096": 2}
     assert "2 answered" in captions(presenter)
+
+
+def test_a_copied_link_is_another_learner(store_url):
+    """Learner A's address opened elsewhere (a link pasted in the chat) carries no id: it
+    is a new tab with an id of its own, so A's answer stays."""
+    presenter, _code, link = open_room()
+    a = lock_in(join(link), 1)
+    copied = dict(parse_qsl(urlsplit(link).query)) | {k: param(a, k) for k in a.query_params}
+    assert "learner" not in copied
+    b = lock_in(with_tab(run_page(VARIANCE, reveal=False, **copied)), 3)
+    assert tab_id(b) != tab_id(a)
+    presenter.run()
+    assert room_charts(presenter)[0]["counts"] == {"1": 0, "8": 1, "64": 0, "4096": 1}
+    assert "2 answered" in captions(presenter)
+
+
+def test_a_lock_in_waits_for_the_tabs_id(store_url):
+    presenter, _code, link = open_room()
+    query = dict(parse_qsl(urlsplit(link).query))
+    at = lock_in(run_page(VARIANCE, reveal=False, **query), 2)  # the element not mounted yet
+    assert any("Connecting this tab to the room" in c for c in captions(at))
+    presenter.run()
+    assert "0 answered" in captions(presenter)
+    with_tab(at)  # the id arrives: the answer goes
+    assert any("in the room's count" in c for c in captions(at))
+    presenter.run()
+    assert "1 answered" in captions(presenter)
+
+
+def test_a_second_id_from_one_session_replaces_its_answer(store_url):
+    """A session whose tab sends another id (its storage edited) stays one learner: its
+    answer moves to the new id, in the room's count once."""
+    presenter, _code, link = open_room()
+    at = lock_in(join(link), 1)
+    lock_in(join(link), 0)  # someone else
+    with_tab(at)  # the same session, a new id: the answer is sent again under it
+    with_tab(at)  # and again
+    lock_in(at.button(key=f"{QUESTION}_again").click().run(), 2)  # then a new guess
+    presenter.run()
+    assert room_charts(presenter)[0]["counts"] == {"1": 1, "8": 0, "64": 1, "4096": 0}
+    assert "2 answered" in captions(presenter)
+
+
+def test_after_the_reveal_every_card_shows_the_room(sqlite_store):
+    """A learner who answered sees the room's answers with their own marked (the card polls
+    for it: tests/e2e/test_rooms.py waits for it without an interaction); one who skipped
+    sees them unmarked."""
+    presenter, _code, link = open_room()
+    answered, skipped = lock_in(join(link), 1), join(link)
+    skipped.button(key=f"{QUESTION}_skip").click().run()
+    assert any("in the room's count" in c for c in captions(answered))
+    presenter.button(key=f"{QUESTION}_room_reveal").click().run()
+    assert room_charts(answered.run()) == [
+        {"counts": {"1": 0, "8": 1, "64": 0, "4096": 0}, "mine": ["8"]}
+    ]
+    assert room_charts(skipped.run())[0]["mine"] == []
+    assert not any("in the room's count" in c for c in captions(answered))
 
 
 def test_ask_again_replaces_the_answer(sqlite_store):
@@ -171,7 +238,7 @@ def test_ask_again_replaces_the_answer(sqlite_store):
 
 def test_answers_for_other_settings_are_counted_apart(sqlite_store):
     presenter, code, link = open_room()
-    lock_in(run_page(VARIANCE, reveal=False, room=code, d_k="16"), 1)
+    lock_in(with_tab(run_page(VARIANCE, reveal=False, room=code, d_k="16")), 1)
     presenter.run()
     assert "0 answered" in captions(presenter)  # the presenter counts the link's settings
     lock_in(join(link), 1)
@@ -232,7 +299,7 @@ def test_no_store_no_room_but_a_working_page(monkeypatch):
     assert "room" not in at.session_state
     at = run_page(VARIANCE, reveal=False, room="ABCDEF")
     assert any("cannot be reached" in w for w in warnings(at))
-    lock_in(at, 1)
+    lock_in(with_tab(at), 1)
     assert any("was not shared" in w for w in warnings(at))
     assert len(at.get("vega_lite_chart")) == ANSWERED_CHARTS
 
@@ -309,7 +376,7 @@ def test_reveal_1_is_ignored_in_a_room(sqlite_store):
 
 def test_room_params_are_known_and_bad_reveal_warns(sqlite_store):
     at = run_page(VARIANCE, reveal=False, learner="abc")  # a stale id without a room
-    assert not warnings(at)
+    assert not warnings(at) and "learner" not in at.query_params
     at = _with_reveal("maybe")
     assert any("`reveal`" in w for w in warnings(at))
     assert len(at.get("vega_lite_chart")) == 3  # not revealed
@@ -334,10 +401,16 @@ def test_limits_are_reported(sqlite_store, monkeypatch):
     assert "room" not in second.session_state
 
 
-@pytest.mark.parametrize("value", ["<script>", "short", "x" * 44, ""])
-def test_a_malformed_learner_id_gets_a_new_one(sqlite_store, value):
-    _presenter, code, _link = open_room()
+@pytest.mark.parametrize("value", ["<script>", "short", "x" * 44, "", "L000000000000001"])
+def test_an_old_links_learner_id_is_dropped(sqlite_store, value):
+    """Links of an older version carry ``learner=ID``: it is dropped, with a note, and the
+    tab answers with its own id."""
+    presenter, code, _link = open_room()
     at = run_page(VARIANCE, reveal=False, room=code, learner=value)
     assert not at.exception and not warnings(at)
-    fresh = param(at, "learner")
-    assert fresh != value and rooms.store.check_learner(fresh) == fresh
+    assert any("`learner` was ignored" in i.value for i in at.info)
+    assert "learner" not in at.query_params
+    lock_in(with_tab(at), 1)
+    presenter.run()
+    assert "1 answered" in captions(presenter)
+    assert tab_id(at) != value

@@ -1,14 +1,17 @@
 """A room in Chromium: a presenter page and two learner pages on one server.
 
 The presenter (1400 px, presenter mode) opens a room on the variance page; its QR code,
-read off the screen, decodes to the join link. Two learners open the link (one at
-1400 px, one on a 390-px phone) and lock in an answer; the presenter's count, polled by
-its fragment, reaches 2 without a reload. After "Reveal to the room", the first learner's
-next interaction (switching to Chinese) shows the room's answers on its card.
+read off the screen, decodes to the join link. Learner A (1400 px) opens the link and
+locks in "8"; A's address, opened in a fresh browser context (a 390-px phone: a link
+pasted in the chat) locks in "64" as a second learner, since the learner id is kept in
+the tab, not in the URL. The presenter's count, polled by its fragment, reaches 2 without
+a reload. After "Reveal to the room" both learners' cards show the room's answers without
+any interaction (they poll). A's reload keeps A's id: A's new answer replaces the old one.
 
-Screenshots: artifacts/room-presenter-1400.png, room-qr.png, room-learner-390.png and
-room-learner-revealed-zh.png. The server's store is its default one (SQLite in the system
-temporary folder); room codes are random, so other servers sharing it do not interfere.
+Screenshots: artifacts/room-presenter-1400.png, room-qr.png, room-learner-390.png,
+room-learner-revealed-390.png and room-learner-revealed-zh.png. The server's store is its
+default one (SQLite in the system temporary folder), which the test reads too; room codes
+are random, so other servers sharing it do not interfere.
 """
 
 from __future__ import annotations
@@ -19,15 +22,29 @@ from urllib.parse import urlsplit
 
 import pytest
 
+import rooms
+
 pytestmark = pytest.mark.e2e
 
 QUESTION = "variance_std"
+#: The question's settings group at the page's defaults (d_k, σ_q, σ_k).
+GROUP = rooms.group_of((64, 1.0, 1.0))
+OPTIONS = ("1", "8", "64", "4096")
 PHONE = {"width": 390, "height": 844}
-#: The presenter's counts refresh every 2 s; a count is given this long to show.
+#: The presenter's counts refresh every 2 s, an answered card every 3.5 s; a count is
+#: given this long to show.
 COUNT_TIMEOUT_MS = 15_000
 
 
-def _lock_in(learner, option_text: str) -> None:
+def _answered(driver, n: int):
+    """The "n answered" line under the room's chart on the driver's page."""
+    main = driver.page.locator("[data-testid='stMain'] p")
+    return main.filter(has_text=re.compile(rf"^{n} answered$"))
+
+
+def _lock_in(learner, option_text: str, *, revealed: bool = False) -> None:
+    """Choose ``option_text`` and lock it in; wait until the card says it is in the room's
+    count (or, once revealed, shows the room's answers)."""
     guess = learner.widget(f"{QUESTION}_guess")
     guess.wait_for(state="visible")
     learner.interact(
@@ -35,7 +52,10 @@ def _lock_in(learner, option_text: str) -> None:
         expect_chart_change=False,
     )
     learner.interact(learner.button(f"{QUESTION}_reveal").click, expect_chart_change=False)
-    learner.page.get_by_text("Your answer is in the room's count").wait_for(state="visible")
+    if revealed:
+        learner.page.get_by_text(re.compile(r"^\d+ answered$")).wait_for(state="visible")
+    else:
+        learner.page.get_by_text("Your answer is in the room's count").wait_for(state="visible")
 
 
 def test_a_room_in_the_browser(make_app, artifacts_dir):
@@ -63,41 +83,55 @@ def test_a_room_in_the_browser(make_app, artifacts_dir):
     decoded = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))
     assert [r.text for r in decoded] == [link]
 
-    learners = [make_app(), make_app(viewport=PHONE, is_mobile=True, has_touch=True)]
-    for learner in learners:
-        learner.open("variance", parts.query)
-        learner.page.get_by_text(f"Room {code} · your answer is shared anonymously").wait_for()
-        assert "learner=" in learner.page.url  # the id that survives a reload
-    _lock_in(learners[0], "8")
-    _lock_in(learners[1], "64")
-    learners[1].screenshot("room-learner-390", full_page=False)
+    a = make_app()
+    a.open("variance", parts.query)
+    a.page.get_by_text(f"Room {code} · your answer is shared anonymously").wait_for()
+    _lock_in(a, "8")
+    assert "learner" not in a.page.url  # the id stays in the tab
+    # A's address in a fresh context: another tab, another learner
+    b = make_app(viewport=PHONE, is_mobile=True, has_touch=True)
+    b.open("variance", urlsplit(a.page.url).query)
+    b.page.get_by_text(f"Room {code} · your answer is shared anonymously").wait_for()
+    _lock_in(b, "64")
+    b.screenshot("room-learner-390", full_page=False)
 
     # the presenter's view counts both without a reload (its fragment polls)
-    main = presenter.page.locator("[data-testid='stMain']")
-    main.locator("p").filter(has_text=re.compile(r"^2 answered$")).wait_for(
-        timeout=COUNT_TIMEOUT_MS
-    )
+    _answered(presenter, 2).wait_for(timeout=COUNT_TIMEOUT_MS)
     presenter.screenshot("room-presenter-1400")
 
     # before the reveal no learner sees the room's answers (the chart and its count)
-    answered = learners[0].page.locator("[data-testid='stMain'] p").filter(has_text="answered")
-    assert answered.count() == 0
+    for learner in (a, b):
+        assert _answered(learner, 2).count() == 0
     presenter.button(f"{QUESTION}_room_reveal").click()
+    main = presenter.page.locator("[data-testid='stMain']")
     main.get_by_text("Revealed to the room.").wait_for(timeout=COUNT_TIMEOUT_MS)
-    # the learner's next interaction: the same view in Chinese
-    learners[0].interact(
-        lambda: (
-            learners[0]
-            .page.locator("[data-testid='stSidebar'] label")
-            .filter(has_text="zh")
-            .click()
-        ),
+    # both cards show the room's answers with no interaction: they poll
+    for learner in (a, b):
+        _answered(learner, 2).wait_for(timeout=COUNT_TIMEOUT_MS)
+    b.wait_charts_rendered()
+    _answered(b, 2).scroll_into_view_if_needed()
+    b.screenshot("room-learner-revealed-390", full_page=False)
+    counts = rooms.open_store().counts(code, QUESTION, GROUP)  # revealed: no key needed
+    assert counts.by_option == {OPTIONS.index("8"): 1, OPTIONS.index("64"): 1}
+
+    # A reloads the tab: the same learner (sessionStorage), so a new guess replaces A's
+    a.page.reload(wait_until="domcontentloaded")
+    a.page.wait_for_function("() => window.__e2e && window.__e2e.finished >= 1")
+    a.wait_idle()
+    _lock_in(a, "4096", revealed=True)
+    _answered(a, 2).wait_for(timeout=COUNT_TIMEOUT_MS)
+    counts = rooms.open_store().counts(code, QUESTION, GROUP)
+    assert counts.by_option == {OPTIONS.index("4096"): 1, OPTIONS.index("64"): 1}
+
+    # the same view in Chinese
+    a.interact(
+        lambda: a.page.locator("[data-testid='stSidebar'] label").filter(has_text="zh").click(),
         expect_chart_change=False,
     )
-    count = learners[0].page.locator("[data-testid='stMain'] p").filter(has_text="已有 2 人作答")
+    count = a.page.locator("[data-testid='stMain'] p").filter(has_text="已有 2 人作答")
     count.wait_for(timeout=COUNT_TIMEOUT_MS)
-    learners[0].wait_charts_rendered()
+    a.wait_charts_rendered()
     count.scroll_into_view_if_needed()
-    learners[0].screenshot("room-learner-revealed-zh", full_page=False)
-    for driver in (presenter, *learners):
+    a.screenshot("room-learner-revealed-zh", full_page=False)
+    for driver in (presenter, a, b):
         driver.assert_healthy()

@@ -99,6 +99,62 @@ def test_an_answer_again_replaces_the_learners_own(store, room):
     assert counts.shares(4) == [0.5, 0.0, 0.5, 0.0]
 
 
+def test_one_session_is_one_answer_whatever_ids_it_sends(store, room):
+    """A session that sends a second learner id moves its answer to it: one answer."""
+    code, key = room
+    s1, s2 = learner(1, "S"), learner(2, "S")
+    store.answer(code, Q, G, learner(1), 1, 4, session=s1)
+    store.answer(code, Q, G, learner(2), 2, 4, session=s2)
+    store.answer(code, Q, G, learner(3), 3, 4, session=s1)  # s1 again, with another id
+    counts = store.counts(code, Q, G, key)
+    assert counts.by_option == {2: 1, 3: 1} and counts.total == 2
+    store.answer(code, Q, G, learner(4), 0, 4, session=s1)  # and a third one
+    store.answer(code, Q, G, learner(1), 0, 4, session=s1)  # back to the first
+    assert store.counts(code, Q, G, key).by_option == {0: 1, 2: 1}
+    # another group or question of the same session is another answer, as for a learner
+    store.answer(code, Q, "128|1|1", learner(5), 1, 4, session=s1)
+    store.answer(code, "other_question", G, learner(5), 1, 4, session=s1)
+    assert store.counts(code, Q, G, key).by_option == {0: 1, 2: 1}
+    assert store.counts(code, Q, "128|1|1", key).by_option == {1: 1}
+    assert store.counts(code, "other_question", G, key).by_option == {1: 1}
+
+
+def test_a_reload_keeps_the_learner_and_takes_a_new_session(store, room):
+    """A reloaded tab (or one moved to another server): the same learner id in a new
+    session replaces its answer; the old session can no longer take it away."""
+    code, key = room
+    old, new, other = learner(1, "S"), learner(2, "S"), learner(3, "S")
+    store.answer(code, Q, G, learner(1), 1, 4, session=old)
+    store.answer(code, Q, G, learner(1), 2, 4, session=new)  # reloaded: one answer
+    assert store.counts(code, Q, G, key).by_option == {2: 1}
+    store.answer(code, Q, G, learner(9), 3, 4, session=old)  # the old session, another id
+    assert store.counts(code, Q, G, key).by_option == {2: 1, 3: 1}  # learner 1's stays
+    store.answer(code, Q, G, learner(8), 0, 4, session=other)  # another tab: another one
+    assert store.counts(code, Q, G, key).total == 3
+    store.answer(code, Q, G, learner(7), 1, 4)  # no session: nothing else replaced
+    store.answer(code, Q, G, learner(6), 1, 4)
+    assert store.counts(code, Q, G, key).by_option == {0: 1, 1: 2, 2: 1, 3: 1}
+
+
+def test_a_session_after_a_reset_counts_again(store, room):
+    code, key = room
+    store.answer(code, Q, G, learner(1), 1, 4, session=learner(1, "S"))
+    store.reset(code, key, Q)
+    store.answer(code, Q, G, learner(2), 2, 4, session=learner(1, "S"))
+    assert store.counts(code, Q, G, key).by_option == {2: 1}
+
+
+def test_a_session_moving_ids_at_the_limit_still_counts_once(store, room):
+    code, key = room
+    for i in range(MAX_ANSWERS):
+        store.answer(code, Q, G, learner(i), i % 4, 4, session=learner(i, "S"))
+    # a full question: a session already in it may move to a new id (its old answer goes)
+    store.answer(code, Q, G, learner(MAX_ANSWERS), 0, 4, session=learner(0, "S"))
+    assert store.counts(code, Q, G, key).total == MAX_ANSWERS
+    with pytest.raises(LimitReached):
+        store.answer(code, Q, G, learner(MAX_ANSWERS + 1), 0, 4, session=learner(-1, "T"))
+
+
 def test_groups_and_questions_are_counted_apart(store, room):
     code, key = room
     store.answer(code, Q, "64|1|1", learner(1), 1, 4)
@@ -223,20 +279,22 @@ def _stored(store, backend, code: str) -> int:
     return len(keys) + len(flags)
 
 
-def test_an_answer_holds_only_the_random_id_option_group_and_time(store, room, backend, clock):
+def test_an_answer_holds_only_random_ids_option_group_and_time(store, room, backend, clock):
     code, _ = room
-    store.answer(code, Q, G, learner(7), 3, 4)
+    store.answer(code, Q, G, learner(7), 3, 4, session=learner(1, "S"))
     if backend == "sqlite":
         import sqlite3
 
         with sqlite3.connect(store.path) as conn:
             rows = conn.execute("SELECT * FROM answers").fetchall()
             columns = [c[1] for c in conn.execute("PRAGMA table_info(answers)")]
-        assert columns == ["code", "question", "grp", "learner", "option", "at"]
-        assert rows == [(code, Q, G, learner(7), 3, clock.now)]
+        assert columns == ["code", "question", "grp", "learner", "session", "option", "at"]
+        assert rows == [(code, Q, G, learner(7), learner(1, "S"), 3, clock.now)]
     else:
         stored = store.client.hgetall(f"{store.prefix}{code}:a:{Q}")
-        assert stored == {f"{learner(7)}|{G}": f"3:{int(clock.now)}"}
+        assert stored == {f"{learner(7)}|{G}": f"3:{int(clock.now)}:{learner(1, 'S')}"}
+        sessions = store.client.hgetall(f"{store.prefix}{code}:s:{Q}")
+        assert sessions == {f"{learner(1, 'S')}|{G}": f"{learner(7)}|{G}"}
 
 
 # --- expiry -----------------------------------------------------------------------------
@@ -327,6 +385,7 @@ BAD = {
     "question": [None, 1, "", "Variance", "1abc", "a b", "a;drop", "a" * 41, "é", "a\n"],
     "group": [None, 64, "64 1", "64;1", "é", "a\n", "x" * 201, "64/1"],
     "learner": [None, 1, "", "short", "x" * 15, "x" * 44, "abcdefghijklmnop!", "é" * 16],
+    "session": [None, 1, "short", "x" * 15, "x" * 44, "abcdefghijklmnop!", "é" * 16],
     "option": [None, -1, 4, 1.0, True, "1", np.float64(1.0)],
     "n_options": [None, 1, 13, 2.0, "4", False],
 }  # fmt: skip

@@ -90,9 +90,13 @@ LEGEND_PX_PER_COLUMN = 7.5
 #: A legend entry's symbol and padding, px.
 LEGEND_SYMBOL_PX = 24
 
-# breakable units: runs of spaces, single CJK characters, runs of other characters
+# breakable units: runs of spaces, single CJK characters, runs of other characters (a
+# no-break space or a word joiner is no space: it holds its neighbours together)
 _CJK = "\u2e80-\u303f\u3040-\u9fff\uf900-\ufaff\uff00-\uffef"
-_TOKEN = re.compile(rf"\s+|[{_CJK}]|[^\s{_CJK}]+")
+_TOKEN = re.compile(rf"[ \t]+|[{_CJK}]|[^ \t{_CJK}]+")
+#: No line break on either side: no-break space (drawn as a space), word joiner (U+2060,
+#: a "no break here" for Chinese text, removed from the lines).
+_JOINERS, _WORD_JOINER = "\u00a0\u2060", "\u2060"
 #: Punctuation that never starts a line / never ends one.
 _CLOSING, _OPENING = "，。、；：！？）》」』”’,.;:!?)]", "（《「『“‘(["
 
@@ -107,7 +111,9 @@ def wrap_text(text: str, columns: int) -> list[str]:
 
     English breaks at spaces; Chinese between any two characters (it has no spaces),
     but never before closing or after opening punctuation. A word longer than a line
-    keeps a line of its own: a word is never cut. A ``\n`` in ``text`` always breaks.
+    keeps a line of its own: a word is never cut. A ``\n`` in ``text`` always breaks; a
+    no-break space or a word joiner (U+2060) never does, so a symbol such as
+    ``‖J‖ = 0.145`` stays on one line.
 
     Raises
     ------
@@ -124,7 +130,8 @@ def wrap_text(text: str, columns: int) -> list[str]:
         if (
             tokens
             and not tokens[-1].isspace()
-            and (token[0] in _CLOSING or tokens[-1][-1] in _OPENING)
+            and not token.isspace()
+            and (token[0] in _CLOSING + _JOINERS or tokens[-1][-1] in _OPENING + _JOINERS)
         ):
             tokens[-1] += token
         else:
@@ -142,7 +149,7 @@ def wrap_text(text: str, columns: int) -> list[str]:
         line += token
     if line.strip():
         lines.append(line.rstrip())
-    return lines or [""]
+    return [line.replace(_WORD_JOINER, "") for line in lines] or [""]
 
 
 def _text(lines: list[str]) -> str | list[str]:

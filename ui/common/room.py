@@ -6,11 +6,10 @@ prediction card sends its learner's guess to it (the store is :mod:`rooms`).
   is dropped from the URL, and the page works as without a room. Afterwards the session
   holds the code (``st.session_state["room"]``, so "Share this view" carries it) and
   keeps it in the URL as it moves between pages.
-- ``?learner=ID``: a learner's random id, made when they join and kept in the URL, so a
-  reload of the tab (a new session) answers as the same learner: their answer is replaced,
-  never counted twice. A cookie would do the same, but Streamlit has no public API to set
-  one (``st.context.cookies`` only reads). The id is kept in a private session entry, not
-  under its parameter's name, so no share link or join link carries it.
+- The learner: a random id kept in the browser tab (:mod:`ui.common.room_tab`), never in
+  the URL; an answer locked in before it arrives waits for it. Each session also holds a
+  token of its own, sent with every answer: one session that sends a second id replaces
+  its answer (:meth:`rooms.RoomStore.answer`). An old link's ``?learner=`` is dropped.
 - ``?room_key=KEY``: the presenter's private take-over link. The key is moved into the
   session and removed from the URL at once; it never appears in any other link.
 
@@ -31,16 +30,16 @@ import streamlit as st
 
 import rooms
 from rooms import RoomError, RoomStatus, RoomStore, StoreUnavailable
-from rooms.store import check_learner
-from ui.common import controls, room_charts, specs, turns
+from ui.common import controls, room_charts, room_tab, specs, turns
 from ui.common.i18n import t
 
-#: Query parameters of rooms (valid on every page).
+#: Query parameters of rooms (valid on every page; ``learner`` only to drop it from old
+#: links).
 ROOM_PARAMS = frozenset({"room", "learner", "room_key"})
-#: Seconds between refreshes of the presenter's counts, and of a learner's view of the
-#: room's answers once revealed (learners never poll before).
+#: Seconds between refreshes of the presenter's counts, and of the card of a learner who
+#: answered (it shows the room's answers once revealed; only while the room is open).
 PRESENTER_POLL_S = 2.0
-LEARNER_POLL_S = 6.0
+LEARNER_POLL_S = 3.5
 
 #: Session-state entries: the room's code (public: share links carry it), the presenter
 #: key, the learner id, the join link's page and values, the settings group the presenter
@@ -50,6 +49,8 @@ CODE, _KEY, _LEARNER, _LINK = "room", "_room_key", "_room_learner", "_room_link"
 _GROUPS, _SENT, _NOTICES, _READ = "_room_groups", "_room_sent", "_room_notices", "_room_read"
 #: Session-state entry: the presenter's last drawn chart per question, (counts, spec).
 _DRAWN = "_room_drawn"
+#: Session-state entry: this session's token, sent with each answer.
+_SESSION = "_room_session"
 
 
 # --- settings and the store ------------------------------------------------------------
@@ -133,6 +134,9 @@ def _read_link() -> None:
     keys = st.query_params.get_all("room_key")
     if keys:
         del st.query_params["room_key"]  # never left in the address bar
+    if "learner" in st.query_params:  # an old link: the tab keeps its own id now
+        del st.query_params["learner"]
+        notice("info", t("room.learner_dropped"))
     raw = st.query_params.get_all("room")
     if not raw:
         return
@@ -160,17 +164,13 @@ def _read_link() -> None:
         leave()
         return
     st.session_state[CODE] = room
-    ids = st.query_params.get_all("learner")
-    try:
-        learner = check_learner(ids[0]) if len(ids) == 1 else None
-    except rooms.BadInput:
-        learner = None
-    st.session_state[_LEARNER] = learner or rooms.new_learner_id()
+    st.session_state.setdefault(_SESSION, rooms.new_session_token())
 
 
 def start() -> None:
     """Call in every complete run of the app, before the page: read the link once, keep
-    the room in the URL, check the room is still open and show the room's notices."""
+    the room in the URL, take the tab's learner id, check the room is still open and show
+    the room's notices."""
     if not st.session_state.get(_READ):
         st.session_state[_READ] = True
         _read_link()
@@ -178,11 +178,29 @@ def start() -> None:
     if room is not None:
         st.query_params["room"] = room
         if not is_presenter():
-            st.query_params["learner"] = st.session_state[_LEARNER]
+            _take_tab_id()
         status()
     notices = controls.run_state().get("notices") or st
     for kind, text in st.session_state.get(_NOTICES, []):
         getattr(notices, kind)(text, icon="⚠️" if kind == "warning" else "ℹ️")
+
+
+def learner() -> str | None:
+    """This tab's learner id, None until its element has sent it."""
+    return st.session_state.get(_LEARNER)
+
+
+def _take_tab_id() -> None:
+    """Mount the element that keeps the tab's id (:mod:`ui.common.room_tab`) and take the
+    id it sends. A new id for this session (the tab's storage was edited) resends the
+    session's answers under it: the store moves each one instead of adding one."""
+    sent_id = room_tab.learner_id(learner())
+    if sent_id is None or sent_id == learner():
+        return  # not sent yet (a lock-in waits), or known
+    st.session_state[_LEARNER] = sent_id
+    for question, sent in list(st.session_state.get(_SENT, {}).items()):
+        if sent["outcome"] in ("ok", "waiting"):
+            send(question, sent["option"], sent["n_options"], sent["about"])
 
 
 def status() -> RoomStatus | None:
@@ -227,9 +245,12 @@ def send(question: str, option: int, n_options: int, about: tuple) -> None:
         return
     try:
         group = rooms.group_of(about)
-        learner = st.session_state[_LEARNER]
-        store().answer(room, question, group, learner, option, n_options)
-        outcome = "ok"
+        if learner() is None:
+            outcome = "waiting"  # sent once the tab's id arrives (:func:`_take_tab_id`)
+        else:
+            session = st.session_state.setdefault(_SESSION, rooms.new_session_token())
+            store().answer(room, question, group, learner(), option, n_options, session=session)
+            outcome = "ok"
     except rooms.BadInput as exc:
         outcome = f"bad_input:{exc.field}"
     except StoreUnavailable:
@@ -260,12 +281,15 @@ def _resend(question: str) -> None:
 
 
 def after_guess(question: str, options: Sequence[str], about: tuple, presenting: bool) -> None:
-    """Below a locked-in card: whether the learner's guess reached the room, and the
-    room's answers once the presenter has revealed them."""
+    """Below a locked-in card: whether the guess reached the room, then (polling while the
+    room is open, :func:`_answered`) the room's answers once revealed."""
     room = code()
     if room is None or is_presenter():
         return
     sent = st.session_state.get(_SENT, {}).get(question)
+    if sent is not None and sent["outcome"] == "waiting":
+        st.caption(t("room.waiting"))
+        return
     if sent is not None and sent["outcome"] != "ok":
         if sent["outcome"] == "unavailable":
             st.warning(t("room.not_shared_unavailable"), icon=":material/cloud_off:")
@@ -281,33 +305,43 @@ def after_guess(question: str, options: Sequence[str], about: tuple, presenting:
         else:
             st.warning(t("room.not_shared", reason=sent["outcome"]), icon=":material/block:")
         return
-    current = status()
-    if current is None or question not in current.revealed:
-        if sent is not None:
-            st.caption(t("room.shared"))
-        return
-    mine = sent["option"] if sent is not None else None
-    group_about = sent["about"] if sent is not None else about
     try:
-        group = rooms.group_of(group_about)
+        group = rooms.group_of(sent["about"] if sent is not None else about)
     except rooms.BadInput:
         return
-    _revealed_answers(question, tuple(options), group, mine, presenting)
+    if sent is not None:
+        _answered(question, tuple(options), group, sent["option"], presenting)
+        return
+    current = status()
+    if current is not None and question in current.revealed:
+        _room_answers(question, tuple(options), group, None, presenting)
 
 
 @st.fragment(run_every=LEARNER_POLL_S)
-def _revealed_answers(
+def _answered(question: str, options: tuple, group: str, mine: int, presenting: bool) -> None:
+    """The card of one who answered: "in the room's count", then the revealed answers. It
+    polls (a store read; a new chart takes a turn); a closed room reruns the page."""
+    if not _room_answers(question, options, group, mine, presenting):
+        st.caption(t("room.shared"))
+
+
+def _room_answers(
     question: str, options: tuple, group: str, mine: int | None, presenting: bool
-) -> None:
-    """A learner's view of the room's answers, after the reveal: refreshed slowly."""
+) -> bool:
+    """The room's answers to ``question`` if revealed (True), else nothing (False)."""
     room = code()
     if room is None:
-        return
+        return False
     try:
         counts = store().counts(room, question, group)
-    except (rooms.NotRevealed, RoomError):
-        return  # reset or closed since: the next run of the card says so
+    except (rooms.NotRevealed, StoreUnavailable):
+        return False  # not yet (or the store is not answering: the next poll tries again)
+    except RoomError:  # closed, expired or gone since: the page's run says so and leaves
+        if not controls.in_full_run():
+            st.rerun(scope="app")
+        return False
     _draw(question, options, counts.as_list(len(options)), mine, presenting, own=True)
+    return True
 
 
 # --- the presenter's view under each card ----------------------------------------------
@@ -392,7 +426,8 @@ def _draw(
     own: bool,
 ) -> None:
     """The room's answers as bars. A new count takes a turn to build the chart (the
-    server's runs take turns); the same counts again redraw the spec built before."""
+    server's runs take turns), once for the server (:func:`ui.common.specs.chart_spec`:
+    sixty learners after a reveal share it); the same counts again redraw this session's."""
     drawn = st.session_state.setdefault(_DRAWN, {})
     total = sum(counts)
     memo = (tuple(counts), mine, presenting, t("room.chart_title"))
@@ -413,7 +448,7 @@ def _draw(
         # a fragment's own rerun takes a turn to build; the app's run holds one already
         turn = contextlib.nullcontext() if controls.in_full_run() else turns.SCRIPT_RUNS.turn()
         with turn:
-            spec = specs.for_drawing(specs.vega_lite(build()), presenting=presenting)
+            spec = specs.for_drawing(specs.chart_spec(build), presenting=presenting)
         drawn[question] = (memo, spec)
     st.vega_lite_chart(spec=spec, width="stretch", key=f"{question}_room_chart")
     st.caption(t("room.answered", n=total))
@@ -430,8 +465,6 @@ def open_room(page: str, values: dict) -> None:
     leave(keep_url=True)
     st.session_state.update({CODE: opened, _KEY: key, _LINK: (page, values)})
     st.query_params["room"] = opened
-    if "learner" in st.query_params:
-        del st.query_params["learner"]
 
 
 def close_room() -> None:

@@ -70,8 +70,16 @@ def control_columns(spec: int | Sequence[float]) -> list:
     return st.columns(spec)
 
 
-def _move_step(delta: int, n_steps: int) -> None:
+def _move_step(delta: int, n_steps: int, scroll: bool = False) -> None:
     st.session_state["step"] = min(n_steps, max(1, st.session_state.get("step", 1) + delta))
+    if scroll:  # the top navigator: bring the new step into view (:func:`next_step_footer`)
+        st.session_state[_SCROLL] = (st.session_state["step"], secrets.token_hex(4))
+
+
+#: Session-state entry: the step whose heading the end of the next run scrolls into view,
+#: with a nonce (each press runs the script again).
+_SCROLL = "_step_scroll"
+SCROLL_JS = Path(__file__).parent / "scroll_to_step.html"
 
 
 #: Session-state entry: the url path of the page the step navigator last served.
@@ -110,7 +118,7 @@ def steps(titles: Sequence[str]) -> int | None:
             t("workshop.previous"),
             key="step_prev",
             on_click=_move_step,
-            args=(-1, n),
+            args=(-1, n, True),
             disabled=step <= 1,
             icon=":material/arrow_back:",
             width="stretch",
@@ -119,7 +127,7 @@ def steps(titles: Sequence[str]) -> int | None:
             t("workshop.next"),
             key="step_next",
             on_click=_move_step,
-            args=(1, n),
+            args=(1, n, True),
             disabled=step >= n,
             icon=":material/arrow_forward:",
             width="stretch",
@@ -141,6 +149,13 @@ def next_step_footer() -> None:
     current, next_page = run.get("steps"), run.get("next_page")
     if not is_presenting() or current is None:
         return
+    target = st.session_state.pop(_SCROLL, None)
+    if target is not None:
+        # Streamlit has no scroll API: a script, last on the page, waits for the run to
+        # end and scrolls the heading that follows the step's mark (:func:`shown`) into view
+        step_no, nonce = target
+        script = SCROLL_JS.read_text().replace("__STEP__", str(int(step_no)))
+        st.html(script.replace("__NONCE__", nonce), unsafe_allow_javascript=True)
     step, titles = current
     if step < len(titles):
         st.button(
@@ -172,8 +187,19 @@ def takeaway(text: str) -> None:
 
 
 def shown(section: int, step: int | None) -> bool:
-    """Whether section ``section`` (1-based) is revealed at ``step`` (None: all are)."""
-    return step is None or section <= step
+    """Whether section ``section`` (1-based) is revealed at ``step`` (None: all are).
+
+    In presenter mode the first call for a section also marks where the section starts
+    (an empty container, hidden by presenter.css; one per section in every run, so that
+    no element below moves): the top Next and Back scroll to the heading after it."""
+    if step is None:
+        return True
+    marked = controls.run_state().setdefault("step_marks", set())
+    if section not in marked:
+        marked.add(section)
+        # (an empty container is not drawn: it holds an empty span)
+        st.container(key=f"step_mark_{section}").html("<span></span>")
+    return section <= step
 
 
 # --- charts with their data and their code ----------------------------------------------

@@ -28,6 +28,17 @@ DEAD_BINS = (0.01, 0.10, 0.50)
 QGRAD_BINS = (1e-3, 0.5, 2.0)
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def sig3(x: float) -> str:
+    """``x`` to 3 significant figures, as text: 0.145, 6.30·10⁻¹² (never ``1.45e-01``)."""
+    if x == 0 or 1e-3 <= abs(x) < 1e4:
+        return f"{x:.3g}"
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"{mantissa}·10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def tex(x: float) -> str:
     """A number for st.latex: 0.3476 or 3.58\\times10^{-6}."""
     if x == 0 or 1e-3 <= abs(x) < 1e4:
@@ -79,17 +90,17 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
     # one row, unscaled beside scaled, one shared colour scale
     for col, (which, label) in zip(st.columns(2), labels.items(), strict=True):
         r = row[which]
-        p_text = f"{r['p_top']:.4f}" if r["rest"] >= 1e-4 else f"1 − {r['rest']:.2e}"
+        p_text = f"{r['p_top']:.4f}" if r["rest"] >= 1e-4 else f"1 − {sig3(r['rest'])}"
         frame = cells[cells.which == which].drop(columns="which")
         with col:
             workshop.chart(
                 partial(charts.jacobian_heatmap,
                     frame, domain_max=cells.value.abs().max(), title=label,
-                    subtitle=t("gradients.heat_subtitle", p=p_text, fro=f"{r['fro']:.2e}"),
+                    subtitle=t("gradients.heat_subtitle", p=p_text, fro=sig3(r["fro"])),
                     x_title=t("gradients.axis_j"), y_title=t("gradients.axis_i"),
                     color_title=t("gradients.heat_legend"),
                     tips={"p_i": t("gradients.tip_p_i"), "p_j": t("gradients.tip_p_j")},
-                    description=t("gradients.heat_alt", label=label, d_k=d_k, fro=f"{r['fro']:.2e}"),
+                    description=t("gradients.heat_alt", label=label, d_k=d_k, fro=sig3(r["fro"])),
                 ),
                 key=f"gradients_heat_{which}", data=frame,
                 source=[sample_scores, jacobian_from_logits],

@@ -329,8 +329,9 @@ def sentence_grid(heads: SentenceHeads, divisor: str, d_k: int) -> pd.DataFrame:
 def minilm() -> mm.MiniLM | mm.WeightsUnavailable:
     """The model, loaded once for the whole server (about 0.2 s of CPU and 95 MiB from
     the package or huggingface_hub's cache), or why it could not be: the failure is kept
-    too, so a server that cannot reach the Hub waits for its retries (about 25 s) once,
-    not on every run. A server that gets the weights later needs a restart."""
+    too, so a server that cannot reach the Hub finds it out once (within about 2 s,
+    ``hub.hub_reachable``), not on every run. A server that gets the weights later
+    needs a restart."""
     try:
         return mm.load_minilm()
     except mm.WeightsUnavailable as exc:

@@ -39,6 +39,7 @@ import numpy as np
 
 from core import real_models as rm
 from core.bert import BertConfig, BertWeights, bert_forward, bert_weights_from_state_dict
+from ui.real_models.hub import hub_reachable
 
 __all__ = [
     "MAX_TOKENS",
@@ -155,8 +156,10 @@ def hub_folder(*, local_files_only: bool = False) -> Path:
     """Fetch :data:`MODEL_FILES` at :data:`MODEL_REVISION` into huggingface_hub's cache.
 
     A file already in the cache for that commit is used without any request; otherwise
-    it is downloaded (honours ``HF_HUB_OFFLINE``, ``HF_HOME``, ``HF_HUB_CACHE``). On a
-    network that cannot reach the Hub, huggingface_hub retries for about 25 s first.
+    it is downloaded (honours ``HF_HUB_OFFLINE``, ``HF_HOME``, ``HF_HUB_CACHE``). Before
+    a download, :func:`hub_reachable` checks within 2 s that the Hub can be reached at
+    all: on a network that cannot reach it, huggingface_hub would retry for about 25 s.
+    A Hub that answers slowly keeps the client's own (long) read timeouts.
 
     Returns
     -------
@@ -169,10 +172,16 @@ def hub_folder(*, local_files_only: bool = False) -> Path:
         If huggingface_hub is not installed.
     OSError
         If a file is neither cached nor downloadable (huggingface_hub's
-        ``LocalEntryNotFoundError`` and HTTP errors are OSErrors).
+        ``LocalEntryNotFoundError`` and HTTP errors are OSErrors), or the Hub cannot be
+        reached (:func:`hub_reachable`).
     """
-    from huggingface_hub import hf_hub_download
+    from huggingface_hub import constants, hf_hub_download
 
+    if not local_files_only and not constants.HF_HUB_OFFLINE:
+        try:
+            return hub_folder(local_files_only=True)  # all cached: no request at all
+        except OSError:
+            hub_reachable()
     paths = [
         Path(
             hf_hub_download(

