@@ -306,8 +306,14 @@ def headline(m: int) -> str:
 
     failing = ~unscaled["beats_uniform"]
     if failing.any():
-        best_h = ", ".join(fmt(x) for x in half["best"][failing.to_numpy()])
-        return t("training.headline_fails", where=where(failing), best_h=best_h, **numbers)
+        there = half["best"][failing.to_numpy()]
+        return t(
+            "training.headline_fails",
+            where=where(failing),
+            best_lo=fmt(there.min()),
+            best_hi=fmt(there.max()),
+            **numbers,
+        )
     learning = unscaled["n_learns"] > 0
     if learning.all():
         return t("training.headline_learns", **numbers)

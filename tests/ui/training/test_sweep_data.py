@@ -178,7 +178,7 @@ def test_the_home_page_says_what_the_data_say(doc):
     answer is an average (m = 2, 4) at every d_k from 64 to 1024 (no rate beats uniform
     attention, with either optimizer), while on m = 1 it learns at some rate at every
     setting, and from d_k = 64 on at fewer rates than with 1/√d_k and to a best final
-    loss 2–8 times worse (each ratio in [2, 9))."""
+    loss at least twice as high."""
     from ui.common.i18n import t
 
     text = t("home.step_training_text")
@@ -192,7 +192,7 @@ def test_the_home_page_says_what_the_data_say(doc):
             unscaled = _median(_finals(doc, mi, oi))[1:, 0]  # d_k 64 … 1024, every rate
             assert not (unscaled < u).any(), (m, oi)
     best, u = _task_best(doc, 0), uniform_loss(1, 16)
-    assert "from d_k = 64 on, at fewer rates and to a 2–8 times worse best loss" in text
+    assert "from d_k = 64 on, at fewer rates and to a best loss at least twice as high" in text
     for oi in range(2):
         med = _median(_finals(doc, 0, oi))  # (d_k, variant, lr)
         zero, half = med[:, 0], med[:, 1]
@@ -202,7 +202,7 @@ def test_the_home_page_says_what_the_data_say(doc):
         learns_half = (half - best) / (u - best) <= 0.1
         assert (learns[wide].sum(axis=-1) < learns_half[wide].sum(axis=-1)).all()
         ratio = zero.min(axis=-1)[wide] / half.min(axis=-1)[wide]
-        assert (ratio >= 2).all() and (ratio < 9).all(), ratio
+        assert (ratio >= 2).all(), ratio
 
 
 # --- a fixed handful of cells, recomputed ------------------------------------------------------
