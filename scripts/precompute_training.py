@@ -43,13 +43,13 @@ How
     the conclusions the page draws (``tests/ui/training/test_sweep_data.py``).
 
 How long
-    About 16 minutes of CPU on one core: measured 2026-12-02 on the shared 2-core machine
-    under load, 62 s of CPU per task and seed (the 8 cells of m = 1, seed 0; the two
-    d_k = 1024 cells are 68 % of it), so 15 × 62 s ≈ 15.5 min. The script prints the CPU
-    time of each cell; with ``--resume DIR`` each finished cell is kept in DIR and a
-    stopped run goes on where it stopped, with the same result. Cells run seed by seed,
-    so the cells of seeds 0 … k are complete early and ``--seeds 0 … k`` writes a
-    smaller file from them.
+    About 13 minutes of CPU on one core: measured 2026-12-02 on the shared 2-core machine
+    under load, 748 s of CPU for the whole file (50 s per task and seed on average; the
+    two d_k = 1024 cells are about two thirds of it). The script prints the CPU time of
+    each cell; with ``--resume DIR`` each finished cell is kept in DIR and a stopped run
+    goes on where it stopped, with the same result. Cells run seed by seed, so the cells
+    of seeds 0 … k are complete early and ``--seeds 0 … k`` writes a smaller file from
+    them.
 """
 
 from __future__ import annotations
