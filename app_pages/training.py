@@ -13,6 +13,8 @@ st.markdown(t("training.lead"))
 st.info(t("training.model", n=data.N_KEYS), icon=":material/info:")
 
 with workshop.controls_box():
+    m = sections.m_select()
+    st.caption(sections.m_sentence(int(m)))
     c1, c2, c3 = workshop.control_columns([3, 2, 5])
     with c1:
         d_k = sections.d_k_input()
@@ -34,8 +36,9 @@ with workshop.controls_box():
     with c5:
         qk_norm = sections.toggle("qk_norm", t("training.qk_norm"), t("training.qk_norm_help"))
 seed = st.session_state.get("seed", 0)
+workshop.takeaway(sections.headline(int(m)))
 step = workshop.steps([t(f"training_workshop.step_{i}") for i in range(1, 5)])
-view = sections.view(d_k, optimizer, lr, steps, folded, qk_norm, seed)
+view = sections.view(d_k, optimizer, lr, steps, folded, qk_norm, seed, m)
 
 if workshop.shown(1, step):  # one run, side by side
     sections.one_run(view)

@@ -1,18 +1,27 @@
 """Training one attention layer on associative recall: does it learn without √d_k?
 
-The task (one example)::
+The task (one example), with m targets (``m = 1``: recall one key)::
 
     x_1 … x_n ~ N(0, I_{d_in})                     # n = n_keys inputs, X (n, d_in)
-    t ~ Uniform{0 … n − 1}                        # target index
-    x_q = x_t + noise · ε,  ε ~ N(0, I_{d_in})    # a noisy copy of the target's input
+    T ⊂ {0 … n − 1}, |T| = m, uniform              # target indices, distinct
+    x_q = Σ_{t∈T} x_t / √m + noise · ε             # ε ~ N(0, I_{d_in}); same norm for every m
     v_1 … v_n ~ N(0, I_{d_v} / d_v)                # values, independent of the x
+    target value v_T = (1/m) Σ_{t∈T} v_t           # the mean of the targets' values
+
+For m = 1 the best attention is one-hot on the target; for m > 1 it is spread evenly
+over the m targets (weight 1/m each), so the answer is an average. Uniform attention
+(p_j = 1/n) has expected loss ½(1/m − 1/n) (:func:`uniform_loss`): 0.469, 0.219 and
+0.094 for m = 1, 2, 4 at n = 16.
 
 The model::
 
     q = x_q W_q,  k_j = x_j W_k                    # W_q, W_k (d_in, d_k), the only parameters
     z_j = d_k^(−alpha) · q·k_j                     # logits
     p = softmax(z),  o = Σ_j p_j v_j
-    loss = ½ ‖o − v_t‖²,  averaged over the batch
+    loss = ½ ‖o − v_T‖²,  averaged over the batch
+
+Retrieval accuracy is the share of rows whose m largest attention weights are exactly
+the m targets (top-m equals T; for m = 1, the largest weight is on the target).
 
 Variant ``qk_norm``: q and k pass through a LayerNorm without learnable parameters
 (LN(u) = (u − mean u) / √(var u + LN_EPS), mean and biased variance over the d_k
@@ -67,6 +76,7 @@ __all__ = [
     "INITS",
     "LN_EPS",
     "LR_GRIDS",
+    "N_EVAL",
     "N_LRS_MAX",
     "OPTIMIZERS",
     "RecallBatch",
@@ -81,6 +91,7 @@ __all__ = [
     "train_recall",
     "train_recall_variants",
     "training_streams",
+    "uniform_loss",
 ]
 
 #: Adam's hyper-parameters (Kingma & Ba 2015 defaults).
@@ -92,15 +103,17 @@ LN_EPS = 1e-5
 #: Optimisers and initialisations accepted by :func:`train_recall`.
 OPTIMIZERS = ("sgd", "adam")
 INITS = ("fan_in", "folded")
-#: Learning-rate grids of the LR-sensitivity sweep: 9 points half a decade apart, one
-#: fixed range per optimiser for every d_k and scaling. Chosen from sweeps at
-#: d_k ∈ {16, 64, 256, 1024}, α ∈ {0, ½, 1}: with SGD the best rate is ≈ 0.3 for α = 0,
-#: 3–30 for α = ½ and 10–1000 for α = 1 (it grows with d_k), and every scaling fails
-#: (final loss above ℓ₀) within a decade or two above its best; with Adam the best rate is
-#: 3e-3–1e-2 for all three and runs fail from 0.1–1.
+#: Learning-rate grids of the LR-sensitivity sweep: half a decade apart, one fixed range
+#: per optimiser shared by every task (m), d_k and variant, so that LR sensitivity
+#: compares like with like. Wide enough on both sides (checked on the shipped sweep by
+#: tests/ui/training/test_sweep_data.py): every variant that beats uniform attention
+#: somewhere has its best rate strictly inside, and at the low end every variant barely
+#: moves from ℓ₀ or learns less than at its best. Chosen from runs at d_k ∈ {16, 1024},
+#: m ∈ {1, 2, 4}: with SGD the folded initialisation learns from 1e-3 at d_k = 1024 and
+#: α = 1 still improves at 1000; with Adam the folded initialisation learns from 1e-5.
 LR_GRIDS = {
-    "sgd": tuple(float(x) for x in np.logspace(-1.0, 3.0, 9)),  # 0.1 … 1000
-    "adam": tuple(float(x) for x in np.logspace(-4.0, 0.0, 9)),  # 1e-4 … 1
+    "sgd": tuple(float(x) for x in np.logspace(-3.0, 4.0, 15)),  # 0.001 … 10000
+    "adam": tuple(float(x) for x in np.logspace(-6.0, 0.0, 13)),  # 1e-6 … 1
 }
 #: Default learning rate of a single run (on the grid): at d_k = 64 α = ½ reaches a
 #: final loss of ≈ 1 % of ℓ₀ in 300 steps with either optimiser.
@@ -109,6 +122,9 @@ DEFAULT_LRS = {"sgd": 1.0, "adam": 1e-2}
 D_K_MAX = 1 << 14
 #: Largest number of learning rates in one call.
 N_LRS_MAX = 64
+#: Rows of the evaluation batch that gives ℓ₀ (:attr:`TrainingHistory.initial_loss`):
+#: the standard error of a 1024-row mean is ≈ 3 % of ℓ₀ (one 64-row batch: ≈ 12 %).
+N_EVAL = 1024
 #: Largest d_in, d_v; n_keys; batch; steps; probe rows.
 _DIM_MAX = 1024
 _N_KEYS_MAX = 4096
@@ -132,8 +148,8 @@ class RecallBatch(NamedTuple):
         Key inputs.
     V : ndarray, shape (B, n_keys, d_v)
         Values.
-    target : ndarray of int, shape (B,)
-        Index of the key whose value is to be recalled.
+    target : ndarray of int, shape (B, m)
+        Indices of the m distinct keys whose values' mean is to be recalled.
     """
 
     x_q: np.ndarray
@@ -166,12 +182,15 @@ class TrainingHistory:
 
     Attributes
     ----------
-    d_k, alpha, lrs, optimizer, init, qk_norm, steps, n_keys, d_in, d_v, batch, noise, seed
+    d_k, alpha, lrs, optimizer, init, qk_norm, steps, n_keys, d_in, d_v, batch, noise, seed, m
         The arguments of the run (``lrs`` as a float64 array of shape (L,)).
+    initial_loss : float
+        ℓ₀: the mean loss of the initial weights on ``N_EVAL`` (1024) rows of the run's
+        evaluation stream (shared by every learning rate).
     loss : ndarray, shape (steps, L)
-        Mean batch loss ½‖o − v_t‖² on the step's training batch, before that step's update.
+        Mean batch loss ½‖o − v_T‖² on the step's training batch, before that step's update.
     accuracy : ndarray, shape (steps, L)
-        Share of rows whose largest attention weight is on the target key.
+        Share of rows whose m largest attention weights are exactly the m targets.
     entropy : ndarray, shape (steps, L)
         Mean attention entropy per row, nats (ln n_keys for uniform rows).
     dead_fraction : ndarray, shape (steps, L)
@@ -189,8 +208,8 @@ class TrainingHistory:
         Steps at which ``probe_weights`` were taken (before that step's update).
     probe_weights : ndarray, shape (S, L, n_probe, n_keys)
         Attention weights of the fixed probe rows; NaN for a diverged configuration.
-    probe_target : ndarray of int, shape (n_probe,)
-        Target key of each probe row.
+    probe_target : ndarray of int, shape (n_probe, m)
+        Target keys of each probe row.
     """
 
     d_k: int
@@ -206,6 +225,8 @@ class TrainingHistory:
     batch: int
     noise: float
     seed: int
+    m: int
+    initial_loss: float
     loss: np.ndarray
     accuracy: np.ndarray
     entropy: np.ndarray
@@ -219,11 +240,6 @@ class TrainingHistory:
     probe_target: np.ndarray
 
     @property
-    def initial_loss(self) -> float:
-        """Loss ℓ₀ at step 0, before any update (shared by every learning rate)."""
-        return float(self.loss[0, 0])
-
-    @property
     def diverged(self) -> np.ndarray:
         """Boolean (L,): which learning rates diverged."""
         return self.diverged_at >= 0
@@ -233,9 +249,16 @@ class TrainingHistory:
 
 
 def recall_batch(
-    rng: np.random.Generator, *, batch: int, n_keys: int, d_in: int, d_v: int, noise: float
+    rng: np.random.Generator,
+    *,
+    batch: int,
+    n_keys: int,
+    d_in: int,
+    d_v: int,
+    noise: float,
+    m: int = 1,
 ) -> RecallBatch:
-    """Draw one batch of the associative-recall task.
+    """Draw one batch of the associative-recall task with m targets per row.
 
     Parameters
     ----------
@@ -249,14 +272,18 @@ def recall_batch(
     d_v : int
         Value dimension, ≥ 1.
     noise : float
-        Standard deviation of the query's perturbation, ≥ 0 (x_q − x_t ~ N(0, noise² I)).
+        Standard deviation of the query's perturbation, ≥ 0.
+    m : int
+        Targets per row, in [1, n_keys − 1] (1: today's one-key recall).
 
     Returns
     -------
     RecallBatch
         ``x_q`` (B, d_in), ``X`` (B, n_keys, d_in) with entries N(0, 1), ``V``
-        (B, n_keys, d_v) with entries N(0, 1/d_v), ``target`` (B,) int uniform on
-        {0 … n_keys − 1}; ``x_q = X[b, target[b]] + noise · ε``.
+        (B, n_keys, d_v) with entries N(0, 1/d_v), ``target`` (B, m) int: m distinct
+        keys, a uniform random subset in random order;
+        ``x_q = Σ_i X[b, target[b, i]] / √m + noise · ε`` with ε ~ N(0, I).
+        For m = 1 the draws are those of one target ``rng.integers(0, n_keys)`` per row.
 
     Raises
     ------
@@ -268,38 +295,75 @@ def recall_batch(
     The task: docs/mathematics.md §6 and the module docstring.
     """
     rng = check_rng("rng", rng)
-    batch, n_keys, d_in, d_v, noise = _check_task(batch, n_keys, d_in, d_v, noise)
-    return _draw_batch(rng, batch, n_keys, d_in, d_v, noise)
+    batch, n_keys, d_in, d_v, noise, m = _check_task(batch, n_keys, d_in, d_v, noise, m)
+    return _draw_batch(rng, batch, n_keys, d_in, d_v, noise, m)
 
 
-def _check_task(batch, n_keys, d_in, d_v, noise) -> tuple[int, int, int, int, float]:
+def uniform_loss(m: int, n_keys: int) -> float:
+    """Expected loss of uniform attention, ½(1/m − 1/n_keys): a model that does nothing.
+
+    With p_j = 1/n, o − v_T = Σ_j c_j v_j with c_j = 1/n − 1/m on the m targets and 1/n
+    elsewhere; the values are independent N(0, I/d_v), so E‖o − v_T‖² = Σ_j c_j² =
+    1/m − 1/n whatever d_v.
+
+    Parameters
+    ----------
+    m : int
+        Targets per row, in [1, n_keys − 1].
+    n_keys : int
+        Keys per row, in [2, 4096].
+
+    Returns
+    -------
+    float
+        0.46875, 0.21875 and 0.09375 for m = 1, 2, 4 at n_keys = 16.
+
+    Raises
+    ------
+    ValueError
+        For m or n_keys out of range.
+    """
+    n_keys = check_int("n_keys", n_keys, 2, _N_KEYS_MAX)
+    m = check_int("m", m, 1, n_keys - 1)
+    return 0.5 * (1.0 / m - 1.0 / n_keys)
+
+
+def _check_task(batch, n_keys, d_in, d_v, noise, m) -> tuple[int, int, int, int, float, int]:
     batch = check_int("batch", batch, 1, _BATCH_MAX)
     n_keys = check_int("n_keys", n_keys, 2, _N_KEYS_MAX)
     d_in = check_int("d_in", d_in, 1, _DIM_MAX)
     d_v = check_int("d_v", d_v, 1, _DIM_MAX)
     noise = check_real("noise", noise, 0.0, 1e3)
+    m = check_int("m", m, 1, n_keys - 1)
     if batch * n_keys * (d_in + d_v) > _ELEMENTS_MAX:
         raise ValueError(
             f"batch · n_keys · (d_in + d_v) must be at most {_ELEMENTS_MAX}, "
             f"got {batch} · {n_keys} · {d_in + d_v}"
         )
-    return batch, n_keys, d_in, d_v, noise
+    return batch, n_keys, d_in, d_v, noise, m
 
 
-def _draw_batch(rng, batch, n_keys, d_in, d_v, noise) -> RecallBatch:
+def _draw_batch(rng, batch, n_keys, d_in, d_v, noise, m=1) -> RecallBatch:
     X = rng.standard_normal((batch, n_keys, d_in))
     V = rng.standard_normal((batch, n_keys, d_v)) / math.sqrt(d_v)
-    target = rng.integers(0, n_keys, size=batch)
-    x_q = X[np.arange(batch), target] + noise * rng.standard_normal((batch, d_in))
+    rows = np.arange(batch)
+    if m == 1:
+        target = rng.integers(0, n_keys, size=batch)[:, None]
+        x_q = X[rows, target[:, 0]]
+    else:  # a uniform random m-subset: the first m of a uniform random permutation
+        target = np.argsort(rng.random((batch, n_keys)), axis=1)[:, :m]
+        x_q = X[rows[:, None], target].sum(axis=1) / math.sqrt(m)
+    x_q = x_q + noise * rng.standard_normal((batch, d_in))
     return RecallBatch(x_q, X, V, target)
 
 
 def training_streams(seed: int) -> tuple[np.random.Generator, ...]:
-    """The three independent generators of a run: (init, training data, probe rows).
+    """The four independent generators of a run: (init, training data, probe, evaluation).
 
-    ``np.random.SeedSequence(seed).spawn(3)``: the initial weights, the per-step
-    training batches and the fixed probe batch never share draws, so changing the
-    number of probe rows or steps leaves the rest of the run unchanged.
+    ``np.random.SeedSequence(seed).spawn(4)``: the initial weights, the per-step
+    training batches, the fixed probe batch and the ``N_EVAL`` rows that measure ℓ₀
+    never share draws, so changing the number of probe rows or steps leaves the rest of
+    the run unchanged (the first three are those of ``spawn(3)``).
 
     Parameters
     ----------
@@ -308,8 +372,8 @@ def training_streams(seed: int) -> tuple[np.random.Generator, ...]:
 
     Returns
     -------
-    tuple of 3 numpy.random.Generator
-        (init, training data, probe rows).
+    tuple of 4 numpy.random.Generator
+        (init, training data, probe rows, evaluation rows).
 
     Raises
     ------
@@ -317,7 +381,7 @@ def training_streams(seed: int) -> tuple[np.random.Generator, ...]:
         If ``seed`` is not an integer in range.
     """
     seed = check_int("seed", seed, 0, 2**63 - 1)
-    return tuple(np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(3))
+    return tuple(np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))
 
 
 def init_weights(
@@ -443,7 +507,10 @@ def _forward_backward(
         z = gain[None, :, None] * zn
 
     p = _softmax_rows(z)
-    v_t = V[np.arange(B), target]  # (B, d_v)
+    if target.shape[1] == 1:
+        v_t = V[np.arange(B), target[:, 0]]  # (B, d_v)
+    else:  # the mean of the m targets' values
+        v_t = V[np.arange(B)[:, None], target].mean(axis=1)
     resid = p @ V  # o, (B, L, d_v)
     resid -= v_t[:, None, :]
     loss = 0.5 * np.einsum("blv,blv->l", resid, resid) / B
@@ -479,6 +546,19 @@ def _forward_backward(
     return _Pass(loss, logits, weights, g_q, g_k, g_gain)
 
 
+def _top_m_hits(p: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """(L, B) bool: row b's m largest weights of p (L, B, n) are exactly target[b] (B, m).
+
+    True when the smallest weight on a target exceeds the largest weight elsewhere (a
+    tie counts as a miss); for m = 1, p.argmax() == target but for exact ties.
+    """
+    on = np.zeros(p.shape[-2:], dtype=bool)
+    np.put_along_axis(on, target, True, axis=1)
+    low_on = np.where(on, p, np.inf).min(axis=-1)
+    high_off = np.where(on, -np.inf, p).max(axis=-1)
+    return low_on > high_off
+
+
 def _check_batch(data: object, d_in: int) -> RecallBatch:
     if not isinstance(data, tuple) or len(data) != 4:
         raise ValueError("data must be a tuple (x_q, X, V, target) as returned by recall_batch")
@@ -492,10 +572,14 @@ def _check_batch(data: object, d_in: int) -> RecallBatch:
         raise ValueError(f"data x_q must have shape {(B, d_in)}, got {x_q.shape}")
     if V.ndim != 3 or V.shape[:2] != (B, n):
         raise ValueError(f"data V must have shape ({B}, {n}, d_v), got {V.shape}")
-    if target.shape != (B,) or target.dtype.kind not in "iu":
-        raise ValueError(f"data target must be integers of shape ({B},), got {target.shape}")
+    if target.ndim != 2 or target.shape[0] != B or target.dtype.kind not in "iu":
+        raise ValueError(f"data target must be integers of shape ({B}, m), got {target.shape}")
+    if not 1 <= target.shape[1] < n:
+        raise ValueError(f"data target must have m in [1, {n - 1}] columns, got {target.shape[1]}")
     if target.size and (target.min() < 0 or target.max() >= n):
         raise ValueError(f"data target must lie in [0, {n - 1}]")
+    if target.shape[1] > 1 and (np.diff(np.sort(target, axis=1), axis=1) == 0).any():
+        raise ValueError("data target must hold m distinct keys per row")
     arrays = [np.asarray(a, dtype=np.float64) for a in (x_q, X, V)]
     if not all(np.isfinite(a).all() for a in arrays):
         raise ValueError("data x_q, X, V must be finite")
@@ -525,7 +609,7 @@ def recall_loss_and_grads(
     Returns
     -------
     loss : float, or ndarray (L,)
-        ½‖o − v_t‖² averaged over the batch.
+        ½‖o − v_T‖² averaged over the batch (v_T the mean of the m targets' values).
     grads : RecallGradients
         ∂loss/∂W_q, ∂loss/∂W_k (shapes of W_q, W_k) and ∂loss/∂g (shape of ``gain``; None
         without ``qk_norm``).
@@ -539,7 +623,7 @@ def recall_loss_and_grads(
 
     Notes
     -----
-    Backward pass: ∂L/∂p_j = (o − v_t)·v_j / B, ∂L/∂z = J ∂L/∂p with J = diag(p) − ppᵀ,
+    Backward pass: ∂L/∂p_j = (o − v_T)·v_j / B, ∂L/∂z = J ∂L/∂p with J = diag(p) − ppᵀ,
     ∂L/∂M = d_k^−alpha Σ_b x_qᵀ Σ_j (∂L/∂z_j) x_j for M = W_q W_kᵀ, then
     ∂L/∂W_q = (∂L/∂M) W_k and ∂L/∂W_k = (∂L/∂M)ᵀ W_q. With QK-norm the chain also runs
     through σ_q² = ‖x_q W̃_q‖²/d_k + eps and σ_kj² (W̃ the centred weights).
@@ -645,6 +729,7 @@ def train_recall(
     init: str = "fan_in",
     snapshot_steps: Sequence[int] = (0, 10, 50),
     n_probe: int = 4,
+    m: int = 1,
 ) -> TrainingHistory:
     """Train W_q, W_k on associative recall at several learning rates at once.
 
@@ -668,6 +753,9 @@ def train_recall(
         Optimisation steps, in [1, 100000]; a fresh batch each step.
     n_keys, d_in, d_v, batch, noise
         The task (see :func:`recall_batch`).
+    m : int
+        Targets per row, in [1, n_keys − 1]: the query is the sum of m keys' inputs over
+        √m (plus noise) and the target the mean of their values (1: recall one key).
     seed : int
         Seed ≥ 0 of the run.
     qk_norm : bool
@@ -718,6 +806,7 @@ def train_recall(
         seed=seed,
         snapshot_steps=snapshot_steps,
         n_probe=n_probe,
+        m=m,
     )
     return history
 
@@ -807,7 +896,7 @@ def _group_step(grp: _Group, t: int, data: RecallBatch, probe, rec, snap_row, la
     good = cols[ok]
     z, p = (res.logits, res.p) if ok.all() else (res.logits[ok], res.p[ok])
     rec["loss"][t, good] = res.loss[ok]
-    rec["accuracy"][t, good] = (p.argmax(axis=-1) == data.target).mean(axis=-1)
+    rec["accuracy"][t, good] = _top_m_hits(p, data.target).mean(axis=-1)
     rec["entropy"][t, good] = softmax_entropy(z).mean(axis=-1)
     rec["dead_fraction"][t, good] = (jacobian_norm(p) < DEAD_THRESHOLD).mean(axis=-1)
     rec["logit_std"][t, good] = np.sqrt(z.var(axis=-1, ddof=1).mean(axis=-1))
@@ -880,6 +969,7 @@ def train_recall_variants(
     seed: int = 0,
     snapshot_steps: Sequence[int] = (0, 10, 50),
     n_probe: int = 4,
+    m: int = 1,
 ) -> tuple[TrainingHistory, ...]:
     """:func:`train_recall` for several variants (alpha, init, qk_norm) in one loop.
 
@@ -893,7 +983,7 @@ def train_recall_variants(
     d_k : int
     variants : sequence of Variant
         Each ``Variant(alpha, init="fan_in", qk_norm=False)``; at least one.
-    lrs, optimizer, steps, n_keys, d_in, d_v, batch, noise, seed, snapshot_steps, n_probe
+    lrs, optimizer, steps, n_keys, d_in, d_v, batch, noise, seed, snapshot_steps, n_probe, m
         As in :func:`train_recall`, shared by every variant.
 
     Returns
@@ -914,7 +1004,7 @@ def train_recall_variants(
     lr = _check_lrs(lrs)
     optimizer = check_choice("optimizer", optimizer, OPTIMIZERS)
     steps = check_int("steps", steps, 1, _STEPS_MAX)
-    batch, n_keys, d_in, d_v, noise = _check_task(batch, n_keys, d_in, d_v, noise)
+    batch, n_keys, d_in, d_v, noise, m = _check_task(batch, n_keys, d_in, d_v, noise, m)
     n_probe = check_int("n_probe", n_probe, 1, _N_PROBE_MAX)
     seed = check_int("seed", seed, 0, 2**63 - 1)
     snaps = _check_snapshots(snapshot_steps, steps)
@@ -925,9 +1015,10 @@ def train_recall_variants(
             f"len(variants) · len(lrs) · batch · n_keys must be at most {_ELEMENTS_MAX}, "
             f"got {len(variants)} · {L} · {batch} · {n_keys}"
         )
-    rng_init, rng_data, rng_probe = training_streams(seed)
+    rng_init, rng_data, rng_probe, rng_eval = training_streams(seed)
     z_q, z_k = _draw_init(rng_init, d_in, d_k)
-    probe = _draw_batch(rng_probe, n_probe, n_keys, d_in, d_v, noise)
+    probe = _draw_batch(rng_probe, n_probe, n_keys, d_in, d_v, noise, m)
+    initial = _initial_losses(z_q, z_k, variants, rng_eval, n_keys, d_in, d_v, noise, m)
 
     groups = []
     # Variants with the same qk_norm share one batched pass while their weight arrays
@@ -959,7 +1050,7 @@ def train_recall_variants(
     rec["probe_weights"] = np.full((snaps.size, C, n_probe, n_keys), np.nan)
     snap_row = {int(s): i for i, s in enumerate(snaps)}
     for t in range(steps):
-        data = _draw_batch(rng_data, batch, n_keys, d_in, d_v, noise)
+        data = _draw_batch(rng_data, batch, n_keys, d_in, d_v, noise, m)
         for grp in groups:
             _group_step(grp, t, data, probe, rec, snap_row.get(t), t == steps - 1)
 
@@ -987,6 +1078,8 @@ def train_recall_variants(
                 batch=batch,
                 noise=noise,
                 seed=seed,
+                m=m,
+                initial_loss=float(initial[i]),
                 **{k: ro(rec[k][:, c]) for k in _PER_STEP},
                 gain=ro(rec["gain"][:, c]) if v.qk_norm else None,
                 diverged_at=ro(rec["diverged_at"][c]),
@@ -996,6 +1089,28 @@ def train_recall_variants(
             )
         )
     return tuple(out)
+
+
+def _initial_losses(z_q, z_k, variants, rng, n_keys, d_in, d_v, noise, m) -> np.ndarray:
+    """ℓ₀ of each variant: mean loss of its initial weights on ``N_EVAL`` rows of ``rng``.
+
+    The rows are drawn in chunks that respect ``_ELEMENTS_MAX``; every variant sees the
+    same rows.
+    """
+    chunk = max(1, min(N_EVAL, _ELEMENTS_MAX // (n_keys * (d_in + d_v))))
+    sizes = [min(chunk, N_EVAL - start) for start in range(0, N_EVAL, chunk)]
+    batches = [_draw_batch(rng, b, n_keys, d_in, d_v, noise, m) for b in sizes]
+    d_k = z_q.shape[1]
+    out = np.zeros(len(variants))
+    for i, v in enumerate(variants):
+        W_q, W_k = _scale_init(z_q, z_k, v.init)
+        gain = np.ones(1) if v.qk_norm else None
+        scale = np.array([float(d_k) ** -v.alpha])
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            for b, data in zip(sizes, batches, strict=True):
+                res = _forward_backward(W_q[None], W_k[None], gain, data, scale, grads=False)
+                out[i] += res.loss[0] * b
+    return out / N_EVAL
 
 
 _PER_STEP = ("loss", "accuracy", "entropy", "dead_fraction", "grad_norm", "logit_std")
@@ -1040,7 +1155,9 @@ def lr_sensitivity(final_losses, initial_loss) -> np.ndarray | float:
         Final loss ℓ(η) at each learning rate of the grid (last axis); NaN marks a
         diverged run and counts as ℓ₀.
     initial_loss : float or array_like broadcastable to ``final_losses[..., 0]``
-        ℓ₀, the loss at initialisation (finite).
+        ℓ₀, the reference loss (finite): the loss at initialisation, or — as the
+        training page does, to put every variant of a task on one scale — the loss of
+        uniform attention (:func:`uniform_loss`).
 
     Returns
     -------

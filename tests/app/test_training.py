@@ -41,29 +41,32 @@ def _myth(at: AppTest) -> str:
     return texts[0]
 
 
-def _ratios_in_file(optimizer: str, d_k: int, variant: str) -> np.ndarray:
-    """final / ℓ₀ per (seed, rate) in the shipped sweep, ∞ for a diverged run."""
+def _gaps_in_file(m: int, optimizer: str, d_k: int, variant: str) -> np.ndarray:
+    """Gap left (ℓ − ℓ*)/(ℓ_u − ℓ*) per (seed, rate) in the shipped sweep, ∞ for a
+    diverged run, with ℓ_u = ½(1/m − 1/16) and ℓ* the task's best median final loss."""
+    from ui.training.data import task_best
+
     doc = json.loads((ROOT / "data" / "training_sweep.json").read_text())
-    o, d = doc["optimizers"].index(optimizer), doc["d_k"].index(d_k)
+    i, o, d = doc["m"].index(m), doc["optimizers"].index(optimizer), doc["d_k"].index(d_k)
     v = [x["name"] for x in doc["variants"]].index(variant)
-    final = np.array(doc["final_loss"][o][d][v], dtype=float)  # (seed, lr)
-    initial = np.array(doc["initial_loss"][o][d][v])[:, None]
-    return np.where(np.isnan(final), np.inf, final / initial)
+    final = np.array(doc["final_loss"][i][o][d][v], dtype=float)  # (seed, lr)
+    best, u = task_best(m), 0.5 * (1 / m - 1 / 16)
+    return np.where(np.isnan(final), np.inf, (final - best) / (u - best))
 
 
-def _learns_in_file(optimizer: str, d_k: int, variant: str) -> list[str]:
-    """Learning rates at which ``variant`` learns in the shipped sweep (median over seeds of
-    final / ℓ₀ at most 0.1), computed here from the file directly, as the page writes
+def _learns_in_file(m: int, optimizer: str, d_k: int, variant: str) -> list[str]:
+    """Learning rates at which ``variant`` learns in the shipped sweep (median gap left
+    over the seeds at most 0.1), computed here from the file directly, as the page writes
     them: a rate where some seed lies across 0.1 or 0.9 from the median is marked "?"."""
     from ui.training.data import lr_text
 
-    ratios = _ratios_in_file(optimizer, d_k, variant)
-    lo, median, hi = ratios.min(axis=0), np.median(ratios, axis=0), ratios.max(axis=0)
+    gaps = _gaps_in_file(m, optimizer, d_k, variant)
+    lo, median, hi = gaps.min(axis=0), np.median(gaps, axis=0), gaps.max(axis=0)
     edge = ((lo <= 0.1) & (0.1 <= hi)) | ((lo <= 0.9) & (0.9 <= hi))
     return [
         lr_text(lr) + ("?" if e else "")
-        for lr, m, e in zip(LR_GRIDS[optimizer], median, edge, strict=True)
-        if m <= 0.1
+        for lr, g, e in zip(LR_GRIDS[optimizer], median, edge, strict=True)
+        if g <= 0.1
     ]
 
 
@@ -71,7 +74,8 @@ def _learns_in_file(optimizer: str, d_k: int, variant: str) -> list[str]:
 def test_default_page_in_both_languages(lang):
     at = open_page(lang=lang)
     assert_page_in(at, lang, N_CHARTS)
-    assert len(at.table) == 2  # the single run's summary, the LR sensitivity table
+    assert len(at.table) == 3  # the single run's summary, the thresholds, the LR sensitivity
+    assert at.radio(key="m").value == "1"
     assert at.radio(key="optimizer").value == "adam"
     assert at.select_slider(key="lr").value == "0.01"
     # every sweep run at the defaults is shipped: no button
@@ -91,47 +95,55 @@ def test_default_single_run_table_is_the_core_run():
     assert list(table.index) == ["none (α = 0)", "1/√dₖ (α = ½)", "1/dₖ (α = 1)"]
 
 
-@pytest.mark.parametrize(("optimizer", "d_k"), [("adam", 64), ("sgd", 256)])
-def test_myth_card_reports_the_measured_rates(optimizer, d_k):
-    at = open_page(optimizer=optimizer, d_k=str(d_k))
+@pytest.mark.parametrize(
+    ("m", "optimizer", "d_k"), [(1, "adam", 64), (2, "sgd", 256), (4, "adam", 1024)]
+)
+def test_myth_card_reports_the_measured_rates(m, optimizer, d_k):
+    at = open_page(m=str(m), optimizer=optimizer, d_k=str(d_k))
     text = _myth(at)
-    learns = _learns_in_file(optimizer, d_k, "alpha_0")
-    assert learns, "the shipped sweep has the unscaled model learn here"
-    assert f"learns at {len(learns)} of 9 rates" in text
-    assert f"({', '.join(learns)};" in text
-    assert "claim is too strong" in text
+    learns = _learns_in_file(m, optimizer, d_k, "alpha_0")
+    n = len(LR_GRIDS[optimizer])
+    assert f"task m = {m}" in text
+    if learns:
+        assert f"learns at {len(learns)} of {n} rates" in text
+        assert f"({', '.join(learns)};" in text
+        assert "claim is too strong" in text
+    else:
+        assert f"learns at none of the {n} rates" in text
+        assert "the claim holds on this grid" in text
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_borderline_results_are_marked_with_their_spread(lang):
-    """At the defaults (Adam, d_k = 64) the unscaled model's verdict at rate 1e-4 sits on
-    the 90 % threshold: its seeds end at 87–106 % of ℓ₀ (median 91 %, "fails"). The
-    table marks it, the caption under it gives the spread over the seeds, the myth card
-    says what the mark means; the LR sensitivity shows its spread over the seeds."""
-    ratios = _ratios_in_file("adam", 64, "alpha_0")[:, 0]  # rate 1e-4
-    assert ratios.min() < 0.9 < ratios.max() and np.median(ratios) >= 0.9
+    """Every borderline verdict at the defaults (m = 1, Adam, d_k = 64) — a threshold
+    inside the seeds' spread of the gap left — is listed under the table with that
+    spread, and the myth card says what the mark means when α = 0 or α = ½ has one."""
+    from ui.training.data import lr_text
+
     at = open_page(lang=lang)
-    table = at.table[1].value
-    row = table.iloc[0]  # none (α = 0)
-    assert row.iloc[4].split(", ")[0] == "0.0001?"  # "fails at"
-    assert re.fullmatch(r"\d\.\d{3} \(\d\.\d{3}–\d\.\d{3}\)", row.iloc[0])  # sensitivity
-    spread = f"{100 * ratios.min():.0f} %", f"{100 * ratios.max():.0f} %"
     caption = [c.value for c in at.caption if c.value.startswith("? ")]
+    row = at.table[2].value.iloc[0]  # none (α = 0)
+    assert re.fullmatch(r"\d\.\d{3} \(\d\.\d{3}–\d\.\d{3}\)", row.iloc[0])  # sensitivity
+    marked = []
+    for variant in ("alpha_0", "alpha_half", "alpha_1"):
+        gaps = _gaps_in_file(1, "adam", 64, variant)
+        lo, hi = gaps.min(axis=0), gaps.max(axis=0)
+        for j, lr in enumerate(LR_GRIDS["adam"]):
+            if lo[j] <= 0.1 <= hi[j] or lo[j] <= 0.9 <= hi[j]:
+                marked.append((variant, lr_text(lr), lo[j], hi[j]))
+    if not marked:
+        assert not caption
+        return
     assert len(caption) == 1
-    if lang == "en":
-        assert caption[0].startswith("? Borderline: a threshold lies inside the spread")
-        assert (
-            f"none (α = 0) at rate 0.0001: final / ℓ₀ from {spread[0]} to {spread[1]}"
-            in (caption[0])
-        )
-        assert "Rates marked ? are borderline" in _myth(at)
-    else:
-        assert caption[0].startswith("? 处于临界：")
-        assert (
-            f"不缩放（α = 0）在学习率 0.0001：各种子的最终损失 / ℓ₀ 从 {spread[0]} 到 {spread[1]}"
-            in (caption[0])
-        )
-        assert "标有 ? 的学习率处于临界" in _myth(at)
+    for _variant, lr, lo, hi in marked:
+        spread = f"{100 * lo:.0f} %", "∞" if not np.isfinite(hi) else f"{100 * hi:.0f} %"
+        if lang == "en":
+            assert f"at rate {lr}: gap left from {spread[0]} to {spread[1]}" in caption[0]
+        else:
+            assert f"在学习率 {lr}：各种子的剩余差距从 {spread[0]} 到 {spread[1]}" in caption[0]
+    if any(v in ("alpha_0", "alpha_half") for v, *_ in marked):
+        mark = "Rates marked ? are borderline" if lang == "en" else "标有 ? 的学习率处于临界"
+        assert mark in _myth(at)
 
 
 @pytest.mark.parametrize("d_k", [16, 256])
@@ -141,6 +153,9 @@ def test_myth_card_says_saturated_start_only_when_rows_start_dead(d_k):
     at = open_page(d_k=str(d_k))
     dead_0 = at.table[0].value.loc["none (α = 0)", "dead rows: step 0 → end"].split(" → ")[0]
     text = _myth(at)
+    if not _learns_in_file(1, "adam", d_k, "alpha_0"):
+        assert "claim holds on this grid" in text
+        return
     assert "claim is too strong" in text
     if dead_0 == "0 %":
         assert d_k == 16
@@ -207,6 +222,7 @@ def test_each_control_changes_the_charts():
         ("folded", lambda: at.toggle(key="folded").set_value(True)),
         ("qk_norm", lambda: at.toggle(key="qk_norm").set_value(True)),
         ("seed", lambda: at.number_input(key="seed").set_value(3)),
+        ("m", lambda: at.radio(key="m").set_value("4")),
     ]
     for name, move in moves:
         move()
@@ -249,6 +265,7 @@ def test_a_deep_link_keeps_its_learning_rate():
         ({"steps": "7"}, "steps"),
         ({"folded": "yes"}, "folded"),
         ({"qk_norm": ["true", "false"]}, "qk_norm"),
+        ({"m": "3"}, "m"),
     ],
 )
 def test_malformed_params_warn_and_fall_back(params, name):
@@ -258,23 +275,28 @@ def test_malformed_params_warn_and_fall_back(params, name):
     assert at.number_input(key="d_k").value == 64
     assert at.select_slider(key="lr").value == "0.01"
     assert not at.toggle(key="folded").value and not at.toggle(key="qk_norm").value
+    assert at.radio(key="m").value == "1"
 
 
 def test_sweep_button_runs_to_the_end_with_progress():
-    """d_k = 32 is not shipped: three runs (one per seed) are computed on demand."""
-    at = open_page(d_k="32")
+    """d_k = 32 is not shipped: one run per seed is computed on demand."""
+    from ui.training.data import SWEEP_SEEDS as n
+
+    at = open_page(d_k="32", m="2")
     assert len(chart_data(at)) == 9  # the LR chart at d_k = 32 waits; the panels are shipped
     info = [i.value for i in at.info if "not shipped" in i.value]
-    assert info and "3 of the 15 runs" in info[0]
-    at.button(key="training_compute").click().run(timeout=300)  # ~6 s of CPU; a loaded CI is slower
+    assert info and f"{n} of the {5 * n} runs" in info[0]
+    at.button(key="training_compute").click().run(timeout=600)  # ~3 s of CPU a run
     assert not at.exception
     progress = at.get("progress")
     assert progress, "no progress bar"
-    assert "Done: 3 runs" in progress[-1].proto.text
+    assert f"Done: {n} runs" in progress[-1].proto.text
     assert progress[-1].proto.value == 100
     reveal_all(at)
     assert len(chart_data(at)) == N_CHARTS
-    assert any("12 precomputed" in c.value and "3 computed now" in c.value for c in at.caption)
+    assert any(
+        f"{4 * n} precomputed" in c.value and f"{n} computed now" in c.value for c in at.caption
+    )
     assert "dₖ = 32, Adam" in " ".join(map(str, _titles(at)))
     # computed results stay for the session: a rerun shows them without the button
     at.run()

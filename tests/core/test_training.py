@@ -23,6 +23,8 @@ from core.training import (
     ADAM_BETA2,
     ADAM_EPS,
     LN_EPS,
+    N_EVAL,
+    RecallBatch,
     TrainingHistory,
     Variant,
     final_loss,
@@ -33,6 +35,7 @@ from core.training import (
     train_recall,
     train_recall_variants,
     training_streams,
+    uniform_loss,
 )
 
 TASK = {"batch": 8, "n_keys": 5, "d_in": 6, "d_v": 3, "noise": 0.5}
@@ -53,13 +56,14 @@ def direct_weights(W_q, W_k, data, alpha, qk_norm=False, gain=1.0):
         z = d_k**-alpha * np.einsum("bd,bnd->bn", q, K)
     p = softmax(z)
     o = np.einsum("bn,bnv->bv", p, V)
-    loss = 0.5 * np.mean(np.sum((o - V[np.arange(len(target)), target]) ** 2, axis=-1))
+    v_target = V[np.arange(len(target))[:, None], target].mean(axis=1)  # mean of the m values
+    loss = 0.5 * np.mean(np.sum((o - v_target) ** 2, axis=-1))
     return z, p, loss
 
 
-def small_problem(seed=0, d_k=4):
+def small_problem(seed=0, d_k=4, m=1):
     rng = np.random.default_rng(seed)
-    data = recall_batch(rng, **TASK)
+    data = recall_batch(rng, m=m, **TASK)
     W_q, W_k = init_weights(rng, d_k=d_k, d_in=TASK["d_in"])
     return W_q, W_k, data
 
@@ -67,10 +71,11 @@ def small_problem(seed=0, d_k=4):
 # --------------------------------------------------------------------------- forward, gradients
 
 
+@pytest.mark.parametrize("m", [1, 3])
 @pytest.mark.parametrize("qk_norm", [False, True])
 @pytest.mark.parametrize("alpha", [0.0, 0.5, 1.0])
-def test_forward_matches_direct_q_and_k(alpha, qk_norm):
-    W_q, W_k, data = small_problem(1, d_k=7)
+def test_forward_matches_direct_q_and_k(alpha, qk_norm, m):
+    W_q, W_k, data = small_problem(1, d_k=7, m=m)
     loss, _, p = recall_loss_and_grads(W_q, W_k, data, alpha=alpha, qk_norm=qk_norm, gain=1.7)
     _, p_ref, loss_ref = direct_weights(W_q, W_k, data, alpha, qk_norm, 1.7)
     assert_allclose(p, p_ref, rtol=1e-11, atol=1e-14)
@@ -93,8 +98,10 @@ def _rel_err(a, b):
 @pytest.mark.parametrize(
     ("alpha", "qk_norm"), [(0.0, False), (0.5, False), (1.0, False), (0.5, True), (0.0, True)]
 )
-def test_gradients_match_central_differences(alpha, qk_norm):
-    W_q, W_k, data = small_problem(2, d_k=4)
+@pytest.mark.parametrize("m", [1, 2, 4])
+def test_gradients_match_central_differences(alpha, qk_norm, m):
+    W_q, W_k, data = small_problem(2, d_k=4, m=m)
+    assert data.target.shape == (TASK["batch"], m)
     g0 = 1.3
 
     def loss(wq, wk, g):
@@ -137,7 +144,8 @@ def test_recall_batch_shapes_and_statistics():
         np.random.default_rng(5), batch=n, n_keys=n_keys, d_in=d_in, d_v=d_v, noise=noise
     )
     assert x_q.shape == (n, d_in) and X.shape == (n, n_keys, d_in)
-    assert V.shape == (n, n_keys, d_v) and target.shape == (n,)
+    assert V.shape == (n, n_keys, d_v) and target.shape == (n, 1)
+    target = target[:, 0]
     eps = (x_q - X[np.arange(n), target]).ravel()
     m = eps.size
     assert abs(eps.mean()) < 4 * noise / math.sqrt(m)
@@ -155,7 +163,58 @@ def test_recall_batch_without_noise_copies_the_target():
     x_q, X, _, target = recall_batch(
         np.random.default_rng(0), batch=10, n_keys=3, d_in=4, d_v=2, noise=0.0
     )
-    assert np.array_equal(x_q, X[np.arange(10), target])
+    assert np.array_equal(x_q, X[np.arange(10), target[:, 0]])
+
+
+@pytest.mark.parametrize("m", [2, 4])
+def test_recall_batch_with_m_targets(m):
+    n, n_keys, d_in, d_v, noise = 20_000, 8, 4, 3, 0.5
+    x_q, X, _, target = recall_batch(
+        np.random.default_rng(6), batch=n, n_keys=n_keys, d_in=d_in, d_v=d_v, noise=noise, m=m
+    )
+    assert target.shape == (n, m) and target.dtype.kind == "i"
+    assert (np.diff(np.sort(target, axis=1), axis=1) > 0).all()  # m distinct keys per row
+    # each key is a target with probability m/n_keys; each unordered pair equally often
+    counts = np.bincount(target.ravel(), minlength=n_keys) / n
+    p0 = m / n_keys
+    assert np.all(np.abs(counts - p0) < 4 * math.sqrt(p0 * (1 - p0) / n))
+    first = np.bincount(target[:, 0], minlength=n_keys) / n  # the first column: uniform too
+    assert np.all(np.abs(first - 1 / n_keys) < 4 * math.sqrt((1 / n_keys) * (1 - 1 / n_keys) / n))
+    summed = np.zeros((n, d_in))
+    for i in range(m):
+        summed += X[np.arange(n), target[:, i]]
+    eps = (x_q - summed / math.sqrt(m)).ravel()
+    k = eps.size
+    assert abs(eps.mean()) < 4 * noise / math.sqrt(k)
+    assert abs(eps.var(ddof=1) - noise**2) < 4 * noise**2 * math.sqrt(2 / (k - 1))
+    # the query keeps the norm of one input: E‖x_q‖² = d_in (1 + noise²) for every m
+    sq = (x_q**2).sum(axis=1)
+    se = sq.std(ddof=1) / math.sqrt(n)
+    assert abs(sq.mean() - d_in * (1 + noise**2)) < 4 * se
+    clean = recall_batch(
+        np.random.default_rng(1), batch=5, n_keys=n_keys, d_in=d_in, d_v=d_v, noise=0.0, m=m
+    )
+    ref = sum(clean.X[np.arange(5), clean.target[:, i]] for i in range(m)) / math.sqrt(m)
+    assert_allclose(clean.x_q, ref, rtol=1e-15, atol=1e-15)
+
+
+@pytest.mark.parametrize(("m", "expected"), [(1, 0.46875), (2, 0.21875), (4, 0.09375)])
+def test_uniform_loss_closed_form_and_monte_carlo(m, expected):
+    assert uniform_loss(m, 16) == expected  # ½(1/m − 1/16), exact in binary
+    # uniform attention, o = mean of all values, against v_T on 40 000 rows
+    data = recall_batch(np.random.default_rng(m), batch=40_000, n_keys=16, d_in=1, d_v=8,
+                        noise=0.5, m=m)  # fmt: skip
+    o = data.V.mean(axis=1)
+    v_t = data.V[np.arange(40_000)[:, None], data.target].mean(axis=1)
+    per_row = 0.5 * ((o - v_t) ** 2).sum(axis=1)
+    se = per_row.std(ddof=1) / math.sqrt(per_row.size)
+    assert abs(per_row.mean() - expected) < 4 * se
+    # the model at zero weights attends uniformly: its loss on that batch is the same mean
+    zeros = np.zeros((1, 3))
+    small = RecallBatch(data.x_q[:2000], data.X[:2000], data.V[:2000], data.target[:2000])
+    loss, _, p = recall_loss_and_grads(zeros, zeros, small, alpha=0.5)
+    assert_allclose(p, 1 / 16, rtol=1e-15)
+    assert loss == pytest.approx(per_row[:2000].mean(), rel=1e-12)
 
 
 def test_init_weights_scales_and_folded_draws():
@@ -185,10 +244,9 @@ def test_history_shapes_and_fields():
     assert h.snapshot_steps.tolist() == [0, 5, 11]
     assert h.probe_weights.shape == (3, 2, 4, SMALL["n_keys"])
     assert_allclose(h.probe_weights.sum(-1), 1.0, rtol=1e-12)
-    assert h.probe_target.shape == (4,)
+    assert h.probe_target.shape == (4, 1) and h.m == 1
     assert np.all((h.accuracy >= 0) & (h.accuracy <= 1))
     assert np.all((h.entropy >= 0) & (h.entropy <= math.log(SMALL["n_keys"]) + 1e-12))
-    assert h.initial_loss == h.loss[0, 0]
     # the same step-0 numbers in two lanes of one batched product: a BLAS may run an edge
     # tile through other kernel code, a few ULPs per product and a mean over 16 rows
     assert h.loss[0, 1] == pytest.approx(h.loss[0, 0], rel=1e-14)
@@ -200,18 +258,22 @@ def test_history_shapes_and_fields():
 def test_step_zero_metrics_match_direct_computation():
     d_k, alpha, seed = 16, 0.0, 4
     h = train_recall(d_k, alpha, [0.05], steps=2, seed=seed, n_probe=3, **SMALL)
-    r_init, r_data, r_probe = training_streams(seed)
+    r_init, r_data, r_probe, r_eval = training_streams(seed)
     W_q, W_k = init_weights(r_init, d_k=d_k, d_in=SMALL["d_in"])
     data = recall_batch(r_data, noise=0.5, **SMALL)
     z, p, loss = direct_weights(W_q, W_k, data, alpha)
     assert h.loss[0, 0] == pytest.approx(loss, rel=1e-12)
+    # ℓ₀ from the N_EVAL rows of the evaluation stream, not from the first batch
+    task = {k: SMALL[k] for k in ("n_keys", "d_in", "d_v")}
+    held_out = recall_batch(r_eval, batch=N_EVAL, noise=0.5, **task)
+    assert h.initial_loss == pytest.approx(direct_weights(W_q, W_k, held_out, alpha)[2], rel=1e-12)
     # accuracy and the dead share are counts of a comparison; the module's p differs from
     # this direct one in the last bits (other order of products), so the counts agree
     # exactly when no row sits within far more than that of a tie or of the threshold
     top2 = np.sort(z, axis=-1)[:, -2:]
     assert (np.abs(top2[:, 1] - top2[:, 0]) > 1e-9 * np.abs(z).max()).all()
     assert (np.abs(jacobian_norm(p) / 1e-3 - 1) > 1e-9).all()
-    assert h.accuracy[0, 0] == np.mean(p.argmax(-1) == data.target)
+    assert h.accuracy[0, 0] == np.mean(p.argmax(-1) == data.target[:, 0])
     assert h.entropy[0, 0] == pytest.approx(entropy(p).mean(), rel=1e-9)
     assert h.dead_fraction[0, 0] == np.mean(jacobian_norm(p) < 1e-3)
     assert h.logit_std[0, 0] == pytest.approx(math.sqrt(z.var(-1, ddof=1).mean()), rel=1e-11)
@@ -236,9 +298,9 @@ def test_determinism_by_seed():
     assert not np.array_equal(a.probe_weights, c.probe_weights)
 
 
-def _hand_run(d_k, alpha, lr, optimizer, steps, seed=0, qk_norm=False):
+def _hand_run(d_k, alpha, lr, optimizer, steps, seed=0, qk_norm=False, m=1):
     """Losses of a run written out step by step with the public pieces."""
-    r_init, r_data, _ = training_streams(seed)
+    r_init, r_data, _, _ = training_streams(seed)
     W_q, W_k = init_weights(r_init, d_k=d_k, d_in=SMALL["d_in"])
     g = 1.0
     state = [
@@ -251,7 +313,7 @@ def _hand_run(d_k, alpha, lr, optimizer, steps, seed=0, qk_norm=False):
     ]
     losses = []
     for t in range(1, steps + 1):
-        data = recall_batch(r_data, noise=0.5, **SMALL)
+        data = recall_batch(r_data, noise=0.5, m=m, **SMALL)
         loss, grads, _ = recall_loss_and_grads(W_q, W_k, data, alpha=alpha, qk_norm=qk_norm, gain=g)
         losses.append(loss)
         gs = [grads.W_q, grads.W_k, grads.gain if qk_norm else 0.0]
@@ -260,10 +322,10 @@ def _hand_run(d_k, alpha, lr, optimizer, steps, seed=0, qk_norm=False):
             continue
         new = []
         for i, (w, gr) in enumerate(zip((W_q, W_k, g), gs, strict=True)):
-            m = ADAM_BETA1 * state[i] + (1 - ADAM_BETA1) * gr
+            mom = ADAM_BETA1 * state[i] + (1 - ADAM_BETA1) * gr
             v = ADAM_BETA2 * state[3 + i] + (1 - ADAM_BETA2) * gr * gr
-            state[i], state[3 + i] = m, v
-            m_hat = m / (1 - ADAM_BETA1**t)
+            state[i], state[3 + i] = mom, v
+            m_hat = mom / (1 - ADAM_BETA1**t)
             v_hat = v / (1 - ADAM_BETA2**t)
             new.append(w - lr * m_hat / (np.sqrt(v_hat) + ADAM_EPS))
         W_q, W_k, g = new
@@ -273,7 +335,7 @@ def _hand_run(d_k, alpha, lr, optimizer, steps, seed=0, qk_norm=False):
 def test_first_adam_step_moves_each_weight_by_the_learning_rate():
     # After one step m̂ = g and v̂ = g², so every weight moves by lr·g/(|g| + ε) ≈ ±lr.
     d_k, lr = 16, 0.01
-    r_init, r_data, _ = training_streams(0)
+    r_init, r_data, _, _ = training_streams(0)
     W_q, W_k = init_weights(r_init, d_k=d_k, d_in=SMALL["d_in"])
     data0 = recall_batch(r_data, noise=0.5, **SMALL)
     _, g0, _ = recall_loss_and_grads(W_q, W_k, data0, alpha=0.5)
@@ -286,12 +348,30 @@ def test_first_adam_step_moves_each_weight_by_the_learning_rate():
     assert h.loss[1, 0] == pytest.approx(loss1, rel=1e-12)
 
 
+@pytest.mark.parametrize("m", [1, 2, 4])
 @pytest.mark.parametrize("qk_norm", [False, True])
 @pytest.mark.parametrize(("optimizer", "lr"), [("sgd", 0.3), ("adam", 0.01)])
-def test_training_equals_hand_written_loop(optimizer, lr, qk_norm):
-    h = train_recall(16, 0.5, [lr], optimizer=optimizer, steps=6, qk_norm=qk_norm, **SMALL)
-    ref = _hand_run(16, 0.5, lr, optimizer, 6, qk_norm=qk_norm)
+def test_training_equals_hand_written_loop(optimizer, lr, qk_norm, m):
+    h = train_recall(16, 0.5, [lr], optimizer=optimizer, steps=6, qk_norm=qk_norm, m=m, **SMALL)
+    ref = _hand_run(16, 0.5, lr, optimizer, 6, qk_norm=qk_norm, m=m)
     assert_allclose(h.loss[:, 0], ref, rtol=1e-11)
+    assert h.m == m and h.probe_target.shape == (4, m)
+
+
+def test_accuracy_is_top_m_equal_to_the_targets():
+    # rows: targets {0, 1}; weights whose two largest are {0, 1}, {0, 2}, and a tie
+    from core.training import _top_m_hits  # the rule itself, on hand-made weights
+
+    p = np.array([[[0.4, 0.3, 0.2, 0.1], [0.4, 0.1, 0.3, 0.2], [0.3, 0.3, 0.3, 0.1]]])
+    target = np.array([[0, 1], [1, 0], [0, 1]])
+    assert _top_m_hits(p, target).tolist() == [[True, False, False]]
+    h = train_recall(16, 0.5, [0.3], steps=3, m=2, seed=1, **SMALL)
+    r_init, r_data, _, _ = training_streams(1)
+    W_q, W_k = init_weights(r_init, d_k=16, d_in=SMALL["d_in"])
+    data = recall_batch(r_data, noise=0.5, m=2, **SMALL)
+    _, p0, _ = direct_weights(W_q, W_k, data, 0.5)
+    top2 = np.sort(np.argsort(p0, axis=1)[:, -2:], axis=1)
+    assert h.accuracy[0, 0] == np.mean((top2 == np.sort(data.target, axis=1)).all(axis=1))
 
 
 @pytest.mark.parametrize(
@@ -400,6 +480,9 @@ def test_lr_sensitivity_hand_example():
         ({"noise": -0.1}, "noise"),
         ({"noise": math.inf}, "noise"),
         ({"seed": -1}, "seed"),
+        ({"m": 0}, "m must"),
+        ({"m": 16}, "m must"),
+        ({"m": 1.5}, "m must"),
         ({"qk_norm": "yes"}, "qk_norm"),
         ({"n_probe": 0}, "n_probe"),
         ({"snapshot_steps": (0, -1)}, "snapshot_steps"),
@@ -427,6 +510,13 @@ def test_other_functions_reject_bad_arguments():
         recall_loss_and_grads(W_q[:3], W_k[:3], data, alpha=0.5)
     with pytest.raises(ValueError, match="gain"):
         recall_loss_and_grads(W_q, W_k, data, alpha=0.5, qk_norm=True, gain=math.nan)
+    with pytest.raises(ValueError, match="m must"):
+        uniform_loss(3, 3)
+    bad = data._replace(target=np.zeros((TASK["batch"], 2), dtype=int))
+    with pytest.raises(ValueError, match="distinct"):
+        recall_loss_and_grads(W_q, W_k, bad, alpha=0.5)
+    with pytest.raises(ValueError, match="target"):
+        recall_loss_and_grads(W_q, W_k, data._replace(target=data.target[:, 0]), alpha=0.5)
     with pytest.raises(ValueError, match="variants"):
         train_recall_variants(16, [], [0.1])
     with pytest.raises(ValueError, match="last"):

@@ -7,12 +7,14 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from ui.training.data import SWEEP_SEEDS
+
 pytestmark = pytest.mark.e2e
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 #: Charts at a shipped setting: 4 curves, the heatmap, the LR chart and 4 d_k panels.
 N_CHARTS = 10
-#: Computing 3 sweep runs is a few seconds of CPU; a loaded machine is slower.
+#: Computing one sweep run per seed is a few seconds of CPU; a loaded machine is slower.
 SWEEP_TIMEOUT_MS = 240_000
 
 
@@ -56,11 +58,12 @@ def test_training_sweep_computes_with_progress(app):
     button = app.button("training_compute")
     expect(button).to_be_visible()
     app.interact(button.click, expect_chart_change=False, timeout_ms=SWEEP_TIMEOUT_MS)
-    expect(app.page.locator("[data-testid='stProgress']")).to_contain_text("3 runs")
+    progress = app.page.locator("[data-testid='stProgress']")
+    expect(progress).to_contain_text(f"{SWEEP_SEEDS} runs")
     app.reveal_predictions("training_learns")
     _assert_charts_drawn(app, N_CHARTS)
     main = app.page.locator("[data-testid='stMain']").inner_text()
-    assert "3 computed now" in main
+    assert f"{SWEEP_SEEDS} computed now" in main
     app.assert_healthy()
 
 

@@ -232,6 +232,7 @@ def lr_lines(
     description: str,
     tips: dict[str, str],
     initial: pd.DataFrame | None = None,
+    uniform: float | None = None,
     y_domain: tuple[float, float] | None = None,
     legend_columns: int = 2,
     height: int = 400,
@@ -243,12 +244,15 @@ def lr_lines(
     ----------
     df : DataFrame
         ``lr``, ``series``, ``color``, ``value`` (median over seeds, > 0), ``lo``,
-        ``hi`` (min and max over seeds), ``ratio`` (median final / ℓ₀), ``diverged``
+        ``hi`` (min and max over seeds), ``ratio`` (median gap left), ``diverged``
         (seeds that diverged).
     current_lr : float or None
         The learner's learning rate, marked with a vertical rule (None: no rule).
     initial : DataFrame, optional
         ℓ₀ of each variant: ``series``, ``color``, ``y`` — dashed rules in its colour.
+    uniform : float, optional
+        The loss of uniform attention on the task: a solid grey rule (tooltip
+        ``tips["uniform"]``); a run that ends above it fails.
     y_domain : (float, float), optional
         Shared y-range of small multiples.
     tips : dict
@@ -297,6 +301,15 @@ def lr_lines(
                     alt.Tooltip("series:N", title=tips["series"]),
                     alt.Tooltip("y:Q", title=tips["initial"], format=".4g"),
                 ],
+            )
+        )
+    if uniform is not None:
+        layers.append(
+            alt.Chart(pd.DataFrame({"y": [uniform]}))
+            .mark_rule(color=COLORS["theory"], strokeWidth=1.5)
+            .encode(
+                y=alt.Y("y:Q", scale=y_scale),
+                tooltip=[alt.Tooltip("y:Q", title=tips["uniform"], format=".4g")],
             )
         )
     if current_lr is not None:

@@ -2,7 +2,9 @@
 
 ``scripts/precompute_runs.py`` trains α = 0, ½ and 1 side by side at the page's
 default settings (300 steps, seed 0, each optimizer at its default learning rate) for
-every d_k the page offers, and stores what :func:`ui.training.data.single_run` reads.
+every task (m ∈ ``M_OPTIONS``) and d_k the page offers, and stores what
+:func:`ui.training.data.single_run` reads (per-step records and probe weights as
+float32, which the page draws anyway; ℓ₀ in float64).
 A run at those settings is then read, not trained: the same arrays, so the same
 charts and numbers, without the 0.5–1.5 s of CPU a new run costs the server.
 """
@@ -17,7 +19,10 @@ import numpy as np
 from core.training import DEFAULT_LRS, TrainingHistory, Variant, train_recall_variants
 
 RUNS_FILE = Path(__file__).resolve().parents[2] / "data" / "training_runs.npz"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Targets per row the page offers (core.training's ``m``): the answer is one key, or the
+#: mean of the values of 2 or 4 keys.
+M_OPTIONS = (1, 2, 4)
 
 #: Every variant the page can train, by the name the sweep file uses.
 VARIANTS = {
@@ -48,7 +53,7 @@ _TASK = {
 
 
 def load(path: Path = RUNS_FILE) -> dict[str, np.ndarray]:
-    """Every array of the runs file, read-only (about 0.5 MB)."""
+    """Every array of the runs file, read-only."""
     with np.load(path, allow_pickle=False) as npz:
         out = {name: npz[name] for name in npz.files}
     for value in out.values():
@@ -64,10 +69,11 @@ def shipped(
     steps: int,
     variants: tuple[str, ...],
     seed: int,
+    m: int = 1,
 ) -> tuple[TrainingHistory, ...] | None:
     """The histories of a shipped run at these settings (one per variant, one learning
     rate each, as ``train_recall_variants`` returns them), or None if not shipped."""
-    prefix = f"{optimizer}/{d_k}/"
+    prefix = f"m{m}/{optimizer}/{d_k}/"
     if (
         (steps, seed, tuple(variants)) != (STEPS, SEED, BASE_VARIANTS)
         or lr != DEFAULT_LRS.get(optimizer)
@@ -89,13 +95,15 @@ def shipped(
                 qk_norm=v.qk_norm,
                 steps=STEPS,
                 seed=SEED,
+                m=int(m),
+                initial_loss=float(runs[prefix + "initial_loss"][i]),
                 **_TASK,
-                **{f: runs[prefix + f][:, i : i + 1] for f in PER_STEP},
+                **{f: runs[prefix + f][:, i : i + 1].astype(np.float64) for f in PER_STEP},
                 gain=None,
                 diverged_at=runs[prefix + "diverged_at"][i : i + 1].astype(int),
                 snapshot_steps=runs["snapshot_steps"].astype(int),
-                probe_weights=runs[prefix + "probe_weights"][:, i : i + 1],
-                probe_target=runs["probe_target"].astype(int),
+                probe_weights=runs[prefix + "probe_weights"][:, i : i + 1].astype(np.float64),
+                probe_target=runs[f"m{m}/probe_target"].astype(int),
             )
         )
     return tuple(out)

@@ -18,7 +18,7 @@ from core.training import train_recall_variants
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.training import charts, data
-from ui.training.runs import D_K_POWERS
+from ui.training.runs import D_K_POWERS, M_OPTIONS
 
 
 @dataclass(frozen=True)
@@ -30,19 +30,42 @@ class View:
     variants: tuple[str, ...]
     seed: int
     run: dict
+    m: int = 1
 
     @property
     def key(self) -> tuple:
-        """The settings that fix the run: (d_k, optimizer, lr, steps, variants, seed)."""
-        return (self.d_k, self.optimizer, self.lr, self.steps, self.variants, self.seed)
+        """The settings that fix the run: (d_k, optimizer, lr, steps, variants, seed, m)."""
+        return (self.d_k, self.optimizer, self.lr, self.steps, self.variants, self.seed, self.m)
 
 
-def view(d_k: int, optimizer: str, lr: str, steps: str, folded: bool, qk_norm: bool, seed: int):
+def view(
+    d_k: int,
+    optimizer: str,
+    lr: str,
+    steps: str,
+    folded: bool,
+    qk_norm: bool,
+    seed: int,
+    m: str = "1",
+):
     variants = data.variant_names(folded, qk_norm)
-    seconds = data.cell_cost(d_k, int(steps), len(variants)) / 6  # one rate: ~⅙ of a 9-rate cell
+    seconds = data.cell_cost(d_k, int(steps), len(variants)) / 10  # one rate of ~13
     with st.spinner(t("training.training_now", seconds=f"{seconds:.0f}"), show_time=True):
-        run = data.single_run(d_k, optimizer, float(lr), int(steps), variants, seed)
-    return View(d_k, optimizer, float(lr), int(steps), variants, seed, run)
+        run = data.single_run(d_k, optimizer, float(lr), int(steps), variants, seed, int(m))
+    return View(d_k, optimizer, float(lr), int(steps), variants, seed, run, int(m))
+
+
+def m_select() -> str:
+    """The task: m targets per row (1, 2 or 4), bound to ``?m=``."""
+    options = tuple(str(m) for m in M_OPTIONS)
+    return controls.choice(
+        "m",
+        t("training.m"),
+        options,
+        default="1",
+        captions=[t(f"training.m_caption_{m}") for m in options],
+        help=t("training.m_help"),
+    )
 
 
 # --- controls ---------------------------------------------------------------------------------
@@ -164,8 +187,12 @@ def fmt(x: float) -> str:
     return "—" if not math.isfinite(x) else f"{x:.3g}" if x >= 1e-3 else f"{x:.1e}"
 
 
-def pct(x: float) -> str:
-    return f"{100 * x:.1f} %" if 0 < x < 0.01 else f"{100 * x:.0f} %"
+pct = data.pct
+
+
+def gap_text(gap: float) -> str:
+    """A gap left as a percentage (∞ or NaN: "—")."""
+    return f"{100 * gap:.0f} %" if math.isfinite(gap) else "—"
 
 
 def finals_text(summary: pd.DataFrame) -> str:
@@ -177,7 +204,8 @@ def finals_text(summary: pd.DataFrame) -> str:
 # --- 1: one run, side by side ------------------------------------------------------------------
 def one_run(v: View) -> None:
     st.header(t("training.s1_title"))
-    workshop.takeaway(one_run_takeaway(v.run["summary"]))
+    setting = {"d_k": v.d_k, "opt": opt_name(v.optimizer), "lr": data.lr_text(v.lr)}
+    workshop.takeaway(one_run_takeaway(v.run["summary"], v.m, **setting))
     st.markdown(
         t(
             "training.s1_text",
@@ -193,10 +221,12 @@ def one_run(v: View) -> None:
         t(
             "training.table_caption",
             last=data.LAST,
-            learn=pct(data.LEARN_RATIO),
-            fail=pct(data.FAIL_RATIO),
+            m=v.m,
+            uniform=fmt(data.uniform(v.m)),
+            best=fmt(data.task_best(v.m)),
         )
     )
+    st.table(data.thresholds(v.m))
     for text in parts["warnings"]:
         st.warning(text)
     for i, (metric, chart, frame) in enumerate(parts["charts"]):
@@ -212,10 +242,11 @@ def one_run(v: View) -> None:
     st.caption(parts["dead_caption"])
 
 
-def one_run_takeaway(summary: pd.DataFrame) -> str:
+def one_run_takeaway(summary: pd.DataFrame, m: int = 1, **setting) -> str:
     """Section 1's takeaway, read from the run: whether it learns with and without the
-    scale (the verdicts of α = 0 and α = ½)."""
-    verdicts = {r.variant: data.verdict(r.final_loss, r.initial_loss) for r in summary.itertuples()}
+    scale (the verdicts of α = 0 and α = ½); ``setting`` (d_k, opt, lr, m) names the
+    run the sentence speaks for."""
+    verdicts = {r.variant: data.verdict(r.final_loss, m) for r in summary.itertuples()}
     if verdicts["alpha_half"] != "learns":
         key = "training.s1_takeaway_rate"
         verdict = verdicts["alpha_half"]
@@ -223,7 +254,70 @@ def one_run_takeaway(summary: pd.DataFrame) -> str:
         key, verdict = "training.s1_takeaway_unscaled", verdicts["alpha_0"]
     else:
         key, verdict = "training.s1_takeaway_both", "learns"
-    return t(key, verdict=t(f"training.verdict_{verdict}"))
+    return t(key, verdict=t(f"training.verdict_{verdict}"), **({"m": m} | setting))
+
+
+# --- the task and its headline ----------------------------------------------------------------
+def m_sentence(m: int) -> str:
+    """What the choice of m changes, in one sentence."""
+    return t(
+        "training.m_sentence",
+        m=m,
+        what=t(f"training.m_what_{m}"),
+        how=t(f"training.m_how_{m}"),
+        uniform=fmt(data.uniform(m)),
+    )
+
+
+def headline(m: int) -> str:
+    """The page's answer for the task m, from the shipped sweep (α = 0 against α = ½ at
+    every optimizer and d_k): whether the unscaled model fails somewhere — no rate ends
+    better than uniform attention —, learns everywhere, or in between; at how many
+    (setting, rate) pairs it learns against 1/√d_k; and its best final loss over the
+    task's best ℓ* at d_k ≥ 64."""
+    found = data.task_findings(m)
+    if found.empty:
+        return t("training.headline_missing")
+    unscaled = found[found["variant"] == "alpha_0"].set_index(["optimizer", "d_k"])
+    half = found[found["variant"] == "alpha_half"].set_index(["optimizer", "d_k"])
+    wide = unscaled.index.get_level_values("d_k") >= 64
+    r0, rh = unscaled["vs_task_best"][wide], half["vs_task_best"][wide]
+    numbers = {
+        "m": m,
+        "seeds": data.SWEEP_SEEDS,
+        "lo": f"{r0.min():.1f}",
+        "hi": f"{r0.max():.1f}",
+        "hlo": f"{rh.min():.1f}",
+        "hhi": f"{rh.max():.1f}",
+        "best": fmt(data.task_best(m)),
+        "uniform": fmt(data.uniform(m)),
+        "n0": int(unscaled["n_learns"].sum()),
+        "nh": int(half["n_learns"].sum()),
+        "total": int(unscaled["n_rates"].sum()),
+    }
+
+    def where(mask) -> str:
+        parts = []
+        for opt in dict.fromkeys(unscaled.index.get_level_values("optimizer")):
+            d_ks = [str(d) for (o, d), hit in mask.items() if o == opt and hit]
+            if d_ks:
+                parts.append(t("training.where_item", opt=opt_name(opt), d_ks=", ".join(d_ks)))
+        return t("training.where_sep").join(parts)
+
+    failing = ~unscaled["beats_uniform"]
+    if failing.any():
+        there = half["best"][failing.to_numpy()]
+        return t(
+            "training.headline_fails",
+            where=where(failing),
+            best_lo=fmt(there.min()),
+            best_hi=fmt(there.max()),
+            **numbers,
+        )
+    learning = unscaled["n_learns"] > 0
+    if learning.all():
+        return t("training.headline_learns", **numbers)
+    return t("training.headline_partly", where=where(learning), **numbers)
 
 
 def one_run_parts(key: tuple) -> dict:
@@ -232,16 +326,17 @@ def one_run_parts(key: tuple) -> dict:
     ``charts``, and the ``dead_caption``."""
     run = data.single_run(*key)
     summary = run["summary"]
-    steps = key[3]
+    steps, m = key[3], key[6]
     ln_n = math.log(data.N_KEYS)
+    chance = 1 / math.comb(data.N_KEYS, m)  # top-m equal to the m targets by chance
     specs = {
         "loss": {"log_y": True},
         "accuracy": {
             "y_domain": (0, 1),
             "reference": pd.DataFrame(
                 {
-                    "y": [1 / data.N_KEYS],
-                    "label": [t("training.ref_chance", value=f"{1 / data.N_KEYS:.3g}")],
+                    "y": [chance],
+                    "label": [t("training.ref_chance", value=f"{chance:.2g}")],
                 }
             ),
         },
@@ -284,7 +379,7 @@ def one_run_parts(key: tuple) -> dict:
         charts_.append((metric, chart, frame.drop(columns="color")))
     diverged = summary[summary["diverged_at"] >= 0]
     return {
-        "table": summary_table(summary),
+        "table": summary_table(summary, m),
         "warnings": [
             t("training.diverged", name=data.variant_label(r.variant), step=r.diverged_at)
             for r in diverged.itertuples()
@@ -294,7 +389,7 @@ def one_run_parts(key: tuple) -> dict:
     }
 
 
-def summary_table(summary: pd.DataFrame) -> pd.DataFrame:
+def summary_table(summary: pd.DataFrame, m: int = 1) -> pd.DataFrame:
     """One row per variant, indexed by its name: the run's numbers and verdict."""
     rows = []
     for r in summary.itertuples():
@@ -303,14 +398,10 @@ def summary_table(summary: pd.DataFrame) -> pd.DataFrame:
                 t("training.col_scaling"): data.variant_label(r.variant),
                 t("training.col_initial"): fmt(r.initial_loss),
                 t("training.col_final"): fmt(r.final_loss),
-                t("training.col_ratio"): pct(r.final_loss / r.initial_loss)
-                if math.isfinite(r.final_loss)
-                else "—",
+                t("training.col_ratio"): gap_text(data.gap_left(r.final_loss, m)),
                 t("training.col_accuracy"): f"{r.accuracy:.2f}",
                 t("training.col_dead"): f"{pct(r.dead_0)} → {pct(r.dead)}",
-                t("training.col_verdict"): t(
-                    f"training.verdict_{data.verdict(r.final_loss, r.initial_loss)}"
-                ),
+                t("training.col_verdict"): t(f"training.verdict_{data.verdict(r.final_loss, m)}"),
             }
         )
     table = pd.DataFrame(rows)

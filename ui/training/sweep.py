@@ -24,13 +24,18 @@ from ui.training.sections import View, fmt, opt_name, pct, tips
 # --- 3: LR sensitivity ---------------------------------------------------------------------------
 def grid_text(optimizer: str) -> dict[str, str]:
     grid = LR_GRIDS[optimizer]
-    return {"n": str(len(grid)), "lo": data.lr_text(grid[0]), "hi": data.lr_text(grid[-1])}
+    return {
+        "n": str(len(grid)),
+        "lo": data.lr_text(grid[0]),
+        "hi": data.lr_text(grid[-1]),
+        "seeds": str(data.SWEEP_SEEDS),
+    }
 
 
 def gather(v: View) -> dict[tuple, tuple[pd.DataFrame, str]]:
     """The sweep cells available now (shipped or computed in this session)."""
     out = {}
-    for cell in data.needed_cells(v.optimizer, v.d_k, v.seed, v.steps):
+    for cell in data.needed_cells(v.m, v.optimizer, v.d_k, v.seed, v.steps):
         got = data.available(cell, v.variants)
         if got is not None:
             out[cell] = got
@@ -41,10 +46,10 @@ def compute_missing(v: View, missing: list[tuple]) -> None:
     """Run the missing cells one by one (each cached), with a progress bar and a status
     line outside the cached function."""
     bar = st.progress(0.0, text=t("training.progress_start", n=len(missing)))
-    costs = [data.cell_cost(c[1], v.steps, len(v.variants)) for c in missing]
+    costs = [data.cell_cost(c[2], v.steps, len(v.variants)) for c in missing]
     done_cost, spent, t0 = 0.0, 0.0, time.perf_counter()
     for i, cell in enumerate(missing):
-        opt, d_k, seed, steps = cell
+        m, opt, d_k, seed, steps = cell
         left_cost = sum(costs[i:])
         eta = left_cost * (spent / done_cost) if done_cost else left_cost
         bar.progress(
@@ -59,7 +64,7 @@ def compute_missing(v: View, missing: list[tuple]) -> None:
                 left=f"{eta:.0f}",
             ),
         )
-        data.store(cell, v.variants, data.sweep_cell(opt, d_k, seed, steps, v.variants))
+        data.store(cell, v.variants, data.sweep_cell(m, opt, d_k, seed, steps, v.variants))
         done_cost += costs[i]
         spent = time.perf_counter() - t0
     bar.progress(1.0, text=t("training.progress_done", n=len(missing), seconds=f"{spent:.0f}"))
@@ -72,11 +77,11 @@ def lr_sweep(v: View) -> dict | None:
     top = st.container()  # the takeaway: at once without a sweep, else once answered
     grid = grid_text(v.optimizer)
     st.markdown(t("training.s3_text", opt=opt_name(v.optimizer), **grid))
-    needed = data.needed_cells(v.optimizer, v.d_k, v.seed, v.steps)
+    needed = data.needed_cells(v.m, v.optimizer, v.d_k, v.seed, v.steps)
     have = gather(v)
     missing = [c for c in needed if c not in have]
     if missing:
-        estimate = sum(data.cell_cost(c[1], v.steps, len(v.variants)) for c in missing)
+        estimate = sum(data.cell_cost(c[2], v.steps, len(v.variants)) for c in missing)
         st.info(
             t(
                 "training.not_precomputed",
@@ -84,6 +89,7 @@ def lr_sweep(v: View) -> dict | None:
                 total=len(needed),
                 seconds=f"{estimate:.0f}",
                 steps=data.PRECOMPUTED_STEPS,
+                seed_list=", ".join(str(x) for x in data.PRECOMPUTED_SEEDS),
             ),
             icon=":material/info:",
         )
@@ -133,9 +139,9 @@ def sweep_numbers(v: View, keys: tuple[tuple, ...], cells: list) -> dict:
     """The sweep at the learner's d_k (cells ``keys``, one per seed, frames ``cells``):
     the seeds' ``summary`` and, per variant, :func:`ui.training.data.conclusions` (of the
     shipped cells, cached, when they are all shipped)."""
-    shipped = data.shipped_sweep(v.optimizer, v.d_k, v.seed, v.steps, v.variants)
+    shipped = data.shipped_sweep(v.m, v.optimizer, v.d_k, v.seed, v.steps, v.variants)
     if shipped is None:
-        shipped = data.sweep_summary(cells), data.conclusions(cells)
+        shipped = data.sweep_summary(cells, v.m), data.conclusions(cells, v.m)
     summary, per = shipped
     return {"summary": summary, "per": per, "keys": keys, "variants": v.variants}
 
@@ -177,7 +183,7 @@ def sweep_parts(
     borderline results (None if none) and the count of diverged runs at the learner's
     rate ``lr``, for :func:`sweep_numbers` ``numbers``."""
     keys = numbers["keys"]
-    optimizer, d_k = keys[0][0], keys[0][1]
+    m, optimizer, d_k = keys[0][0], keys[0][1], keys[0][2]
     summary = data.labelled(numbers["summary"])
     initial = data.labelled(
         summary.groupby("variant", sort=False)["initial_loss"].first().reset_index()
@@ -201,9 +207,18 @@ def sweep_parts(
         title=t("training.lr_title", d_k=d_k, opt=opt_name(optimizer)).split("|"),
         x_title=t("training.axis_lr"),
         y_title=t("training.lr_y", last=data.LAST),
-        description=t("training.lr_alt", d_k=d_k, opt=opt_name(optimizer), parts=described),
-        tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"),
+        description=t(
+            "training.lr_alt",
+            d_k=d_k,
+            m=m,
+            opt=opt_name(optimizer),
+            parts=described,
+            n=data.SWEEP_SEEDS,
+            uniform=fmt(data.uniform(m)),
+        ),
+        tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial", "uniform"),
         initial=initial[["series", "color", "y"]],
+        uniform=data.uniform(m),
     )
     diverged = int(numbers["summary"]["diverged"].sum())
     table = sensitivity_table(per)
@@ -224,6 +239,7 @@ def sensitivity_table(per: dict) -> pd.DataFrame:
                 t("training.col_sensitivity"): sens,
                 t("training.col_initial"): fmt(e["initial"]),
                 t("training.col_best"): best,
+                t("training.col_vs_best"): f"{e['vs_task_best']:.1f}×",
                 t("training.col_learns"): lr_list(e, "learns"),
                 t("training.col_fails"): lr_list(e, "fails"),
             }
@@ -233,7 +249,7 @@ def sensitivity_table(per: dict) -> pd.DataFrame:
 
 
 def ratio_text(x: float) -> str:
-    return pct(x) if math.isfinite(x) else "∞"
+    return f"{100 * x:.0f} %" if math.isfinite(x) else "∞"
 
 
 def borderline_caption(per: dict) -> str | None:
@@ -278,26 +294,28 @@ def borderline_caption(per: dict) -> str | None:
 
 def small_multiples(v: View, have: dict) -> None:
     title = t("training.multiples_title", opt=opt_name(v.optimizer))
-    shipped = data.shipped_multiples(v.optimizer, v.seed, v.steps, v.variants)
+    shipped = data.shipped_multiples(v.m, v.optimizer, v.seed, v.steps, v.variants)
     labelled = {d_k: data.labelled(summary) for d_k, summary in shipped.items()}
-    parts = multiples_parts(labelled, v.optimizer) if labelled else None
+    parts = multiples_parts(labelled, v.optimizer, v.m) if labelled else None
     if parts is None:  # not all shipped: from what is here
         frames = {}
         for d_k in data.SWEEP_D_KS:
             keys = [
                 c
-                for c in data.needed_cells(v.optimizer, d_k, v.seed, v.steps)[: data.SWEEP_SEEDS]
+                for c in data.needed_cells(v.m, v.optimizer, d_k, v.seed, v.steps)[
+                    : data.SWEEP_SEEDS
+                ]
                 if c in have
             ]
             if len(keys) == data.SWEEP_SEEDS:
-                summary = data.sweep_summary([have[c][0] for c in keys])
+                summary = data.sweep_summary([have[c][0] for c in keys], v.m)
                 frames[d_k] = data.labelled(summary)
         if not frames:
             st.subheader(title)
             workshop.takeaway(t("training.multiples_takeaway_missing"))
             st.caption(t("training.multiples_missing"))
             return
-        parts = multiples_parts(frames, v.optimizer)
+        parts = multiples_parts(frames, v.optimizer, v.m)
     panels, caption, takeaway = parts
     st.subheader(title)
     workshop.takeaway(takeaway)
@@ -311,7 +329,9 @@ def small_multiples(v: View, have: dict) -> None:
     st.caption(caption)
 
 
-def multiples_parts(frames: dict[int, pd.DataFrame], optimizer: str) -> tuple[list, str, str]:
+def multiples_parts(
+    frames: dict[int, pd.DataFrame], optimizer: str, m: int = 1
+) -> tuple[list, str, str]:
     """Per d_k of ``SWEEP_D_KS`` (d_k, deferred LR chart or None, CSV frame or None) on a
     shared y scale, the caption naming each variant's best rate per d_k, and the
     takeaway: whether the best rate with 1/√d_k moves with d_k."""
@@ -334,8 +354,17 @@ def multiples_parts(frames: dict[int, pd.DataFrame], optimizer: str) -> tuple[li
             title=t("training.multiple_title", d_k=d_k),
             x_title=t("training.axis_lr"),
             y_title=t("training.lr_y_short"),
-            description=t("training.multiple_alt", d_k=d_k, opt=opt_name(optimizer), best=best),
-            tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial"),
+            description=t(
+                "training.multiple_alt",
+                d_k=d_k,
+                opt=opt_name(optimizer),
+                best=best,
+                n=data.SWEEP_SEEDS,
+            ),
+            tips=tips(
+                "series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial", "uniform"
+            ),
+            uniform=data.uniform(m),
             y_domain=domain,
             legend_columns=1,  # two panels to a row: ~210 px each at 800 px
             height=340,
@@ -366,10 +395,11 @@ def learns_question(v: View, numbers: dict) -> dict:
     grid = grid_text(v.optimizer)
     return {
         "key": "training_learns",
-        "about": (v.d_k, v.optimizer, v.steps, v.seed, n0, nh),
+        "about": (v.m, v.d_k, v.optimizer, v.steps, v.seed, n0, nh),
         "question": t(
             "training_workshop.learns_q",
             d_k=v.d_k,
+            m=v.m,
             opt=opt_name(v.optimizer),
             steps=v.steps,
             learn=pct(data.LEARN_RATIO),
@@ -390,6 +420,7 @@ def learns_question(v: View, numbers: dict) -> dict:
             s0=f"{per['alpha_0']['sensitivity']:.3f}",
             sh=f"{per['alpha_half']['sensitivity']:.3f}",
             n=grid["n"],
+            seeds=data.SWEEP_SEEDS,
         ),
     }
 
@@ -410,19 +441,18 @@ def myth(v: View, numbers: dict | None) -> None:
         lr=data.lr_text(v.lr),
         f0=fmt(summary.loc["alpha_0", "final_loss"]),
         l0=fmt(summary.loc["alpha_0", "initial_loss"]),
-        v0=t(
-            f"training.verdict_{data.verdict(summary.loc['alpha_0', 'final_loss'], summary.loc['alpha_0', 'initial_loss'])}"
-        ),
+        v0=t(f"training.verdict_{data.verdict(summary.loc['alpha_0', 'final_loss'], v.m)}"),
         fh=fmt(summary.loc["alpha_half", "final_loss"]),
-        vh=t(
-            f"training.verdict_{data.verdict(summary.loc['alpha_half', 'final_loss'], summary.loc['alpha_half', 'initial_loss'])}"
-        ),
+        vh=t(f"training.verdict_{data.verdict(summary.loc['alpha_half', 'final_loss'], v.m)}"),
     )
     definition = t(
         "training_workshop.myth_define",
         learn=pct(data.LEARN_RATIO),
         fail=pct(data.FAIL_RATIO),
         last=data.LAST,
+        m=v.m,
+        uniform=fmt(data.uniform(v.m)),
+        best=fmt(data.task_best(v.m)),
     )
     if numbers is None:
         sweep_part = t("training_workshop.myth_no_sweep")
@@ -438,6 +468,7 @@ def myth(v: View, numbers: dict | None) -> None:
         sweep_part = t(
             f"training_workshop.{key}",
             d_k=v.d_k,
+            m=v.m,
             opt=opt_name(v.optimizer),
             steps=v.steps,
             n=len(e0["lrs"]),
@@ -454,6 +485,7 @@ def myth(v: View, numbers: dict | None) -> None:
             sh=f"{eh['sensitivity']:.3f}",
             lh=fmt(eh["initial"]),
             start=start,
+            seeds=data.SWEEP_SEEDS,
         )
         if count(e0, "diverged"):
             sweep_part += " " + t("training_workshop.myth_diverged", lrs=lr_list(e0, "diverged"))
