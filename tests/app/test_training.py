@@ -310,7 +310,7 @@ def test_d_k_is_a_power_of_two():
     at = open_page(reveal=False, d_k="24")
     assert at.number_input(key="d_k").value == 32
     assert at.query_params["d_k"] in ("32", ["32"])
-    assert any("d_k = 24 became 32" in c.value for c in at.caption)
+    assert any("dₖ = 24 became 32" in c.value for c in at.caption)
     at.number_input(key="d_k").set_value(33).run()  # the input's +
     assert at.number_input(key="d_k").value == 64
     assert not any("became" in c.value for c in at.caption)  # a step needs no note
@@ -318,7 +318,7 @@ def test_d_k_is_a_power_of_two():
     assert at.number_input(key="d_k").value == 32
     at.number_input(key="d_k").set_value(182).run()  # typed: log2 182 = 7.51 -> 256
     assert at.number_input(key="d_k").value == 256
-    assert any("d_k = 182 became 256" in c.value for c in at.caption)
+    assert any("dₖ = 182 became 256" in c.value for c in at.caption)
     at.number_input(key="d_k").set_value(180).run()  # log2 180 = 7.49 -> 128
     assert at.number_input(key="d_k").value == 128
     assert not at.exception
