@@ -34,9 +34,12 @@ from rooms import RoomError, RoomStatus, RoomStore, StoreUnavailable
 from rooms.store import check_learner
 from ui.common import controls, room_charts, specs, turns
 from ui.common.i18n import t
+from ui.common.pages import APP_TABLE
+from ui.common.params import OWN
 
-#: Query parameters of rooms (valid on every page).
-ROOM_PARAMS = frozenset({"room", "learner", "room_key"})
+#: Query parameters of rooms (declared in :data:`ui.common.pages.APP_TABLE`; this module
+#: reads them itself: a code is checked against the store).
+ROOM_PARAMS = frozenset(p.key for p in APP_TABLE if p.kind == OWN)
 #: Seconds between refreshes of the presenter's counts, and of a learner's view of the
 #: room's answers once revealed (learners never poll before).
 PRESENTER_POLL_S = 2.0

@@ -19,9 +19,10 @@ from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
 from ui.common import controls, workshop
 from ui.common.charts import alpha_color, sweep_lines
 from ui.common.i18n import t
+from ui.common.pages import page
 from ui.gradients import charts, data
 
-GAP2_OPTIONS = ("none", "1", "2", "4", "8")
+GAP2_OPTIONS = page("gradients").param("gap2").options
 #: Upper edges of the answer bins of the dead-row question (shares of rows).
 DEAD_BINS = (0.01, 0.10, 0.50)
 #: Edges of the answer bins of the ∂L/∂q question (median unscaled / median scaled).
@@ -107,11 +108,10 @@ def gap_explorer(n_keys: int) -> None:
     st.markdown(t("gradients.gap_lead"))
     c1, c2 = st.columns(2)
     with c1:
-        g = controls.float_slider("gap", t("gradients.gap"), min_value=0.0, max_value=30.0,
-                                  default=6.0, step=0.5)  # fmt: skip
+        g = controls.float_slider("gap", t("gradients.gap"))
     with c2:
         choice = controls.choice(
-            "gap2", t("gradients.gap2"), GAP2_OPTIONS, default="none", widget="select_slider",
+            "gap2", t("gradients.gap2"), widget="select_slider",
             labels=[t("gradients.gap2_none") if o == "none" else o for o in GAP2_OPTIONS],
             help=t("gradients.gap2_help"),
         )  # fmt: skip

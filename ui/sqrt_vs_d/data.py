@@ -18,6 +18,7 @@ from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import ALPHA_PRESETS, alpha_label
 from ui.common.data import SWEEP_D, rng_for, saturation_sweep, sweep_rows
 from ui.common.i18n import t
+from ui.common.pages import page
 
 STREAM_SQRT_VS_D_HEATMAP, STREAM_SQRT_VS_D_AT_D = 40, 41
 
@@ -98,7 +99,7 @@ def sqrt_vs_d_at_d(
 
 
 #: d_k values the range controls offer (the sweep's grid, powers of two).
-D_OPTIONS = tuple(str(int(d)) for d in SWEEP_D)
+D_OPTIONS = page("sqrt_vs_d").param("d_min").options
 
 
 #: Values at or below this are not drawn on a log axis (a numerically dead softmax).

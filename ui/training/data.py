@@ -30,6 +30,7 @@ from core.training import DEFAULT_LRS, LR_GRIDS, final_loss, train_recall_varian
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import alpha_label
 from ui.common.i18n import t
+from ui.common.pages import lr_text, page
 from ui.training import runs
 from ui.training.runs import BASE_VARIANTS, N_PROBE, SNAPSHOTS, VARIANTS
 
@@ -38,7 +39,7 @@ SWEEP_FILE = Path(__file__).resolve().parents[2] / "data" / "training_sweep.json
 #: Task settings (the issue's defaults; the page does not change them).
 N_KEYS, LAST = 16, 30
 #: Steps the page offers, and the d_k of the small multiples.
-STEPS_OPTIONS = ("100", "200", "300", "500", "1000")
+STEPS_OPTIONS = page("training").param("steps").options
 SWEEP_D_KS = (16, 64, 256, 1024)
 SWEEP_SEEDS = 3
 #: Largest number of points per variant on a curve (the rest is thinned out).
@@ -51,16 +52,9 @@ LEARN_RATIO, FAIL_RATIO = 0.1, 0.9
 METRICS = ("loss", "accuracy", "entropy", "dead_fraction")
 
 
-def lr_text(lr: float) -> str:
-    """A learning rate as the page writes it (3 significant digits, no exponent)."""
-    return np.format_float_positional(
-        float(lr), precision=3, unique=True, fractional=False, trim="-"
-    )
-
-
-#: Learning rates of the control: quarter decades from 1e-4 to 1e3, covering both
-#: optimisers' sweep grids (core.training.LR_GRIDS) and defaults.
-LR_OPTIONS = tuple(lr_text(10.0 ** (k / 4)) for k in range(-16, 13))
+#: Learning rates of the control (the page's table): quarter decades from 1e-4 to 1e3,
+#: covering both optimisers' sweep grids (core.training.LR_GRIDS) and defaults.
+LR_OPTIONS = page("training").param("lr").options
 DEFAULT_LR_TEXT = {opt: lr_text(lr) for opt, lr in DEFAULT_LRS.items()}
 
 
