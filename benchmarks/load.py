@@ -121,8 +121,9 @@ class Control:
 
 
 #: url path -> the values of its main control every learner draws from (cache hits once
-#: someone has asked). The control itself, its range and its default come from the page's
-#: table (``ui/common/pages.py``).
+#: someone has asked); a page not listed shares half, once and twice its default. The
+#: control itself, its range and its default come from the page's table
+#: (``ui/common/pages.py``).
 SHARED: dict[str, tuple[int, ...]] = {
     "saturation": (16, 32, 64, 128, 256, 512),
     "sqrt-vs-d": (16, 32, 64, 128, 256, 512),
@@ -143,7 +144,10 @@ def main_control(spec) -> Control:
     fresh = range(lo, hi + 1)
     if param.snap is not None:
         fresh = sorted({param.snap(v) for v in fresh})
-    return Control(param.key, SHARED[spec.url_path], fresh, f"{param.key}={param.default}")
+    shared = SHARED.get(spec.url_path) or tuple(
+        v for v in (param.default // 2, param.default, param.default * 2) if lo <= v <= hi
+    )
+    return Control(param.key, shared, fresh, f"{param.key}={param.default}")
 
 
 def _pages() -> dict[str, Control]:

@@ -18,6 +18,7 @@ from core.experiments import row_quantities, sample_scores, saturation_sweep, su
 from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
 from ui.common import controls, workshop
 from ui.common.charts import alpha_color, sweep_lines
+from ui.common.data import sweep_rows
 from ui.common.i18n import t
 from ui.common.pages import page
 from ui.gradients import charts, data
@@ -160,7 +161,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     """
     st.header(t("gradients.sweep_header"))
     top = st.container()  # the takeaway, once the question is answered
-    n_rows = data.gradient_rows(n_keys)
+    n_rows = sweep_rows(n_keys)
     st.markdown(t("gradients.sweep_lead", n_rows=f"{n_rows:,}", n_keys=n_keys))
     now = data.gradient_at(d_k, n_keys, alpha, seed)
     dead = now.loc["dead_fraction"]
@@ -248,7 +249,7 @@ def myth_reality(d_k: int, n_keys: int, seed: int) -> str:
         typical = t("gradients_workshop.myth_not_yet", **nums)
     else:
         typical = t("gradients_workshop.myth_none_dead", **nums)
-    mean = t("gradients_workshop.myth_mean", n_rows=f"{data.gradient_rows(n_keys):,}", d_k=d_k,
+    mean = t("gradients_workshop.myth_mean", n_rows=f"{sweep_rows(n_keys):,}", d_k=d_k,
              n_keys=n_keys, mean_u=f"{mean_u:.3g}", mean_s=f"{mean_s:.3g}", verdict=verdict)  # fmt: skip
     logits = t("gradients_workshop.myth_logits", jmean_u=f"{u['jacobian_fro_mean']:.3g}",
                jmean_s=f"{s['jacobian_fro_mean']:.3g}")  # fmt: skip
@@ -300,7 +301,7 @@ def query_gradient(
     """The question on the median ‖∂L/∂q‖, then its two histograms."""
     st.header(t("gradients.qgrad_header"))
     top = st.container()  # the takeaway, once the question is answered
-    n_rows = data.gradient_rows(n_keys)
+    n_rows = sweep_rows(n_keys)
     st.markdown(t("gradients.qgrad_lead", n_rows=f"{n_rows:,}"))
     bins, qstats, geo = data.query_grad_histogram(d_k, n_keys, alpha, seed)
     med_u, med_s = qstats["unscaled"]["median"], qstats["scaled"]["median"]

@@ -32,11 +32,6 @@ class View:
     seed: int
     run: dict
 
-    @property
-    def key(self) -> tuple:
-        """The settings that fix the run: (d_k, optimizer, lr, steps, variants, seed)."""
-        return (self.d_k, self.optimizer, self.lr, self.steps, self.variants, self.seed)
-
 
 def view(d_k: int, optimizer: str, lr: str, steps: str, folded: bool, qk_norm: bool, seed: int):
     variants = data.variant_names(folded, qk_norm)
@@ -147,7 +142,7 @@ def one_run(v: View) -> None:
             steps=v.steps,
         )
     )
-    parts = one_run_parts(v.key)
+    parts = one_run_parts(v)
     st.table(parts["table"])
     st.caption(
         t(
@@ -186,13 +181,12 @@ def one_run_takeaway(summary: pd.DataFrame) -> str:
     return t(key, verdict=t(f"training.verdict_{verdict}"))
 
 
-def one_run_parts(key: tuple) -> dict:
-    """What section 1 draws for the run ``key`` (:attr:`View.key`): the summary
-    ``table``, divergence ``warnings``, per metric (name, deferred chart, CSV frame) in
-    ``charts``, and the ``dead_caption``."""
-    run = data.single_run(*key)
+def one_run_parts(v: View) -> dict:
+    """What section 1 draws for the run of ``v``: the summary ``table``, divergence
+    ``warnings``, per metric (name, deferred chart, CSV frame) in ``charts``, and the
+    ``dead_caption``."""
+    run, steps = v.run, v.steps
     summary = run["summary"]
-    steps = key[3]
     ln_n = math.log(data.N_KEYS)
     specs = {
         "loss": {"log_y": True},
@@ -301,16 +295,15 @@ def inside_run(v: View) -> None:
         )
     )
     st.markdown(t("training.s2_text", n=data.N_PROBE))
-    chart, frame, caption = inside_run_parts(v.key)
+    chart, frame, caption = inside_run_parts(v)
     workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)
     st.caption(caption)
 
 
-def inside_run_parts(key: tuple) -> tuple[partial, pd.DataFrame, str]:
-    """Section 2 for the run ``key``: the deferred probe heatmap, its frame (the CSV) and
+def inside_run_parts(v: View) -> tuple[partial, pd.DataFrame, str]:
+    """Section 2 for the run of ``v``: the deferred probe heatmap, its frame (the CSV) and
     the caption."""
-    run = data.single_run(*key)
-    variants = key[4]
+    run, variants = v.run, v.variants
     probe = run["probe"]
     short = {name: data.variant_short(name) for name in pd.unique(probe["variant"])}
     frame = probe.assign(series=probe["variant"].map(short))
