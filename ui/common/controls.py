@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from ui.common.i18n import t
 from ui.common.pages import APP_TABLE, SEED_MAX, PageSpec, by_url
@@ -70,7 +69,7 @@ def start_run(spec: PageSpec) -> None:
     if reading.query != query:
         for key in query.keys() | reading.query.keys():
             if query.get(key) != reading.query.get(key):
-                _correct(key, reading.query.get(key), reading.values.get(key))
+                _correct(key, reading.query.get(key), reading.values.get(key), spec)
         corrected = _NOTES in state  # corrected in the run before: never loop
         state[_NOTES] = tuple(dict.fromkeys((*state.get(_NOTES, ()), *reading.notes)))
         if not corrected:
@@ -94,18 +93,18 @@ def notes_text(notes: Sequence[Note]) -> list[str]:
     return lines
 
 
-def _correct(key: str, values: list[str] | None, value: Any) -> None:
-    """Write ``?key=`` as ``values`` (None: drop it). A parameter bound to a widget drawn
-    before (Back or Forward brought an older URL back) cannot be written: its widget is
-    set instead, and its binding writes the URL."""
-    try:
-        if values is None:
-            del st.query_params[key]
-        else:
-            st.query_params[key] = values if len(values) > 1 else values[0]
-    except StreamlitAPIException:
+def _correct(key: str, values: list[str] | None, value: Any, spec: PageSpec) -> None:
+    """Write ``?key=`` as ``values`` (None: drop it). Streamlit refuses to write a
+    parameter bound to a widget drawn before (Back or Forward brought an older URL back):
+    that widget is set instead, and its binding writes the URL."""
+    bound = any(p.key == key and p.kind != "own" and not p.labelled for p in spec.table)
+    if bound and key in st.session_state:
         if value is not None:
             st.session_state[key] = value
+    elif values is None:
+        del st.query_params[key]
+    else:
+        st.query_params[key] = values if len(values) > 1 else values[0]
 
 
 def note_text(note: Note) -> str:

@@ -38,7 +38,7 @@ def _needs_present(param: Param, values: dict) -> Param | None:
 APP_TABLE: tuple[Param, ...] = (
     Param("lang", "choice", "en", options=("en", "zh")),
     Param("seed", "int", 0, 0, SEED_MAX),
-    Param("present", "flag", False, options=ON_OFF),
+    Param("present", "flag", False, options=ON_OFF, labelled=True),  # the app writes it
     Param("step", "int", 1, 1, 1, given=_needs_present, needs="present"),
     Param("reveal", "flag", False, options=ON_OFF),
     Param("room", OWN),
