@@ -10,8 +10,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import streamlit as st
 
 from ui.common import controls, room, room_panel, turns, workshop
-from ui.common.i18n import LANGUAGES, t
-from ui.common.pages import APP_PARAMS, PAGES, ROOT
+from ui.common.i18n import LANGUAGES, catalog, t
+from ui.common.pages import PAGES, ROOT, STORY, PageSpec, by_url
+
+
+def nav_title(spec: PageSpec, texts: dict[str, str] | None = None) -> str:
+    """A page's title in the navigation: numbered in story order (``2 · Saturation``)."""
+    title = (texts or {}).get(f"{spec.name}.nav") or t(f"{spec.name}.nav")
+    return f"{STORY.index(spec.name) + 1} · {title}" if spec.name in STORY else title
 
 
 def main() -> None:
@@ -25,54 +31,38 @@ def main() -> None:
         layout="wide",
         initial_sidebar_state="auto",  # collapsed on phones, open on wider screens
     )
-    st.html(ROOT / "ui" / "common" / "layout.css")  # formulas and tables scroll in their own box
-    controls.start_run()  # warnings about the link go above the page, full width
-    completed = False
+    navigation = st.navigation(
+        [
+            st.Page(
+                spec.script,
+                title=nav_title(spec, catalog(controls.language())),
+                url_path=spec.url_path,
+                icon=spec.icon,
+                default=not spec.url_path,
+            )
+            for spec in PAGES
+        ]
+    )
+    current = by_url(navigation.url_path)
+    controls.start_run(current)  # the URL read against the page's table, before any element
     try:
+        st.html(ROOT / "ui" / "common" / "layout.css")  # formulas and tables scroll in a box
         with st.sidebar:
-            controls.choice(
-                "lang",
-                t("app.language"),
-                list(LANGUAGES),
-                default="en",
-                captions=list(LANGUAGES.values()),
-            )
-            controls.int_input(
-                "seed",
-                t("app.seed"),
-                min_value=0,
-                max_value=controls.SEED_MAX,
-                default=0,
-                help=t("app.seed_help"),
-            )
+            controls.choice("lang", t("app.language"), captions=list(LANGUAGES.values()))
+            controls.int_input("seed", t("app.seed"), help=t("app.seed_help"))
             workshop.presenter_toggle()
-            panel_slot = st.container()  # room panel: filled once the page has run (its controls)
+            panel_slot = st.container()  # room panel: filled once the page has run
         room.start()
         workshop.link_reveals()
 
-        navigation = st.navigation(
-            [
-                st.Page(
-                    spec.script,
-                    title=t(f"{spec.name}.nav"),
-                    url_path=spec.url_path,
-                    icon=spec.icon,
-                    default=not spec.url_path,
-                )
-                for spec in PAGES
-            ]
-        )
-        current = next(spec for spec in PAGES if spec.url_path == navigation.url_path)
         following = PAGES[PAGES.index(current) + 1 :]
         workshop.set_page(
             current.url_path,
-            (following[0].script, t(f"{following[0].name}.nav")) if following else None,
+            (following[0].script, nav_title(following[0])) if following else None,
         )
         navigation.run()
         workshop.next_step_footer()
-        app_params = APP_PARAMS | workshop.WORKSHOP_PARAMS | room.ROOM_PARAMS
-        controls.unknown_params_check(app_params)
-        params = sorted(app_params | controls.page_params())
+        params = [p.key for p in current.table]
         room_panel.panel(
             panel_slot, workshop.link_values(params), presenting=workshop.is_presenting()
         )
@@ -83,9 +73,8 @@ def main() -> None:
         st.sidebar.html(
             ROOT / "ui" / "common" / "scroll_regions.html", unsafe_allow_javascript=True
         )
-        completed = True
     finally:
-        controls.end_run(completed)
+        controls.end_run()
 
 
 # runs of all sessions take turns (ui/common/turns.py: a burst of changes ends sooner)

@@ -14,8 +14,9 @@ with workshop.controls_box():
     with c1:
         d_k = controls.d_k_input()
     with c2:
-        n_keys = controls.int_input("n_keys", t("gradients.n_keys"), min_value=2, max_value=512,
-                                    default=10, help=t("gradients.n_keys_help"))  # fmt: skip
+        n_keys = controls.int_input(
+            "n_keys", t("gradients.n_keys"), help=t("gradients.n_keys_help")
+        )
     with c3:
         alpha = controls.alpha_input()
 seed = st.session_state.get("seed", 0)

@@ -15,12 +15,7 @@ with workshop.controls_box():
         d_k = controls.d_k_input()
     with c2:
         n_keys = controls.int_input(
-            "n_keys",
-            t("saturation.n_keys"),
-            min_value=2,
-            max_value=512,
-            default=10,
-            help=t("saturation.n_keys_help"),
+            "n_keys", t("saturation.n_keys"), help=t("saturation.n_keys_help")
         )
     with c3:
         alpha = controls.alpha_input()

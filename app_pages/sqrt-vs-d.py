@@ -5,7 +5,7 @@ import streamlit as st
 from ui.common import controls, workshop
 from ui.common.data import sweep_row_limits
 from ui.common.i18n import t
-from ui.sqrt_vs_d import data, sections
+from ui.sqrt_vs_d import sections
 
 st.title(t("sqrt_vs_d.title"))
 st.markdown(t("sqrt_vs_d.lead"))
@@ -16,26 +16,18 @@ with workshop.controls_box():
     with c1:
         d_k = controls.d_k_input()
     with c2:
-        d_min = controls.choice(
-            "d_min", t("sqrt_vs_d.d_min"), data.D_OPTIONS, default="1", widget="select_slider"
-        )
+        d_min = controls.choice("d_min", t("sqrt_vs_d.d_min"), widget="select_slider")
     with c3:
-        d_max = controls.choice(
-            "d_max", t("sqrt_vs_d.d_max"), data.D_OPTIONS, default="4096", widget="select_slider"
-        )
+        d_max = controls.choice("d_max", t("sqrt_vs_d.d_max"), widget="select_slider")
     c4, c5, c6 = workshop.control_columns([2, 5, 4])
     with c4:
         n_keys = controls.int_input(
-            "n_keys", t("sqrt_vs_d.n_keys"), min_value=2, max_value=512, default=10,
-            help=t("sqrt_vs_d.n_keys_help", **sweep_row_limits()),
-        )  # fmt: skip
+            "n_keys", t("sqrt_vs_d.n_keys"), help=t("sqrt_vs_d.n_keys_help", **sweep_row_limits())
+        )
     with c5:
-        alpha = controls.alpha_input(default=0.75)
+        alpha = controls.alpha_input()
     with c6:
-        rho = controls.float_slider(
-            "rho", t("sqrt_vs_d.rho"), min_value=0.0, max_value=0.95, default=0.5, step=0.05,
-            help=t("sqrt_vs_d.rho_help"),
-        )  # fmt: skip
+        rho = controls.float_slider("rho", t("sqrt_vs_d.rho"), help=t("sqrt_vs_d.rho_help"))
         sections.rho_presets(rho)
 seed = st.session_state.get("seed", 0)
 step = workshop.steps([t(f"sqrt_vs_d_workshop.step_{i}") for i in range(1, 7)])

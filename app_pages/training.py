@@ -20,21 +20,20 @@ with workshop.controls_box():
         d_k = sections.d_k_input()
     with c2:
         optimizer = controls.choice(
-            "optimizer", t("training.optimizer"), OPTIMIZERS, default="adam",
+            "optimizer", t("training.optimizer"),
             labels=[sections.opt_name(o) for o in OPTIMIZERS],
             captions=[t(f"training.opt_{o}_caption") for o in OPTIMIZERS],
         )  # fmt: skip
     with c3:
         lr = sections.lr_select(optimizer)
         steps = controls.choice(
-            "steps", t("training.steps"), data.STEPS_OPTIONS, default="300",
-            widget="select_slider", help=t("training.steps_help"),
-        )  # fmt: skip
+            "steps", t("training.steps"), widget="select_slider", help=t("training.steps_help")
+        )
     c4, c5 = workshop.control_columns(2)
     with c4:
-        folded = sections.toggle("folded", t("training.folded"), t("training.folded_help"))
+        folded = controls.toggle("folded", t("training.folded"), t("training.folded_help"))
     with c5:
-        qk_norm = sections.toggle("qk_norm", t("training.qk_norm"), t("training.qk_norm_help"))
+        qk_norm = controls.toggle("qk_norm", t("training.qk_norm"), t("training.qk_norm_help"))
 seed = st.session_state.get("seed", 0)
 workshop.takeaway(sections.headline(int(m)))
 step = workshop.steps([t(f"training_workshop.step_{i}") for i in range(1, 5)])

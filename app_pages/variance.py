@@ -7,8 +7,6 @@ from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.variance import sections
 
-N_SAMPLES = ("1000", "2000", "5000", "10000", "20000", "50000", "100000", "200000")
-
 st.title(t("variance.title"))
 st.markdown(t("variance.lead"))
 
@@ -18,33 +16,21 @@ with workshop.controls_box():
         d_k = controls.d_k_input()
     with c2:
         n_samples = int(
-            controls.choice(
-                "n_samples",
-                t("variance.n_samples"),
-                N_SAMPLES,
-                default="20000",
-                widget="select_slider",
-            )
+            controls.choice("n_samples", t("variance.n_samples"), widget="select_slider")
         )
     with c3:
         dist = controls.choice(
             "dist",
             t("variance.dist"),
-            DISTRIBUTIONS,
-            default="normal",
             labels=[t(f"variance.dist_name_{d}") for d in DISTRIBUTIONS],
             captions=[t(f"variance.dist_{d}") for d in DISTRIBUTIONS],
             help=t("variance.dist_help"),
         )
     c4, c5 = workshop.control_columns(2)
     with c4:
-        sigma_q = controls.float_slider(
-            "sigma_q", t("variance.sigma_q"), min_value=0.25, max_value=4.0, default=1.0, step=0.25
-        )
+        sigma_q = controls.float_slider("sigma_q", t("variance.sigma_q"))
     with c5:
-        sigma_k = controls.float_slider(
-            "sigma_k", t("variance.sigma_k"), min_value=0.25, max_value=4.0, default=1.0, step=0.25
-        )
+        sigma_k = controls.float_slider("sigma_k", t("variance.sigma_k"))
 seed = st.session_state.get("seed", 0)
 step = workshop.steps([t(f"variance.step_{i}") for i in range(1, 5)])
 view = sections.View(d_k, n_samples, dist, sigma_q, sigma_k, seed)

@@ -5,7 +5,7 @@ import streamlit as st
 from core.which_d import DIVISORS_SELF, INITS
 from ui.common import controls, workshop
 from ui.common.i18n import t
-from ui.which_d import data, sections
+from ui.which_d import sections
 
 st.title(t("which_d.title"))
 st.markdown(t("which_d.lead"))
@@ -25,16 +25,12 @@ with workshop.controls_box():
         divisor = controls.choice(
             "head_divisor",
             t("which_d.divisor"),
-            DIVISORS_SELF,
-            default="d_k",
             labels=[t(f"which_d.div_{d}_caption", d_k=d_k, d_model=d_model) for d in DIVISORS_SELF],
         )
     with c4:
         w_init = controls.choice(
             "w_init",
             t("which_d.w_init"),
-            INITS,
-            default="fan_in",
             labels=[t(f"which_d.init_{i}") for i in INITS],
             help=t("which_d.w_init_help"),
         )
@@ -63,12 +59,7 @@ if workshop.shown(5, step):
 with workshop.controls_box():
     x_scale = float(
         controls.choice(
-            "x_scale",
-            t("which_d.x_scale"),
-            data.WHICH_D_X_SCALES,
-            default="1",
-            widget="select_slider",
-            help=t("which_d.x_scale_help"),
+            "x_scale", t("which_d.x_scale"), widget="select_slider", help=t("which_d.x_scale_help")
         )
     )
 if workshop.shown(5, step):

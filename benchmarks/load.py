@@ -120,17 +120,44 @@ class Control:
     query: str
 
 
-#: url path -> main control. One line per page.
-PAGES: dict[str, Control] = {
-    "saturation": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
-    "sqrt-vs-d": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
-    # the training page trains at powers of two only: 512 and 1024 are the fresh ones
-    "training": Control("d_k", (16, 32, 64, 128, 256), range(512, 1025, 512), "d_k=64"),
-    "real-models": Control("head", (0, 2, 5, 8), range(0, 12), "head=5"),
-    "which-d": Control("d_model", (256, 512, 768, 1024, 2048), range(64, 4097), "d_model=512"),
-    "variance": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
-    "gradients": Control("d_k", (16, 32, 64, 128, 256, 512), range(1, 4097), "d_k=64"),
-}  # fmt: skip
+#: url path -> the values of its main control every learner draws from (cache hits once
+#: someone has asked); a page not listed shares half, once and twice its default. The
+#: control itself, its range and its default come from the page's table
+#: (``ui/common/pages.py``).
+SHARED: dict[str, tuple[int, ...]] = {
+    "saturation": (16, 32, 64, 128, 256, 512),
+    "sqrt-vs-d": (16, 32, 64, 128, 256, 512),
+    "training": (16, 32, 64, 128, 256),
+    "real-models": (0, 2, 5, 8),
+    "which-d": (256, 512, 768, 1024, 2048),
+    "variance": (16, 32, 64, 128, 256, 512),
+    "gradients": (16, 32, 64, 128, 256, 512),
+}
+
+
+def main_control(spec) -> Control:
+    """The main control of page ``spec`` (:class:`ui.common.pages.PageSpec`) as the
+    learners move it: fresh values are the rest of its range (a page that trains at
+    powers of two only: the rest of those powers)."""
+    param = spec.param(spec.main)
+    lo, hi = int(param.lo), int(param.hi)
+    fresh = range(lo, hi + 1)
+    if param.snap is not None:
+        fresh = sorted({param.snap(v) for v in fresh})
+    shared = SHARED.get(spec.url_path) or tuple(
+        v for v in (param.default // 2, param.default, param.default * 2) if lo <= v <= hi
+    )
+    return Control(param.key, shared, fresh, f"{param.key}={param.default}")
+
+
+def _pages() -> dict[str, Control]:
+    from ui.common.pages import PAGES as SPECS
+
+    return {spec.url_path: main_control(spec) for spec in SPECS if spec.main}
+
+
+#: url path -> main control.
+PAGES: dict[str, Control] = _pages()
 
 
 @dataclass(frozen=True)

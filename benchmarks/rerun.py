@@ -2,7 +2,7 @@
 
 The rows are derived from the app: for every page of ``ui/common/pages.py``, its main
 control (``PageSpec.main``), or with ``--all`` every control it draws (the page's
-controls, :data:`ui.common.controls.PAGE_CONTROLS`, read from one run of the page). For
+parameters, its table in the registry). For
 each row the script loads the page through ``app.py`` and times ``AppTest.run()`` (CPU
 of the process, every thread: ``time.process_time``); each timed iteration does, in turn,
 
@@ -31,6 +31,7 @@ Usage (from the repo root)::
     python benchmarks/rerun.py --all                 # every control of every page
     python benchmarks/rerun.py --pages variance --reruns 40
     python benchmarks/rerun.py --pages real-models --controls text   # your own sentence
+    python benchmarks/rerun.py --app-root ../other-checkout          # another version
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ LONG_TEXT = long_text(0)
 
 
 def control_values(control) -> tuple[tuple, tuple, tuple]:
-    """(seen, fresh, probe) values of a control (:class:`ui.common.controls.Control`):
+    """(seen, fresh, probe) values of a control (:class:`ui.common.params.Param`):
     its default and a neighbour are the seen ones, every other value it takes (at most
     a few hundred, nearest the default first) the fresh ones, its extremes the probes."""
     if control.kind == "flag":
@@ -140,6 +141,25 @@ def control_values(control) -> tuple[tuple, tuple, tuple]:
     return seen, tuple(fresh), (lo, hi)
 
 
+def page_controls(spec) -> dict:
+    """The controls of page ``spec`` by key: its parameter table (a table's ``snap`` to
+    powers of two: those powers are its options), or in an app without tables (an older
+    root given by ``--app-root``) the controls one run of the page registered."""
+    from dataclasses import replace
+
+    if hasattr(spec, "params"):
+        out = {}
+        for p in spec.params:
+            if p.snap is not None:
+                powers = sorted({p.snap(v) for v in range(int(p.lo), int(p.hi) + 1)})
+                p = replace(p, options=tuple(map(str, powers)))
+            out[p.key] = p
+        return out
+    from ui.common.controls import PAGE_CONTROLS
+
+    return PAGE_CONTROLS.get(spec.url_path, {})
+
+
 def derived_benches(
     pages: set[str], every_control: bool, only: frozenset[str] = frozenset()
 ) -> list[Bench]:
@@ -149,7 +169,6 @@ def derived_benches(
     from streamlit.testing.v1 import AppTest
 
     from tests.app.helpers import reveal_all
-    from ui.common.controls import PAGE_CONTROLS
     from ui.common.pages import PAGES
 
     out = []
@@ -161,7 +180,7 @@ def derived_benches(
         at.switch_page(spec.script)
         at.run()
         reveal_all(at)
-        controls = PAGE_CONTROLS.get(spec.url_path, {})
+        controls = page_controls(spec)
         keys = [k for k in controls if k not in APP_WIDE] if every_control else [spec.main]
         if only:
             keys = [k for k in controls if k in only]
@@ -315,14 +334,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--all", action="store_true", help="every control, not the main one")
     parser.add_argument(
+        "--app-root",
+        default=str(REPO_ROOT),
+        help="the app to measure: a checkout of this repository (default: this one)",
+    )
+    parser.add_argument(
         "--controls", default="", help="comma-separated control keys (e.g. text), not the main one"
     )
     args = parser.parse_args(argv)
     if args.reruns < 1:
         parser.error("--reruns must be >= 1")
 
-    os.chdir(REPO_ROOT)
-    sys.path.insert(0, str(REPO_ROOT))
+    global APP
+    root = Path(args.app_root).resolve()
+    APP = root / "app.py"
+    os.chdir(root)
+    sys.path.insert(0, str(root))  # its ui/ and core/, before this checkout's
+    for name in [m for m in sys.modules if m.split(".")[0] in ("ui", "core", "rooms", "tests")]:
+        del sys.modules[name]
     from streamlit.testing.v1 import AppTest
 
     from ui.common.pages import PAGES

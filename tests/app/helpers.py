@@ -135,19 +135,13 @@ def open_code_panels(at: AppTest) -> AppTest:
     return at.run()
 
 
-@functools.cache
 def page_params(script: str) -> tuple[str, ...]:
-    """The query parameters of the page ``script``: the controls a full run of it draws,
-    every question answered (:data:`ui.common.controls.PAGE_CONTROLS`), but those of
-    every page (language, seed, presenter mode and step)."""
-    from ui.common.controls import PAGE_CONTROLS
-    from ui.common.pages import APP_PARAMS
-    from ui.common.workshop import WORKSHOP_PARAMS
+    """The query parameters of the page ``script``: its table in the registry, but those
+    of every page (language, seed, presenter mode and step, rooms)."""
+    from ui.common.pages import PAGES
 
-    at = run_page(script)
-    assert not at.exception, at.exception
-    drawn = PAGE_CONTROLS.get(_url_path(script), {})
-    return tuple(sorted(set(drawn) - APP_PARAMS - WORKSHOP_PARAMS))
+    spec = next(p for p in PAGES if p.script == script)
+    return tuple(sorted(p.key for p in spec.params))
 
 
 def _scripts() -> dict[str, str]:

@@ -84,8 +84,41 @@ def test_repeated_and_unknown_keys(script):
 
 
 def test_every_app_param_is_known_on_every_page():
+    assert APP_PARAMS == {
+        "lang",
+        "seed",
+        "present",
+        "step",
+        "reveal",
+        "room",
+        "learner",
+        "room_key",
+    }
     for page in PAGES:
-        at = run_page(page.script if page.url_path else None, reveal=False, lang="zh", seed="3")
+        script = page.script if page.url_path else None
+        at = run_page(script, reveal=False, lang="zh", seed="3", present="1", step="1")
         assert not at.exception
-        assert not any("unknown" in w.lower() or "用不到" in w for w in warnings(at)), page.name
-        assert APP_PARAMS <= {"lang", "seed"}
+        assert not warnings(at), page.name
+
+
+@pytest.mark.parametrize(
+    ("script", "query", "said"),
+    [
+        ("app_pages/training.py", {"d_k": "100"}, ["d_k = 100 became 128"]),
+        ("app_pages/variance.py", {"step": "99"}, ["`step`", "present=1"]),
+        ("app_pages/variance.py", {"d_k": ["8", "16"]}, ["`d_k`", "given 2 times"]),
+        ("app_pages/saturation.py", {"foo": "1", "n_keys": "1"}, ["`foo`", "`n_keys`"]),
+    ],
+)
+def test_each_fault_of_a_link_is_said_in_one_warning_at_the_top(script, query, said):
+    """Every value the page changes or drops is said, in one warning drawn before
+    anything else on the page (never after it has drawn), and the link is corrected."""
+    at = run_page(script, reveal=False, **query)
+    assert not at.exception
+    (warning,) = warnings(at)
+    for text in said:
+        assert text in warning, (text, warning)
+    assert next(el.type for el in at.main if el.type in ("warning", "title")) == "warning"
+    for key in query:
+        kept = at.query_params.get(key)
+        assert kept in (None, "128"), (key, kept)

@@ -297,8 +297,8 @@ def test_html_and_markdown_are_never_rendered(how):
 @pytest.mark.parametrize(
     ("value", "why"),
     [
-        ("x" * (MAX_CHARS + 1), "longer than the box"),
-        (["one", "two"], "repeated"),
+        ("x" * (MAX_CHARS + 1), "a single text of at most 1,000 characters"),
+        (["one", "two"], "given 2 times"),
     ],
     ids=["too-long", "repeated"],
 )
@@ -306,7 +306,7 @@ def test_a_bad_text_in_the_link_is_refused_by_name(value, why):
     at = run_page(SCRIPT, reveal=False, text=value)
     assert not at.exception
     (warning,) = [w for w in warnings(at) if "`text`" in w]
-    assert "a single text of at most 1,000 characters" in warning
+    assert why in warning
     assert "an empty box" in warning
     assert "x" * 100 not in warning
     assert at.text_area(key="text").value == ""

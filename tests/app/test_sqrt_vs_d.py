@@ -169,14 +169,13 @@ def test_heatmap_is_cached_and_ignores_unrelated_controls(monkeypatch):
 def _measured(n_keys: int = 10, rho: float = 0.0, seed: int = 0) -> pd.DataFrame:
     """The page's fixed-α sweep, recomputed here straight from core (same rng stream)."""
     from ui.common import data as common_data
-    from ui.sqrt_vs_d import data
 
     out = core.experiments.saturation_sweep(
         [int(d) for d in common_data.SWEEP_D],
         n_keys,
         [0.0, 0.5, 1.0],
         rng=common_data.rng_for(seed, common_data.STREAM_SATURATION_SWEEP),
-        n_rows=data.sqrt_vs_d_rows(n_keys),
+        n_rows=common_data.sweep_rows(n_keys),
         rho=rho,
     )
     return pd.DataFrame({k: np.asarray(v).ravel() for k, v in out.items()})

@@ -310,7 +310,7 @@ def test_d_k_is_a_power_of_two():
     at = open_page(reveal=False, d_k="24")
     assert at.number_input(key="d_k").value == 32
     assert at.query_params["d_k"] in ("32", ["32"])
-    assert any("dₖ = 24 became 32" in c.value for c in at.caption)
+    assert any("dₖ = 24 became 32" in w for w in warnings(at))  # linked: in the warning
     at.number_input(key="d_k").set_value(33).run()  # the input's +
     assert at.number_input(key="d_k").value == 64
     assert not any("became" in c.value for c in at.caption)  # a step needs no note

@@ -2,7 +2,7 @@
 control, switches language, reproduces a deep link, and presents step by step.
 
 Pages come from ui.common.pages.PAGES, so a new page is covered once it is registered; its main
-control is listed in MAIN_CONTROL (key, kind, deep-link value).
+control is the registry's ``PageSpec.main``, read from the page's table.
 """
 
 from __future__ import annotations
@@ -17,16 +17,18 @@ from ui.common.pages import PAGES
 pytestmark = pytest.mark.e2e
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-#: page name -> (widget key, "number" | "slider", a value for the deep-link test)
-MAIN_CONTROL = {
-    "variance": ("d_k", "number", "256"),
-    "saturation": ("d_k", "number", "256"),
-    "gradients": ("d_k", "number", "256"),
-    "sqrt_vs_d": ("alpha", "slider", "1"),
-    "which_d": ("d_model", "number", "1024"),
-    "training": ("d_k", "number", "128"),
-    "real_models": ("head", "number", "3"),
-}
+
+
+def main_control(spec) -> tuple[str, str, str]:
+    """(widget key, "number" | "slider", a value for the deep-link test) of the page's
+    main control (``PageSpec.main`` and its table): four times the default if the range
+    allows, else a quarter of the way up the range."""
+    p = spec.param(spec.main)
+    kind = "slider" if p.kind == "float" else "number"
+    value = p.default * 4 if p.default * 4 <= p.hi else p.lo + (p.hi - p.lo) // 4
+    return p.key, kind, f"{value:g}"
+
+
 STORY_PAGES = [p for p in PAGES if p.url_path]
 
 
@@ -68,7 +70,7 @@ def test_page_loads_and_draws_every_chart(app, spec):
 
 @pytest.mark.parametrize("spec", STORY_PAGES, ids=[p.name for p in STORY_PAGES])
 def test_main_control_changes_a_chart(app, spec):
-    key, kind, _ = MAIN_CONTROL[spec.name]
+    key, kind, _ = main_control(spec)
     app.open(spec.url_path)
     app.reveal_predictions()
     before, after = app.interact(lambda: _move(app, key, kind))
@@ -79,7 +81,7 @@ def test_main_control_changes_a_chart(app, spec):
 
 @pytest.mark.parametrize("spec", STORY_PAGES, ids=[p.name for p in STORY_PAGES])
 def test_language_switch_and_deep_link(app, spec):
-    key, kind, value = MAIN_CONTROL[spec.name]
+    key, kind, value = main_control(spec)
     app.open(spec.url_path, f"{key}={value}&seed=7")
     if kind == "number":
         # the value may land a moment after the DOM settles: poll for it

@@ -55,3 +55,28 @@ def test_a_key_with_another_default_starts_from_the_new_pages_default(app):
     _go(app, "gradients")
     expect(app.widget("alpha").locator("input[type='range']")).to_have_value("0.5")
     app.assert_healthy()
+
+
+def test_back_and_forward_after_a_corrected_link_show_the_corrected_values(app):
+    # the training lab trains at powers of two: ?d_k=100 opens at 128 and the link says
+    # 128; Back and Forward through every entry of the history never show 100
+    app.open("training", "d_k=100&d_k_typo=1")
+    expect(app.widget("d_k").locator("input")).to_have_value("128")
+    app.page.wait_for_function("() => location.search.includes('d_k=128')")
+    warning = app.page.locator("[data-testid='stAlert']").first
+    expect(warning).to_contain_text("d_k = 100 became 128")
+    expect(warning).to_contain_text("d_k_typo")
+    _go(app, "variance")
+    seen = []
+    for move in [app.page.go_back] * 3 + [app.page.go_forward] * 2:
+        move()
+        app.wait_idle()
+        if app.page.evaluate("() => location.pathname.endsWith('/training')"):
+            value = app.widget("d_k").locator("input")
+            expect(value).to_be_visible(timeout=30_000)  # an entry may reload the page
+            app.wait_idle()
+            expect(value).not_to_have_value("100")
+            seen.append(value.input_value())
+            app.page.wait_for_function("() => !location.search.includes('d_k=100')")
+    assert "128" in seen, seen  # the corrected entry was visited
+    app.assert_healthy()

@@ -74,14 +74,13 @@ def _relevant_weight(rho: float, alphas: list[float]) -> pd.DataFrame:
     """relevant_weight_mean per (alpha, d) exactly as the page's cached sweep computes it."""
     from core.experiments import saturation_sweep
     from ui.common import data as common_data
-    from ui.sqrt_vs_d import data
 
     out = saturation_sweep(
         [int(d) for d in common_data.SWEEP_D],
         10,
         alphas,
         rng=common_data.rng_for(0, common_data.STREAM_SATURATION_SWEEP),
-        n_rows=data.sqrt_vs_d_rows(10),
+        n_rows=common_data.sweep_rows(10),
         rho=rho,
     )
     return pd.DataFrame(

@@ -15,9 +15,13 @@ them); each page's own wrappers live in ``ui/<page>/data.py``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import streamlit as st
+
+from ui.common.controls import ALPHA_PRESETS
 
 SWEEP_D = 2 ** np.arange(13)  # d_k = 1, 2, 4, …, 4096
 
@@ -81,3 +85,21 @@ def saturation_sweep(
         rho=rho,
     )
     return pd.DataFrame({name: np.asarray(values).ravel() for name, values in out.items()})
+
+
+def is_preset(alpha: float, presets: tuple[float, ...] = ALPHA_PRESETS) -> bool:
+    """Whether α is one of ``presets`` (default 0, ½, 1: drawn as fixed series)."""
+    return any(math.isclose(alpha, a, abs_tol=1e-9) for a in presets)
+
+
+def alpha_sweep(
+    n_keys: int, alpha: float, rho: float, seed: int, n_rows: int | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """:func:`saturation_sweep` of the presets α = 0, ½, 1 and, if ``alpha`` is none of
+    them, of ``alpha`` alone (else None): two cache entries, so moving α recomputes one
+    exponent only. Both draw the same rows (same seed and stream). ``n_rows``: default
+    :func:`sweep_rows`."""
+    rows = sweep_rows(n_keys) if n_rows is None else n_rows
+    fixed = saturation_sweep(n_keys, ALPHA_PRESETS, rho, seed, rows)
+    mine = None if is_preset(alpha) else saturation_sweep(n_keys, (float(alpha),), rho, seed, rows)
+    return fixed, mine

@@ -1,28 +1,123 @@
-"""The app's pages in story order.
+"""The app's pages in story order, each with its parameter table.
 
-A page's query parameters are not listed here: they are its controls
-(:data:`ui.common.controls.PAGE_CONTROLS`, filled as the page draws them).
+A page's query parameters are declared here once (:class:`ui.common.params.Param`): the
+widgets (:mod:`ui.common.controls`), the check of the URL at the start of every run
+(:func:`ui.common.params.read_query`), the share link, the tests and the benchmarks all
+read them. :data:`APP_TABLE` declares the parameters of every page (language, seed,
+presenter mode, rooms).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
+
+from core.real_models import DIVISORS as RM_DIVISORS
+from core.theory import DISTRIBUTIONS
+from core.training import DEFAULT_LRS, OPTIMIZERS
+from core.which_d import DIVISORS_SELF, INITS, divisors
+from ui.common.params import OWN, POWERS, Param, nearest_power
+
 ROOT = Path(__file__).resolve().parents[2]
+
+#: Largest seed the sidebar accepts.
+SEED_MAX = 2**31 - 1
+#: A flag as a link writes it: presenter mode and revealed answers (``?present=1``).
+ON_OFF = ("0", "1", "false", "true")
+
+
+def _needs_present(param: Param, values: dict) -> Param | None:
+    return param if values.get("present") else None
+
+
+#: Parameters of every page, in the order they are read. ``step``'s range is the page's
+#: presenter steps (:meth:`PageSpec.table`).
+APP_TABLE: tuple[Param, ...] = (
+    Param("lang", "choice", "en", options=("en", "zh")),
+    Param("seed", "int", 0, 0, SEED_MAX),
+    Param("present", "flag", False, options=ON_OFF, labelled=True),  # the app writes it
+    Param("step", "int", 1, 1, 1, given=_needs_present, needs="present"),
+    Param("reveal", "flag", False, options=ON_OFF),
+    Param("room", OWN),
+    Param("learner", OWN),
+    Param("room_key", OWN),
+)
+#: Query parameters every page understands.
+APP_PARAMS = frozenset(p.key for p in APP_TABLE)
+
+
+def lr_text(lr: float) -> str:
+    """A learning rate as the training page writes it (3 significant digits, no exponent)."""
+    return np.format_float_positional(
+        float(lr), precision=3, unique=True, fractional=False, trim="-"
+    )
+
+
+#: Per-head width most models use; the default n_heads gives the d_k closest to it.
+TYPICAL_D_K = 64
+
+
+def default_heads(d_model: int) -> int:
+    """The divisor of d_model whose per-head width d_model / n_heads is closest to 64."""
+    return min(divisors(d_model), key=lambda h: (abs(math.log(d_model / h / TYPICAL_D_K)), h))
+
+
+def _heads_of(param: Param, values: dict) -> Param:
+    d_model = values["d_model"]
+    return replace(
+        param, options=tuple(str(h) for h in divisors(d_model)), default=str(default_heads(d_model))
+    )
+
+
+def _lr_of(param: Param, values: dict) -> Param:
+    return replace(param, default=lr_text(DEFAULT_LRS[values["optimizer"]]))
+
+
+def _d_k(default: int = 64, hi: int = 4096, key: str = "d_k", worst: str | None = "4096") -> Param:
+    return Param(key, "int", default, 1, hi, step=POWERS, worst=worst)
+
+
+def _n_keys() -> Param:
+    return Param("n_keys", "int", 10, 2, 512, worst="512")
+
+
+def _alpha(default: float = 0.5) -> Param:
+    return Param("alpha", "float", default, 0.0, 1.5, step=0.05, worst="1.5")
+
+
+#: Training runs at these d_k only (learners share the runs).
+TRAINING_D_KS = tuple(2**i for i in range(4, 11))  # 16 … 1024
+TRAINING = (
+    Param("m", "choice", "1", options=("1", "2", "4")),  # targets per query: the task
+    Param("d_k", "int", 64, 16, 1024, step=POWERS, changed="training.d_k_moved",
+          snap=lambda v: nearest_power(v, 16, 1024)),
+    Param("optimizer", "choice", "adam", options=OPTIMIZERS, labelled=True),
+    Param("lr", "choice", lr_text(DEFAULT_LRS["adam"]),
+          options=tuple(lr_text(10.0 ** (k / 4)) for k in range(-24, 17)),
+          given=_lr_of, allowed="training.lr_allowed"),
+    Param("steps", "choice", "300", options=("100", "200", "300", "500", "1000")),
+    Param("folded", "flag", False, options=("false", "true")),
+    Param("qk_norm", "flag", False, options=("false", "true")),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class PageSpec:
     """One page: ``name`` (its catalog section and ``ui/<name>/`` package), ``url_path``
-    ("" for the home page), its ``icon``, and ``main``, the control a workshop moves most
-    (the benchmarks move it). Its script is ``app_pages/<url_path>.py``, named after the
-    url path so a deep link finds the same page whether Streamlit resolves it by route or
-    by file name (as AppTest does)."""
+    ("" for the home page), its ``icon``, ``steps`` (its presenter steps), ``params``
+    (its parameter table) and ``main``, the parameter a workshop moves most (the
+    benchmarks and the all-pages tests move it). Its script is
+    ``app_pages/<url_path>.py``, named after the url path so a deep link finds the same
+    page whether Streamlit resolves it by route or by file name (as AppTest does)."""
 
     name: str
     url_path: str
     icon: str
+    steps: int = 0
+    params: tuple[Param, ...] = ()
     main: str | None = None
 
     @property
@@ -30,23 +125,81 @@ class PageSpec:
         """The page's script, relative to the app root."""
         return f"app_pages/{self.url_path or 'home'}.py"
 
+    @property
+    def table(self) -> tuple[Param, ...]:
+        """Every parameter of the page: the app's, then its own."""
+        step = replace(APP_TABLE[3], hi=max(1, self.steps))
+        return (*APP_TABLE[:3], step, *APP_TABLE[4:], *self.params)
 
-#: Query parameters every page understands (sidebar controls).
-APP_PARAMS = frozenset({"lang", "seed"})
+    def param(self, key: str) -> Param:
+        """The page's parameter ``key`` (KeyError if it has none)."""
+        for param in self.table:
+            if param.key == key:
+                return param
+        raise KeyError(key)
 
-_ALL_PAGES: tuple[PageSpec, ...] = (
-    PageSpec("home", "", ":material/home:"),
-    PageSpec("variance", "variance", ":material/bar_chart:", "d_k"),
-    PageSpec("saturation", "saturation", ":material/compress:", "d_k"),
-    PageSpec("gradients", "gradients", ":material/trending_down:", "d_k"),
-    PageSpec("sqrt_vs_d", "sqrt-vs-d", ":material/balance:", "d_k"),
-    PageSpec("training", "training", ":material/model_training:", "d_k"),
-    PageSpec("which_d", "which-d", ":material/help:", "d_model"),
-    PageSpec("real_models", "real-models", ":material/hub:", "head"),
-)
 
-#: The pages whose scripts exist, in story order.
-PAGES: tuple[PageSpec, ...] = tuple(p for p in _ALL_PAGES if (ROOT / p.script).exists())
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("home", "", ":material/home:", 0, (
+        # the worked example's own d_k (the story's d_k is another parameter)
+        Param("example_d_k", "choice", "4", options=("4", "16", "64", "256", "1024")),
+    ), "example_d_k"),
+    PageSpec("variance", "variance", ":material/bar_chart:", 4, (
+        _d_k(),
+        Param("n_samples", "choice", "20000", options=(
+            "1000", "2000", "5000", "10000", "20000", "50000", "100000", "200000"),
+            worst="200000"),
+        Param("dist", "choice", "normal", options=DISTRIBUTIONS, labelled=True, worst="uniform"),
+        Param("sigma_q", "float", 1.0, 0.25, 4.0, step=0.25, worst="4"),
+        Param("sigma_k", "float", 1.0, 0.25, 4.0, step=0.25, worst="4"),
+        Param("hist_axes", "choice", "shared", options=("shared", "own"), labelled=True),
+    ), "d_k"),
+    PageSpec("saturation", "saturation", ":material/compress:", 5, (
+        _d_k(), _n_keys(), _alpha(),
+        Param("score_1", "float", 10.0, -20.0, 20.0, step=0.125),
+        Param("score_2", "float", 5.0, -20.0, 20.0, step=0.125),
+        Param("divisor", "float", 8.0, 0.25, 64.0, step=0.25),
+        Param("classic_batch", "int", 4, 1, 16),
+        Param("classic_seq", "int", 10, 2, 32),
+        Param("classic_d_k", "int", 64, 1, 4096, worst="4096"),
+    ), "d_k"),
+    PageSpec("gradients", "gradients", ":material/trending_down:", 5, (
+        _d_k(), _n_keys(), _alpha(),
+        Param("gap", "float", 6.0, 0.0, 30.0, step=0.5, worst="30"),
+        Param("gap2", "choice", "none", options=("none", "1", "2", "4", "8"), labelled=True),
+    ), "d_k"),
+    PageSpec("sqrt_vs_d", "sqrt-vs-d", ":material/balance:", 6, (
+        _d_k(),
+        Param("d_min", "choice", "1", options=tuple(str(2**i) for i in range(13))),
+        Param("d_max", "choice", "4096", options=tuple(str(2**i) for i in range(13))),
+        _n_keys(), _alpha(0.75),
+        Param("rho", "float", 0.5, 0.0, 0.95, step=0.05, worst="0.95"),
+    ), "d_k"),
+    PageSpec("training", "training", ":material/model_training:", 4, TRAINING, "d_k"),
+    PageSpec("which_d", "which-d", ":material/help:", 5, (
+        Param("d_model", "int", 512, 64, 4096, step=POWERS, worst="4096"),
+        Param("n_heads", "choice", "8", given=_heads_of, allowed="which_d.n_heads_allowed"),
+        Param("head_divisor", "choice", "d_k", options=DIVISORS_SELF, labelled=True),
+        Param("w_init", "choice", "fan_in", options=INITS, labelled=True),
+        Param("d_q_in", "int", 512, 1, 4096),
+        Param("d_kv_in", "int", 1024, 1, 4096),
+        _d_k(key="d_proj", hi=1024, worst=None),
+        Param("x_scale", "choice", "1", options=(
+            "0.125", "0.25", "0.5", "1", "2", "4", "8", "16", "32", "64"), worst="64"),
+    ), "d_model"),
+    PageSpec("real_models", "real-models", ":material/hub:", 4, (
+        # the shipped corpus: 17 sentences, 6 layers of 12 heads (a test checks them)
+        Param("sentence", "int", 0, 0, 16, labelled=True),
+        Param("text", "text", "", hi=1_000),
+        Param("layer", "int", 0, 0, 5),
+        Param("head", "int", 5, 0, 11),
+        Param("divide_by", "choice", "sqrt_d_k", options=RM_DIVISORS, labelled=True),
+    ), "head"),
+)  # fmt: skip
+
+_missing = [p.script for p in PAGES if not (ROOT / p.script).exists()]
+if _missing:
+    raise FileNotFoundError(f"pages without a script (app_pages/<url_path>.py): {_missing}")
 
 #: The story in order (home page links): the four steps at initialisation, the training lab
 #: that tests their claim, the practical question of which d, and what trained heads do.
@@ -56,3 +209,11 @@ STORY = tuple(p.name for p in PAGES if p.url_path)
 def page(name: str) -> PageSpec | None:
     """The spec of page ``name``, or None if the app does not have it."""
     return next((p for p in PAGES if p.name == name), None)
+
+
+def by_url(url_path: str) -> PageSpec:
+    """The spec of the page at ``url_path`` (KeyError if none)."""
+    spec = next((p for p in PAGES if p.url_path == url_path), None)
+    if spec is None:
+        raise KeyError(url_path)
+    return spec

@@ -32,10 +32,13 @@ import rooms
 from rooms import RoomError, RoomStatus, RoomStore, StoreUnavailable
 from ui.common import controls, room_charts, room_tab, specs, turns
 from ui.common.i18n import t
+from ui.common.pages import APP_TABLE
+from ui.common.params import OWN
 
-#: Query parameters of rooms (valid on every page; ``learner`` only to drop it from old
-#: links).
-ROOM_PARAMS = frozenset({"room", "learner", "room_key"})
+#: Query parameters of rooms (declared in :data:`ui.common.pages.APP_TABLE`; this module
+#: reads them itself: a code is checked against the store; ``learner`` only to drop it
+#: from old links).
+ROOM_PARAMS = frozenset(p.key for p in APP_TABLE if p.kind == OWN)
 #: Seconds between refreshes of the presenter's counts, and of the card of a learner who
 #: answered (it shows the room's answers once revealed; only while the room is open).
 PRESENTER_POLL_S = 2.0

@@ -26,8 +26,6 @@ from ui.common import controls, room, specs, turns
 from ui.common.i18n import t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
-#: Query parameters of the workshop controls (valid on every page).
-WORKSHOP_PARAMS = frozenset({"present", "step", "reveal"})
 
 
 # --- presenter mode --------------------------------------------------------------------
@@ -38,12 +36,7 @@ def presenter_toggle() -> bool:
     binding writes booleans as ``true``/``false`` and drops ``1`` on the first load.
     """
     if "present" not in st.session_state:
-        raw = st.query_params.get_all("present")
-        value = raw[0].strip().lower() if len(raw) == 1 else ("?" if raw else "0")
-        if value not in ("1", "true", "0", "false"):
-            controls.flag_bad_param("present", "0, 1", 0)
-        st.session_state["present"] = value in ("1", "true")
-    controls.show_flagged("present")
+        st.session_state["present"] = controls.link_value("present")
     on = st.toggle(t("workshop.present"), key="present", help=t("workshop.present_help"))
     if on:
         st.query_params["present"] = "1"
@@ -103,6 +96,10 @@ def steps(titles: Sequence[str]) -> int | None:
     if not is_presenting():
         return None
     n = len(titles)
+    if n != controls.param("step").hi:
+        raise ValueError(
+            f"titles: {n} steps, but the page's table declares {controls.param('step').hi}"
+        )
     page = run.get("page")
     if st.session_state.get(_STEP_PAGE, page) != page:
         st.session_state["step"] = 1  # another page: start at its first step
@@ -110,9 +107,7 @@ def steps(titles: Sequence[str]) -> int | None:
     with st.container(border=True):
         prev_col, label_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
         with label_col:
-            step = controls.int_input(
-                "step", t("workshop.step"), min_value=1, max_value=n, default=1
-            )
+            step = controls.int_input("step", t("workshop.step"))
             st.markdown(f"**{t('workshop.step_of', k=step, n=n)}** · {titles[step - 1]}")
         prev_col.button(
             t("workshop.previous"),
@@ -134,8 +129,6 @@ def steps(titles: Sequence[str]) -> int | None:
             type="primary",
         )
     run["steps"] = (step, list(titles))
-    if step < n:
-        controls.hide_something()
     return step
 
 
@@ -264,14 +257,9 @@ def link_reveals() -> bool:
     """Whether the link opens with the answers shown (``?reveal=1``, read once per session).
     In a room the presenter reveals the answers: there ``reveal=`` is ignored, with a note."""
     if _LINK_REVEAL not in st.session_state:
-        raw = st.query_params.get_all("reveal")
-        value = raw[0].strip().lower() if len(raw) == 1 else ("?" if raw else "0")
-        if value not in ("1", "true", "0", "false"):
-            controls.flag_bad_param("reveal", "0, 1", 0)
-        st.session_state[_LINK_REVEAL] = value in ("1", "true")
+        st.session_state[_LINK_REVEAL] = controls.link_value("reveal")
         if st.session_state[_LINK_REVEAL] and room.code() is not None:
             controls.run_state().get("notices", st).info(t("workshop.reveal_in_room"), icon="ℹ️")
-    controls.show_flagged("reveal")
     return st.session_state[_LINK_REVEAL] and room.code() is None
 
 
@@ -310,8 +298,6 @@ def predict(
         guesses[key], asked[key] = None, about  # shown as if skipped; "Ask again" asks
         shown_by_link.add(key)
     _card(key, question, tuple(options), answer, explain, about)
-    if key not in guesses:
-        controls.hide_something()
     room.presenter_view(key, options, about, is_presenting())
     return key in guesses
 
@@ -392,8 +378,9 @@ def link_values(params: Sequence[str]) -> dict[str, object]:
             value = st.session_state[key]
             if value == "":
                 continue  # an empty text box: nothing to carry
-            if isinstance(value, bool):
-                value = int(value)
+            if isinstance(value, bool):  # as the table's flag writes it: 1 or true
+                words = controls.param(key).options
+                value = ("1" if value else "0") if "1" in words else str(value).lower()
             elif isinstance(value, float) and math.isfinite(value):
                 value = f"{value:g}"
             values[key] = value
@@ -423,9 +410,9 @@ def _new_seed() -> None:
 
 
 def _restore(keys: Sequence[str]) -> None:
-    defaults = st.session_state.get(controls.DEFAULTS, {})
+    defaults = controls.page_defaults()
     for key in keys:
-        if key in defaults:
+        if key in st.session_state and controls.param(key).kind != "own":
             st.session_state[key] = defaults[key]
 
 

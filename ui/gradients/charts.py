@@ -257,7 +257,7 @@ def median_mean_sweep(
         )
     )
     # extend the freshly built chart in place: a second alt.layer(...) would redo the
-    # (slow) merging of the layers' parameters on every rerun
+    # (slow) merging of the layers' parameters each time the spec is built (a cache miss)
     chart = base
     chart.layer.append(means)
     chart.title = chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.common.data import rng_for, saturation_sweep, sweep_rows
+from ui.common.data import alpha_sweep, rng_for, saturation_sweep, sweep_rows
 
 STREAM_JACOBIAN_ROW, STREAM_QUERY_GRAD = 30, 31
 
@@ -48,11 +48,6 @@ GRADIENT_SWEEP_FIELDS = (
 )
 
 
-def gradient_rows(n_keys: int) -> int:
-    """Rows per cell at ``n_keys``: :func:`sweep_rows`."""
-    return sweep_rows(n_keys)
-
-
 def gradient_sweep(n_keys: int, alpha: float, seed: int) -> pd.DataFrame:
     """Jacobian statistics against d_k for α = 0, ½, 1 and ``alpha``, from two cached calls.
 
@@ -63,11 +58,8 @@ def gradient_sweep(n_keys: int, alpha: float, seed: int) -> pd.DataFrame:
     -------
     DataFrame, one row per (alpha, d): ``alpha``, ``d`` and ``GRADIENT_SWEEP_FIELDS``.
     """
-    n_rows = gradient_rows(n_keys)
-    frames = [saturation_sweep(n_keys, (0.0, 0.5, 1.0), 0.0, seed, n_rows)]
-    if round(float(alpha), 6) not in (0.0, 0.5, 1.0):
-        frames.append(saturation_sweep(n_keys, (float(alpha),), 0.0, seed, n_rows))
-    return pd.concat(frames, ignore_index=True)[["alpha", "d", *GRADIENT_SWEEP_FIELDS]]
+    fixed, mine = alpha_sweep(n_keys, alpha, 0.0, seed)
+    return pd.concat([fixed, mine], ignore_index=True)[["alpha", "d", *GRADIENT_SWEEP_FIELDS]]
 
 
 def gradient_sweep_frames(n_keys: int, alpha: float, seed: int) -> dict[str, pd.DataFrame]:
@@ -100,9 +92,7 @@ def gradient_at(d_k: int, n_keys: int, alpha: float, seed: int) -> pd.DataFrame:
     Rows: ``jacobian_fro_median``, ``jacobian_fro_mean``, ``grad_fro_median``,
     ``grad_fro_mean``, ``dead_fraction``.
     """
-    at = saturation_sweep(
-        n_keys, (0.0, float(alpha)), 0.0, seed, gradient_rows(n_keys), (int(d_k),)
-    )
+    at = saturation_sweep(n_keys, (0.0, float(alpha)), 0.0, seed, sweep_rows(n_keys), (int(d_k),))
     rows = ["jacobian_fro_median", "jacobian_fro_mean", "grad_fro_median", "grad_fro_mean"]
     rows.append("dead_fraction")
     return pd.DataFrame(
@@ -215,9 +205,7 @@ def query_grad_median(d_k: int, n_keys: int, alpha: float, seed: int) -> float:
 
     rng = rng_for(seed, STREAM_QUERY_GRAD)
     return float(
-        np.median(
-            query_grad_norms(d_k, n_keys, float(alpha), rng=rng, n_rows=gradient_rows(n_keys))
-        )
+        np.median(query_grad_norms(d_k, n_keys, float(alpha), rng=rng, n_rows=sweep_rows(n_keys)))
     )
 
 
@@ -240,7 +228,7 @@ def query_grad_histogram(
     """
     from core.gradients import query_grad_norms
 
-    n_rows = gradient_rows(n_keys)
+    n_rows = sweep_rows(n_keys)
     norms = {
         which: query_grad_norms(d_k, n_keys, a, rng=rng_for(seed, STREAM_QUERY_GRAD), n_rows=n_rows)
         for which, a in (("unscaled", 0.0), ("scaled", float(alpha)))

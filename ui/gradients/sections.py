@@ -18,10 +18,12 @@ from core.experiments import row_quantities, sample_scores, saturation_sweep, su
 from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
 from ui.common import controls, workshop
 from ui.common.charts import alpha_color, sweep_lines
+from ui.common.data import sweep_rows
 from ui.common.i18n import t
+from ui.common.pages import page
 from ui.gradients import charts, data
 
-GAP2_OPTIONS = ("none", "1", "2", "4", "8")
+GAP2_OPTIONS = page("gradients").param("gap2").options
 #: Upper edges of the answer bins of the dead-row question (shares of rows).
 DEAD_BINS = (0.01, 0.10, 0.50)
 #: Edges of the answer bins of the ∂L/∂q question (median unscaled / median scaled).
@@ -118,11 +120,10 @@ def gap_explorer(n_keys: int) -> None:
     st.markdown(t("gradients.gap_lead"))
     c1, c2 = st.columns(2)
     with c1:
-        g = controls.float_slider("gap", t("gradients.gap"), min_value=0.0, max_value=30.0,
-                                  default=6.0, step=0.5)  # fmt: skip
+        g = controls.float_slider("gap", t("gradients.gap"))
     with c2:
         choice = controls.choice(
-            "gap2", t("gradients.gap2"), GAP2_OPTIONS, default="none", widget="select_slider",
+            "gap2", t("gradients.gap2"), widget="select_slider",
             labels=[t("gradients.gap2_none") if o == "none" else o for o in GAP2_OPTIONS],
             help=t("gradients.gap2_help"),
         )  # fmt: skip
@@ -171,7 +172,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     """
     st.header(t("gradients.sweep_header"))
     top = st.container()  # the takeaway, once the question is answered
-    n_rows = data.gradient_rows(n_keys)
+    n_rows = sweep_rows(n_keys)
     st.markdown(t("gradients.sweep_lead", n_rows=f"{n_rows:,}", n_keys=n_keys))
     now = data.gradient_at(d_k, n_keys, alpha, seed)
     dead = now.loc["dead_fraction"]
@@ -259,7 +260,7 @@ def myth_reality(d_k: int, n_keys: int, seed: int) -> str:
         typical = t("gradients_workshop.myth_not_yet", **nums)
     else:
         typical = t("gradients_workshop.myth_none_dead", **nums)
-    mean = t("gradients_workshop.myth_mean", n_rows=f"{data.gradient_rows(n_keys):,}", d_k=d_k,
+    mean = t("gradients_workshop.myth_mean", n_rows=f"{sweep_rows(n_keys):,}", d_k=d_k,
              n_keys=n_keys, mean_u=f"{mean_u:.3g}", mean_s=f"{mean_s:.3g}", verdict=verdict)  # fmt: skip
     logits = t("gradients_workshop.myth_logits", jmean_u=f"{u['jacobian_fro_mean']:.3g}",
                jmean_s=f"{s['jacobian_fro_mean']:.3g}")  # fmt: skip
@@ -336,7 +337,7 @@ def query_gradient(
     """The question on the median ‖∂L/∂q‖, then its two histograms."""
     st.header(t("gradients.qgrad_header"))
     top = st.container()  # the takeaway, once the question is answered
-    n_rows = data.gradient_rows(n_keys)
+    n_rows = sweep_rows(n_keys)
     st.markdown(t("gradients.qgrad_lead", n_rows=f"{n_rows:,}"))
     bins, qstats, geo = data.query_grad_histogram(d_k, n_keys, alpha, seed)
     med_u, med_s = qstats["unscaled"]["median"], qstats["scaled"]["median"]

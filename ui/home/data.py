@@ -13,8 +13,6 @@ from ui.common.data import rng_for
 
 STREAM_EXAMPLE = 60
 
-#: The example's d_k, a factor of 4 apart: its own control, not the story's d_k.
-EXAMPLE_D_KS = ("4", "16", "64", "256", "1024")
 #: Queries, keys and the width of each value vector: small enough to print every number.
 N_QUERIES, N_KEYS, D_V = 3, 4, 2
 #: Entries of each vector printed in the tables (the rest is summarised by its norm).

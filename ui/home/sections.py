@@ -35,13 +35,7 @@ def worked_example(seed: int) -> None:
     st.header(t("home.example_title"))
     workshop.takeaway(t("home.example_takeaway"))
     d_k = int(
-        controls.choice(
-            "example_d_k",
-            t("home.example_d_k"),
-            data.EXAMPLE_D_KS,
-            default=data.EXAMPLE_D_KS[0],
-            help=t("home.example_d_k_help"),
-        )
+        controls.choice("example_d_k", t("home.example_d_k"), help=t("home.example_d_k_help"))
     )
     st.markdown(t("home.example_setup", n_q=data.N_QUERIES, n_k=data.N_KEYS, d_k=d_k, d_v=data.D_V))
     shown = min(d_k, data.SHOWN_ENTRIES)

@@ -51,24 +51,16 @@ def _pct(x: float) -> str:
 
 # --- controls ----------------------------------------------------------------------------
 def sentence_select(
-    key: str,
-    sentences: tuple[str, ...],
-    default: int = 0,
-    help: str | None = None,
-    on_change=None,
+    key: str, sentences: tuple[str, ...], help: str | None = None, on_change=None
 ) -> int:
-    """A select box over ``sentences`` bound to ``?key=<index>`` (0-based)."""
+    """A select box over ``sentences`` bound to ``?key=<index>`` (0-based; the app writes
+    the URL: the box shows the sentences)."""
     n = len(sentences)
-    controls.register(controls.Control(key, "int", default, 0, n - 1))
-    st.session_state.setdefault(controls.DEFAULTS, {})[key] = default
-    if key not in st.session_state:  # the URL seeds the widget when it is first made
-        raw = st.query_params.get_all(key)
-        value = controls.parse_int(raw, 0, n - 1) if raw else default
-        if value is None:
-            controls.flag_bad_param(key, t("common.allowed_int", lo=0, hi=n - 1), default)
-            value = default
-        st.session_state[key] = value
-    controls.show_flagged(key)
+    p = controls.param(key)
+    if (int(p.lo), int(p.hi)) != (0, n - 1):
+        raise ValueError(f"{key}: the table declares {p.lo}…{p.hi}, the corpus has {n} sentences")
+    if key not in st.session_state:  # the link seeds the box when it is first made
+        st.session_state[key] = controls.link_value(key)
     index = st.selectbox(
         t("real_models.sentence"),
         range(n),
@@ -77,11 +69,7 @@ def sentence_select(
         help=help,
         on_change=on_change,
     )
-    if index == default:
-        if key in st.query_params:
-            del st.query_params[key]
-    elif st.query_params.get(key) != str(index):
-        st.query_params[key] = str(index)
+    controls.write_link(key, index, p.default)
     return int(index)
 
 
@@ -103,20 +91,16 @@ def head_controls(c: data.Corpus) -> tuple[data.Chosen, int, int, str]:
     c1, c2, c3 = workshop.control_columns([3, 3, 4])  # wide enough for the − / + buttons
     with c1:
         layer = controls.int_input(
-            "layer", t("real_models.layer"), min_value=0, max_value=c.n_layers - 1, default=0,
-            help=t("real_models.layer_help", top=c.n_layers - 1),
-        )  # fmt: skip
+            "layer", t("real_models.layer"), help=t("real_models.layer_help", top=c.n_layers - 1)
+        )
     with c2:
         head = controls.int_input(
-            "head", t("real_models.head"), min_value=0, max_value=c.n_heads - 1, default=5,
-            help=t("real_models.head_help", top=c.n_heads - 1),
-        )  # fmt: skip
+            "head", t("real_models.head"), help=t("real_models.head_help", top=c.n_heads - 1)
+        )
     with c3:
         divisor = controls.choice(
             "divide_by",
             t("real_models.divisor"),
-            rm.DIVISORS,
-            default="sqrt_d_k",
             labels=[divisor_label(name, c.d_k) for name in rm.DIVISORS],
             help=t("real_models.divisor_help"),
         )

@@ -19,6 +19,7 @@ import streamlit as st
 from core import real_models as rm
 from ui.common import controls, workshop
 from ui.common.i18n import t
+from ui.common.pages import page
 from ui.real_models import charts, data
 from ui.real_models import model as mm
 
@@ -26,7 +27,7 @@ from ui.real_models import model as mm
 TEXT_KEY = "text"
 #: Most characters the box (and so a link) holds: a link stays short, and 1,000
 #: characters are far more than the MAX_TOKENS tokens the model reads.
-MAX_CHARS = 1_000
+MAX_CHARS = int(page("real_models").param(TEXT_KEY).hi)
 #: One click away: a classic coreference sentence, emoji and Chinese (mostly [UNK]). Model
 #: inputs, like the shipped sentences: the same in every language.
 EXAMPLES = (
@@ -54,7 +55,6 @@ def text_box(c: data.Corpus) -> data.Chosen | None:
     text = controls.text_area(
         TEXT_KEY,
         t("real_models.text"),
-        max_chars=MAX_CHARS,
         placeholder=t("real_models.text_placeholder", max=mm.MAX_TOKENS),
         help=t("real_models.text_help", max=mm.MAX_TOKENS, chars=f"{MAX_CHARS:,}"),
     )

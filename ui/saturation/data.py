@@ -42,11 +42,6 @@ ROWMAX_BINS = np.linspace(0.0, 1.0, 51)
 PRINTOUT_PATH = Path(__file__).resolve().parents[2] / "data" / "classic_printout.json"
 
 
-def sat_sweep_rows(n_keys: int) -> int:
-    """Rows per cell of the saturation sweep: :func:`sweep_rows`."""
-    return sweep_rows(n_keys)
-
-
 def overflow_rows(n_keys: int) -> int:
     """Rows per cell of the overflow sweep: 5,000, fewer for many keys."""
     return int(min(5_000, OVERFLOW_BUDGET // n_keys))
@@ -71,7 +66,7 @@ def sweep_far_end(n_keys: int, seed: int) -> dict:
     """The saturation sweep (α = 0, ½, 1) at its largest d_k, for the prediction:
     ``d`` (that d_k), ``mean_0`` and ``se_0`` (mean largest weight at α = 0 and its
     s.e.), ``mean_half`` (at α = ½)."""
-    fixed = saturation_sweep(n_keys, ALPHA_PRESETS, 0.0, seed, sat_sweep_rows(n_keys))
+    fixed = saturation_sweep(n_keys, ALPHA_PRESETS, 0.0, seed, sweep_rows(n_keys))
     d = int(fixed["d"].max())
     cell = lambda alpha, field: sweep_at(fixed, alpha, d, field)  # noqa: E731
     return {

@@ -7,20 +7,13 @@ the current language (through :func:`ui.common.i18n.t` and
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from core.softmax import softmax
 from ui.common.charts import COLORS, alpha_color
-from ui.common.controls import ALPHA_PRESETS, alpha_label
+from ui.common.controls import alpha_label
 from ui.common.i18n import t
-
-
-def is_preset(alpha: float, presets: tuple[float, ...] = ALPHA_PRESETS) -> bool:
-    """True when α is one of ``presets`` (default 0, ½, 1: already drawn as fixed series)."""
-    return any(math.isclose(alpha, a, abs_tol=1e-9) for a in presets)
 
 
 def reference_frame(lines: list[tuple[float, str]]) -> pd.DataFrame:

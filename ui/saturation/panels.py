@@ -28,32 +28,12 @@ def playground() -> None:
     workshop.takeaway(t("saturation.play_takeaway"))
     cols = st.columns(3)
     with cols[0]:
-        s1 = controls.float_slider(
-            "score_1",
-            t("saturation.score_1"),
-            min_value=-20.0,
-            max_value=20.0,
-            default=10.0,
-            step=0.125,
-        )
+        s1 = controls.float_slider("score_1", t("saturation.score_1"))
     with cols[1]:
-        s2 = controls.float_slider(
-            "score_2",
-            t("saturation.score_2"),
-            min_value=-20.0,
-            max_value=20.0,
-            default=5.0,
-            step=0.125,
-        )
+        s2 = controls.float_slider("score_2", t("saturation.score_2"))
     with cols[2]:
         c = controls.float_slider(
-            "divisor",
-            t("saturation.divisor"),
-            min_value=0.25,
-            max_value=64.0,
-            default=8.0,
-            step=0.25,
-            help=t("saturation.divisor_help"),
+            "divisor", t("saturation.divisor"), help=t("saturation.divisor_help")
         )
     raw, div = frames.two_scores(s1, s2, c)
     tex = lambda p: rf"[{p[0]:.7f},\ {p[1]:.7f}]"  # noqa: E731
@@ -97,17 +77,11 @@ def classic_experiment() -> None:
     st.markdown(t("saturation.classic_lead"))
     cols = st.columns(3)
     with cols[0]:
-        batch = controls.int_input(
-            "classic_batch", t("saturation.classic_batch"), min_value=1, max_value=16, default=4
-        )
+        batch = controls.int_input("classic_batch", t("saturation.classic_batch"))
     with cols[1]:
-        seq = controls.int_input(
-            "classic_seq", t("saturation.classic_seq"), min_value=2, max_value=32, default=10
-        )
+        seq = controls.int_input("classic_seq", t("saturation.classic_seq"))
     with cols[2]:
-        dk = controls.int_input(
-            "classic_d_k", t("saturation.classic_d_k"), min_value=1, max_value=4096, default=64
-        )
+        dk = controls.int_input("classic_d_k", t("saturation.classic_d_k"))
     seed = st.session_state.get("seed", 0)
     hist, summary = data.classic_rowmax(batch, seq, dk, seed)
     u, s = summary[False], summary[True]

@@ -27,7 +27,7 @@ from core.softmax import (
 )
 from ui.common import controls, workshop
 from ui.common.charts import alpha_color
-from ui.common.data import saturation_sweep, sweep_row_limits
+from ui.common.data import alpha_sweep, is_preset, sweep_row_limits, sweep_rows
 from ui.common.i18n import t
 from ui.saturation import charts, data, frames
 
@@ -68,7 +68,7 @@ def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> No
     """The question on the mean largest weight at the largest d_k, then :func:`sweeps`."""
     st.header(t("saturation.sweep_header"))
     top = st.container()  # the takeaway, once the question is answered
-    n_rows = data.sat_sweep_rows(n_keys)
+    n_rows = sweep_rows(n_keys)
     far = data.sweep_far_end(n_keys, seed)
     d_top = far["d"]
     if workshop.predict(
@@ -101,7 +101,7 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     st.header(t("saturation.precision_header"))
     workshop.takeaway(t("saturation.precision_takeaway"))
     ovf = data.overflow_sweep(n_keys, (0.0, 0.5), seed)
-    mine = frames.is_preset(alpha, (0.0, 0.5))
+    mine = is_preset(alpha, (0.0, 0.5))
     ovf_mine = None if mine else data.overflow_sweep(n_keys, (alpha,), seed)
     half = frames.half_crossing(ovf, 0.0, "float16")
     half_text = f"{half:.0f}" if half else "—"
@@ -166,11 +166,7 @@ def sweep_parts(
     reference : ((y, label), ...)
         Horizontal reference lines (1/n_keys, ln n_keys).
     """
-    n_rows = data.sat_sweep_rows(n_keys)
-    fixed = saturation_sweep(n_keys, controls.ALPHA_PRESETS, 0.0, seed, n_rows)
-    mine = None
-    if not frames.is_preset(alpha):
-        mine = saturation_sweep(n_keys, (alpha,), 0.0, seed, n_rows)
+    fixed, mine = alpha_sweep(n_keys, alpha, 0.0, seed)
     top = 1.0 if stat == "max_weight" else 1.05 * math.log(n_keys)
     frame = frames.sweep_frame(fixed, mine, stat, dict(labels))
     chart = partial(
@@ -227,7 +223,7 @@ def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
     st.caption(
         t(
             "saturation.sweep_caption",
-            rows=f"{data.sat_sweep_rows(n_keys):,}",
+            rows=f"{sweep_rows(n_keys):,}",
             n=n_keys,
             cap=sweep_row_limits()["cap"],
         )

@@ -16,19 +16,15 @@ import streamlit as st
 from core.scaling import independent_logit_std, linear_scaling_weight_limit, relevant_logit_mean
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import ALPHA_PRESETS, alpha_label
-from ui.common.data import SWEEP_D, rng_for, saturation_sweep, sweep_rows
+from ui.common.data import SWEEP_D, alpha_sweep, is_preset, rng_for, sweep_rows
 from ui.common.i18n import t
+from ui.common.pages import page
 
 STREAM_SQRT_VS_D_HEATMAP, STREAM_SQRT_VS_D_AT_D = 40, 41
 
 
 #: α grid of the (d_k, α) heatmap: 0, 0.05, …, 1.5 (31 values).
 HEATMAP_ALPHAS = tuple(round(0.05 * i, 2) for i in range(31))
-
-
-def sqrt_vs_d_rows(n_keys: int) -> int:
-    """Rows per cell of the lines against d_k: :func:`sweep_rows`."""
-    return sweep_rows(n_keys)
 
 
 def sqrt_vs_d_heatmap_rows(n_keys: int) -> int:
@@ -91,14 +87,14 @@ def sqrt_vs_d_at_d(
         n_keys,
         list(alphas),
         rng=rng_for(seed, STREAM_SQRT_VS_D_AT_D),
-        n_rows=sqrt_vs_d_rows(n_keys),
+        n_rows=sweep_rows(n_keys),
         rho=rho,
     )
     return pd.DataFrame({name: np.asarray(values).ravel() for name, values in out.items()})
 
 
 #: d_k values the range controls offer (the sweep's grid, powers of two).
-D_OPTIONS = tuple(str(int(d)) for d in SWEEP_D)
+D_OPTIONS = page("sqrt_vs_d").param("d_min").options
 
 
 #: Values at or below this are not drawn on a log axis (a numerically dead softmax).
@@ -112,11 +108,7 @@ def sweep(n_keys: int, alpha: float, rho: float, seed: int) -> pd.DataFrame:
     recomputes one α only. Both draw the same rows (same seed and stream), so a chosen
     α equal to a preset would reproduce its curve exactly.
     """
-    rows = sqrt_vs_d_rows(n_keys)
-    parts = [saturation_sweep(n_keys, ALPHA_PRESETS, rho, seed, rows)]
-    if alpha not in ALPHA_PRESETS:
-        parts.append(saturation_sweep(n_keys, (alpha,), rho, seed, rows))
-    return pd.concat(parts, ignore_index=True)
+    return pd.concat(alpha_sweep(n_keys, alpha, rho, seed), ignore_index=True)
 
 
 def in_range(df: pd.DataFrame, d_lo: int, d_hi: int) -> pd.DataFrame:
@@ -211,7 +203,7 @@ def heatmap_rules() -> pd.DataFrame:
 def at_d(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> pd.DataFrame:
     """Statistics at the user's d_k for the α's shown (presets and the chosen α cached apart)."""
     parts = [sqrt_vs_d_at_d(d_k, n_keys, ALPHA_PRESETS, rho, seed)]
-    if alpha not in ALPHA_PRESETS:
+    if not is_preset(alpha):
         parts.append(sqrt_vs_d_at_d(d_k, n_keys, (alpha,), rho, seed))
     return pd.concat(parts, ignore_index=True)
 

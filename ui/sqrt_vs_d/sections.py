@@ -25,6 +25,7 @@ from core.scaling import (
     signal_to_noise,
 )
 from ui.common import workshop
+from ui.common.data import sweep_rows
 from ui.common.i18n import t
 from ui.sqrt_vs_d import charts, data
 
@@ -280,7 +281,7 @@ def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
         "sqrt_vs_d.summary_caption",
         rate=f"{stats['relevant_argmax_rate'].iloc[0]:.3f}",
         chance=f"{1 / n_keys:.3g}",
-        rows=f"{data.sqrt_vs_d_rows(n_keys):,}",
+        rows=f"{sweep_rows(n_keys):,}",
     )
     st.table(table.set_index(table.columns[0]))
     st.caption(caption)

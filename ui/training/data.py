@@ -37,6 +37,7 @@ from core.training import DEFAULT_LRS, LR_GRIDS, final_loss, train_recall_varian
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import alpha_label
 from ui.common.i18n import t
+from ui.common.pages import lr_text, page
 from ui.training.one_run import (  # noqa: F401  (re-exported: the page's data in one place)
     CURVE_POINTS,
     LAST,
@@ -54,7 +55,7 @@ SWEEP_FILE = Path(__file__).resolve().parents[2] / "data" / "training_sweep.json
 #: Task settings (the issue's defaults; the page does not change them but m).
 N_KEYS = 16
 #: Steps the page offers, and the d_k of the small multiples.
-STEPS_OPTIONS = ("100", "200", "300", "500", "1000")
+STEPS_OPTIONS = page("training").param("steps").options
 SWEEP_D_KS = (16, 64, 256, 1024)
 #: The verdicts' thresholds, on the gap left g = (ℓ − ℓ*)/(ℓ_u − ℓ*) (module docstring):
 #: "learns" if g ≤ LEARN_RATIO (within a tenth of the way from the task's best to
@@ -67,16 +68,9 @@ LEARN_RATIO, FAIL_RATIO = 0.1, 0.9
 BARELY_MOVES = 0.9
 
 
-def lr_text(lr: float) -> str:
-    """A learning rate as the page writes it (3 significant digits, no exponent)."""
-    return np.format_float_positional(
-        float(lr), precision=3, unique=True, fractional=False, trim="-"
-    )
-
-
-#: Learning rates of the control: quarter decades from 1e-6 to 1e4, covering both
-#: optimisers' sweep grids (core.training.LR_GRIDS) and defaults.
-LR_OPTIONS = tuple(lr_text(10.0 ** (k / 4)) for k in range(-24, 17))
+#: Learning rates of the control (the page's table): quarter decades from 1e-6 to 1e4,
+#: covering both optimisers' sweep grids (core.training.LR_GRIDS) and defaults.
+LR_OPTIONS = page("training").param("lr").options
 DEFAULT_LR_TEXT = {opt: lr_text(lr) for opt, lr in DEFAULT_LRS.items()}
 
 

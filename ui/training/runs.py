@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from core.training import DEFAULT_LRS, TrainingHistory, Variant, train_recall_variants
+from ui.common.pages import TRAINING_D_KS
 
 RUNS_FILE = Path(__file__).resolve().parents[2] / "data" / "training_runs.npz"
 FORMAT_VERSION = 2
@@ -39,7 +40,7 @@ SNAPSHOTS = (0, 10, 50)
 N_PROBE = 4
 #: d_k values the page trains at: powers of two, so that a workshop's learners share a
 #: handful of runs (each new one costs 0.5–1.5 s of server CPU; benchmarks/load.py).
-D_K_POWERS = tuple(2**i for i in range(4, 11))  # 16 … 1024
+D_K_POWERS = TRAINING_D_KS  # 16 … 1024
 #: The shipped runs' settings.
 STEPS, SEED = 300, 0
 #: Per-step records of a TrainingHistory, stored as (steps, variants).

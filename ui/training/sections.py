@@ -17,6 +17,7 @@ import streamlit as st
 from core.training import train_recall_variants
 from ui.common import controls, workshop
 from ui.common.i18n import t
+from ui.common.params import nearest_power
 from ui.training import charts, data
 from ui.training.runs import D_K_POWERS, M_OPTIONS
 
@@ -31,11 +32,6 @@ class View:
     seed: int
     run: dict
     m: int = 1
-
-    @property
-    def key(self) -> tuple:
-        """The settings that fix the run: (d_k, optimizer, lr, steps, variants, seed, m)."""
-        return (self.d_k, self.optimizer, self.lr, self.steps, self.variants, self.seed, self.m)
 
 
 def view(
@@ -57,13 +53,10 @@ def view(
 
 def m_select() -> str:
     """The task: m targets per row (1, 2 or 4), bound to ``?m=``."""
-    options = tuple(str(m) for m in M_OPTIONS)
     return controls.choice(
         "m",
         t("training.m"),
-        options,
-        default="1",
-        captions=[t(f"training.m_caption_{m}") for m in options],
+        captions=[t(f"training.m_caption_{m}") for m in M_OPTIONS],
         help=t("training.m_help"),
     )
 
@@ -86,31 +79,15 @@ def lr_select(optimizer: str) -> str:
     return controls.choice(
         "lr",
         t("training.lr"),
-        data.LR_OPTIONS,
-        default=data.DEFAULT_LR_TEXT[optimizer],
         widget="select_slider",
         help=t(
             "training.lr_help", sgd=data.DEFAULT_LR_TEXT["sgd"], adam=data.DEFAULT_LR_TEXT["adam"]
         ),
-        allowed=t("training.lr_allowed", lo=data.LR_OPTIONS[0], hi=data.LR_OPTIONS[-1]),
-        reset_to=data.DEFAULT_LR_TEXT["adam"],
+        given={"optimizer": optimizer},
     )
 
 
-def toggle(key: str, label: str, help: str) -> bool:
-    """A toggle bound to ``?key=true|false``; any other value warns and starts it off."""
-    controls.register(controls.Control(key, "flag", False, options=("false", "true")))
-    st.session_state.setdefault(controls.DEFAULTS, {})[key] = False
-    if not controls.show_flagged(key) and key not in st.session_state:
-        raw = st.query_params.get_all(key)
-        if raw and (len(raw) != 1 or raw[0] not in ("true", "false")):
-            controls.flag_bad_param(key, "true, false", "false")
-            del st.query_params[key]
-            st.rerun()
-    return st.toggle(label, value=False, key=key, help=help, bind="query-params")
-
-
-_D_K_MOVED = "_training_d_k_moved"  # (asked, used) when a value was moved to a power
+_D_K_MOVED = "_training_d_k_moved"  # (asked, used) when a typed value was moved to a power
 
 
 def snap_d_k(value: int, previous: int | None) -> int:
@@ -118,55 +95,30 @@ def snap_d_k(value: int, previous: int | None) -> int:
 
     A step of one away from ``previous`` (the number input's − / +) goes on to the next
     power in that direction, as d_k does on every page (:func:`controls.power_step`);
-    any other value (typed, linked, another page's d_k) goes to the nearest power on a
-    log scale.
+    any other value (typed, another page's d_k) goes to the nearest power on a log scale
+    (as a linked one does: the table's ``snap``).
     """
     lo, hi = D_K_POWERS[0], D_K_POWERS[-1]
     value = min(hi, max(lo, int(value)))
-    if value in D_K_POWERS:
-        return value
     stepped = controls.power_step(value, previous, lo, hi)
-    if stepped != value:
-        return stepped
-    up = next(p for p in D_K_POWERS if p > value)
-    down = up // 2
-    return up if math.log2(value) - math.log2(down) >= 0.5 else down
+    return stepped if stepped != value else nearest_power(value, lo, hi)
 
 
 def d_k_input() -> int:
     """d_k, a power of two from 16 to 1024, bound to ``?d_k=``: − / + and ÷2 / ×2 move it
-    as on every page (:func:`controls.d_k_input`), but a value typed or linked moves to the
-    nearest power, with a note saying why (each d_k is a training run that a room of
-    learners shares, see :data:`D_K_POWERS`).
-
-    Before the input is drawn, a value that is not a power of two (typed, carried over
-    from another page or given in the link) is moved to one (see :func:`snap_d_k`).
+    as on every page (:func:`controls.d_k_input`), but a value typed moves to the nearest
+    power, with a note saying why (each d_k is a training run that a room of learners
+    shares, see :data:`D_K_POWERS`); a linked one was moved when the URL was read.
     """
-    lo, hi = D_K_POWERS[0], D_K_POWERS[-1]
     state = st.session_state
     previous = controls.last_shown("d_k")
     value = state.get("d_k")
-    value_from_link = value is None
-    if value_from_link:  # first run: the link seeds the input
-        raw = st.query_params.get_all("d_k")
-        value = controls.parse_int(raw, 1, 4096) if raw else None
-        if value is not None and not lo <= value <= hi:
-            value = None  # out of range: the input's own check warns and uses the default
-    if (
-        isinstance(value, int)
-        and value not in D_K_POWERS
-        and (state.get("d_k") is not None or lo <= value <= hi)
-    ):
+    if isinstance(value, int) and value not in D_K_POWERS:  # typed, or another page's
         used = snap_d_k(value, previous)
-        if used != controls.power_step(value, previous, lo, hi):  # not a − / + step
-            state[_D_K_MOVED] = (value, used)
+        if used != controls.power_step(value, previous, D_K_POWERS[0], D_K_POWERS[-1]):
+            state[_D_K_MOVED] = (value, used)  # not a − / + step: say why
         state["d_k"] = used
-        if value_from_link:  # the link seeds the input when it is first made: fix the link
-            st.query_params["d_k"] = str(used)
-            st.rerun()
-    d_k = controls.d_k_input(min_value=lo, max_value=hi, help=t("training.d_k_help"))
-    powers = tuple(str(p) for p in D_K_POWERS)  # what it takes: the powers of two
-    controls.register(controls.Control("d_k", "int", 64, lo, hi, options=powers))
+    d_k = controls.d_k_input(help=t("training.d_k_help"))
     moved = state.pop(_D_K_MOVED, None)
     if moved is not None:
         st.caption(t("training.d_k_moved", asked=moved[0], used=moved[1]))
@@ -215,7 +167,7 @@ def one_run(v: View) -> None:
             steps=v.steps,
         )
     )
-    parts = one_run_parts(v.key)
+    parts = one_run_parts(v)
     st.table(parts["table"])
     st.caption(
         t(
@@ -320,13 +272,13 @@ def headline(m: int) -> str:
     return t("training.headline_partly", where=where(learning), **numbers)
 
 
-def one_run_parts(key: tuple) -> dict:
-    """What section 1 draws for the run ``key`` (:attr:`View.key`): the summary
-    ``table``, divergence ``warnings``, per metric (name, deferred chart, CSV frame) in
-    ``charts``, and the ``dead_caption``."""
-    run = data.single_run(*key)
+def one_run_parts(v: View) -> dict:
+    """What section 1 draws for the run of ``v``: the summary ``table``, divergence
+    ``warnings``, per metric (name, deferred chart, CSV frame) in ``charts``, and the
+    ``dead_caption``."""
+    run, steps = v.run, v.steps
     summary = run["summary"]
-    steps, m = key[3], key[6]
+    m = v.m
     ln_n = math.log(data.N_KEYS)
     chance = 1 / math.comb(data.N_KEYS, m)  # top-m equal to the m targets by chance
     specs = {
@@ -432,16 +384,15 @@ def inside_run(v: View) -> None:
         )
     )
     st.markdown(t("training.s2_text", n=data.N_PROBE))
-    chart, frame, caption = inside_run_parts(v.key)
+    chart, frame, caption = inside_run_parts(v)
     workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)
     st.caption(caption)
 
 
-def inside_run_parts(key: tuple) -> tuple[partial, pd.DataFrame, str]:
-    """Section 2 for the run ``key``: the deferred probe heatmap, its frame (the CSV) and
+def inside_run_parts(v: View) -> tuple[partial, pd.DataFrame, str]:
+    """Section 2 for the run of ``v``: the deferred probe heatmap, its frame (the CSV) and
     the caption."""
-    run = data.single_run(*key)
-    variants = key[4]
+    run, variants = v.run, v.variants
     probe = run["probe"]
     short = {name: data.variant_short(name) for name in pd.unique(probe["variant"])}
     frame = probe.assign(series=probe["variant"].map(short))

@@ -19,11 +19,12 @@ from core.theory import dot_product_excess_kurtosis, dot_product_variance
 from ui.common import controls, workshop
 from ui.common.charts import COLORS
 from ui.common.i18n import t
+from ui.common.pages import page
 from ui.variance import charts, data
 
-#: The histograms' x-axes: one for both (the default: the unscaled one is visibly wider)
-#: or each its own (to compare their shapes).
-HIST_AXES = ("shared", "own")
+#: The histograms' x-axes (``?hist_axes=``): one for both (the default: the unscaled one is
+#: visibly wider) or each its own (to compare their shapes).
+HIST_AXES = page("variance").param("hist_axes").options
 
 
 @dataclass(frozen=True)
@@ -103,8 +104,6 @@ def histograms(v: View, revealed: bool) -> None:
     axes = controls.choice(
         "hist_axes",
         t("variance.hist_axes"),
-        HIST_AXES,
-        default=HIST_AXES[0],
         labels=[t(f"variance.hist_axes_{a}") for a in HIST_AXES],
     )
     # one x-axis (the unscaled histogram's range, the wider one) unless asked otherwise

@@ -15,6 +15,7 @@ import streamlit as st
 from ui.common.charts import COLORS
 from ui.common.data import rng_for
 from ui.common.i18n import t
+from ui.common.pages import page
 
 STREAM_WHICH_D_HEADS, STREAM_WHICH_D_CROSS, STREAM_WHICH_D_QK = 50, 51, 52
 
@@ -32,7 +33,7 @@ WHICH_D_CROSS_HEADS, WHICH_D_QK_HEADS = 4, 4
 
 
 #: Input scales of the QK-LayerNorm sweep (also the options of its slider).
-WHICH_D_X_SCALES = ("0.125", "0.25", "0.5", "1", "2", "4", "8", "16", "32", "64")
+WHICH_D_X_SCALES = page("which_d").param("x_scale").options
 
 
 def _divisor_frame(

@@ -41,28 +41,9 @@ OFF = {"delta_color": "off", "delta_arrow": "off"}
 STATS = [which_d_core.head_statistics]
 
 
-D_MODEL_MIN, D_MODEL_MAX, D_MODEL_DEFAULT = 64, 4096, 512
-
-
-#: Per-head width most models use; the default n_heads gives the d_k closest to it.
-TYPICAL_D_K = 64
-
-
 def d_model_input() -> int:
-    """d_model (64–4096) as a number input with ÷2 and ×2 buttons, bound to ``?d_model=``."""
-    return controls.halving_input(
-        "d_model",
-        t("which_d.d_model"),
-        default=D_MODEL_DEFAULT,
-        min_value=D_MODEL_MIN,
-        max_value=D_MODEL_MAX,
-        help=t("which_d.d_model_help"),
-    )
-
-
-def default_heads(d_model: int) -> int:
-    """The divisor of d_model whose per-head width d_model / n_heads is closest to 64."""
-    return min(divisors(d_model), key=lambda h: (abs(math.log(d_model / h / TYPICAL_D_K)), h))
+    """d_model as a number input with ÷2 and ×2 buttons, bound to ``?d_model=``."""
+    return controls.halving_input("d_model", t("which_d.d_model"), help=t("which_d.d_model_help"))
 
 
 def nearest_divisor(d_model: int, n_heads: int) -> int:
@@ -72,8 +53,7 @@ def nearest_divisor(d_model: int, n_heads: int) -> int:
 
 def n_heads_select(d_model: int) -> int:
     """n_heads as a select box over the divisors of d_model, bound to ``?n_heads=``."""
-    options = [str(h) for h in divisors(d_model)]
-    default = str(default_heads(d_model))
+    options = controls.param("n_heads", d_model=d_model).options
     current = st.session_state.get("n_heads")
     if current is not None and current not in options:
         replacement = str(nearest_divisor(d_model, int(current)))
@@ -82,36 +62,27 @@ def n_heads_select(d_model: int) -> int:
             t("which_d.n_heads_moved", old=current, new=replacement, d_model=d_model),
             icon=":material/info:",
         )
-    allowed = t("which_d.n_heads_allowed", d_model=d_model, options=", ".join(options))
-
     return int(
         controls.choice(
             "n_heads",
             t("which_d.n_heads"),
-            options,
-            default=default,
             widget="selectbox",
             help=t("which_d.n_heads_help"),
-            allowed=allowed,
-            reset_to=str(default_heads(D_MODEL_DEFAULT)),
+            given={"d_model": d_model},
         )
     )
 
 
 def cross_inputs() -> tuple[int, int, int]:
-    """Cross-attention widths d_q, d_kv (1–4096) and d_k (1–1024), bound to the URL; d_k
-    moves as it does on every page (:func:`controls.d_k_input`)."""
+    """Cross-attention widths d_q, d_kv and d_k, bound to the URL; d_k moves as it does on
+    every page (:func:`controls.d_k_input`)."""
     cols = workshop.control_columns(3)
     values = []
-    for col, (key, default) in zip(cols[:2], (("d_q_in", 512), ("d_kv_in", 1024)), strict=True):
+    for col, key in zip(cols[:2], ("d_q_in", "d_kv_in"), strict=True):
         with col:
-            values.append(
-                controls.int_input(
-                    key, t(f"which_d.{key}"), min_value=1, max_value=4096, default=default
-                )
-            )
+            values.append(controls.int_input(key, t(f"which_d.{key}")))
     with cols[2]:
-        values.append(controls.d_k_input("d_proj", max_value=1024, label=t("which_d.d_proj")))
+        values.append(controls.d_k_input("d_proj", label=t("which_d.d_proj")))
     return tuple(values)
 
 

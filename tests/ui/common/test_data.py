@@ -1,28 +1,34 @@
-"""Shared cached data: one rule for the rows of every saturation sweep."""
+"""Shared cached data: one rule for the rows of every saturation sweep, one stream each."""
+
+import importlib
 
 from ui.common import data
-from ui.gradients import data as gradients_data
-from ui.saturation import data as saturation_data
-from ui.sqrt_vs_d import data as sqrt_vs_d_data
-from ui.variance import data as variance_data
-from ui.which_d import data as which_d_data
+from ui.common.pages import PAGES, ROOT
 
 
-def test_every_page_uses_one_sweep_row_rule():
-    """A sweep computed for one page is a cache hit on the others."""
-    assert (
-        gradients_data.gradient_rows(10)
-        == data.SWEEP_ROWS
-        == saturation_data.sat_sweep_rows(10)
-        == sqrt_vs_d_data.sqrt_vs_d_rows(10)
-    )
-    assert gradients_data.gradient_rows(512) * 512 <= data.SWEEP_ROW_KEY_BUDGET
+def test_one_sweep_row_rule():
+    """Every page's sweep takes its rows from ``sweep_rows``: a sweep computed for one
+    page is a cache hit on the others."""
+    assert data.sweep_rows(10) == data.SWEEP_ROWS
     assert data.sweep_rows(512) == data.SWEEP_ROW_KEY_BUDGET // 512
+    assert data.sweep_rows(512) * 512 <= data.SWEEP_ROW_KEY_BUDGET
+
+
+def test_alpha_sweep_adds_a_chosen_exponent_only():
+    assert data.is_preset(0.5) and data.is_preset(0.5 + 1e-12) and not data.is_preset(0.55)
+    assert data.is_preset(0.5, (0.0, 0.5)) and not data.is_preset(1.0, (0.0, 0.5))
+
+
+def _data_modules() -> list:
+    """``ui.common.data`` and the ``data`` module of every registered page that has one."""
+    names = [s.name for s in PAGES if (ROOT / "ui" / s.name / "data.py").exists()]
+    return [data] + [importlib.import_module(f"ui.{name}.data") for name in names]
 
 
 def test_random_streams_are_unique_across_pages():
     """Two pictures on one stream would share their random draws."""
-    modules = [data, gradients_data, saturation_data, sqrt_vs_d_data, variance_data, which_d_data]
+    modules = _data_modules()
+    assert len(modules) >= 6
     streams = {
         f"{m.__name__}.{name}": value
         for m in modules

@@ -8,12 +8,13 @@ import altair as alt
 import numpy as np
 import pytest
 
+from ui.common.pages import page
 from ui.home import charts, data, diagram
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-@pytest.mark.parametrize("d_k", [int(d) for d in data.EXAMPLE_D_KS])
+@pytest.mark.parametrize("d_k", [int(d) for d in page("home").param("example_d_k").options])
 def test_the_example_is_softmax_of_the_scores_times_v(d_k):
     """Identities, up to rounding: the scores are Q Kᵀ, the logits those ÷√d_k, each weight
     row the softmax of its scores and each output row the weights times V."""

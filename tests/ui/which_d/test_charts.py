@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from ui.common import axes
+from ui.common.pages import default_heads
 from ui.which_d import charts, data, formulas, sections
 
 
@@ -198,11 +199,11 @@ def test_scale_lines():
 
 
 def test_heads_helpers():
-    assert sections.default_heads(512) == 8  # d_k = 64
-    assert sections.default_heads(4096) == 64
-    assert sections.default_heads(64) == 1
-    assert sections.default_heads(97) == 1  # d_k = 97 is closer to 64 than 1
-    assert sections.default_heads(1000) == 20  # d_k = 50
+    assert default_heads(512) == 8  # d_k = 64
+    assert default_heads(4096) == 64
+    assert default_heads(64) == 1
+    assert default_heads(97) == 1  # d_k = 97 is closer to 64 than 1
+    assert default_heads(1000) == 20  # d_k = 50
     assert sections.nearest_divisor(513, 8) == 9
     assert sections.nearest_divisor(512, 8) == 8
     assert sections.nearest_divisor(97, 50) == 97
