@@ -145,3 +145,72 @@ def test_the_weights_are_each_cells_best_run(sweep):
         assert f"{m['variant']}/{m['d_h']}/w_qkv" in keys
     size = (DATA / "char_lm.npz").stat().st_size + (DATA / "char_lm_weights.npz").stat().st_size
     assert size <= 10 * 2**20
+
+
+# --- the conclusions reported from the sweep, recomputed ------------------------------
+def _cells(z, meta):
+    """Per (variant, head): the seed-mean clipped final loss per rate and the sensitivity,
+    over the seeds finished at every rate."""
+    out = {}
+    for a, v in enumerate(meta["variants"]):
+        for b, h in enumerate(meta["head_sizes"]):
+            seeds = (z["done"][a, b] == 1).all(axis=0)
+            assert seeds.any(), (v, h)
+            sens, clipped = char_lm.lr_sensitivity(
+                z["final_val_loss"][a, b][:, seeds], z["initial_val_loss"][a, b][:, seeds]
+            )
+            out[v, h] = {"sens": sens, "loss": clipped, "best": int(np.argmin(clipped))}
+    return out
+
+
+def test_the_standard_model_learns_well_past_unigram(sweep):
+    z, meta = sweep
+    cells = _cells(z, meta)
+    for h in meta["head_sizes"]:
+        c = cells["sqrt", h]
+        assert c["loss"][c["best"]] <= meta["unigram_val_loss"] - 1.0, h
+
+
+def test_every_best_rate_lies_inside_the_grid(sweep):
+    z, meta = sweep
+    R = len(meta["lrs"])
+    for key, c in _cells(z, meta).items():
+        assert 0 < c["best"] < R - 1, key
+        assert c["loss"][c["best"] - 1] > c["loss"][c["best"]] < c["loss"][c["best"] + 1], key
+
+
+def test_without_the_scale_the_best_loss_is_worse_and_more_so_at_larger_heads(sweep):
+    z, meta = sweep
+    cells = _cells(z, meta)
+    gaps = []
+    for h in meta["head_sizes"]:
+        none, sqrt = cells["none", h], cells["sqrt", h]
+        gaps.append(none["loss"][none["best"]] - sqrt["loss"][sqrt["best"]])
+    # The spread over seeds at these settings is ~0.02 nats (final losses of two seeds).
+    assert min(gaps) > 0.05 and gaps[-1] > gaps[0] + 0.05, gaps
+
+
+def test_at_the_top_rate_only_qk_layernorm_keeps_its_logits_small(sweep):
+    z, meta = sweep
+    v = meta["variants"]
+    top = len(meta["lrs"]) - 1
+    for b, _h in enumerate(meta["head_sizes"]):
+        done = z["done"][:, b, top] == 1  # (V, S)
+        loss = np.nanmean(np.where(done, z["final_val_loss"][:, b, top], np.nan), axis=1)
+        assert np.argmin(loss) == v.index("qk_ln"), loss
+        last = z["max_logit"][:, b, top, :, -1, 0]  # first layer, end of training, (V, S)
+        assert (last[v.index("qk_ln")][done[v.index("qk_ln")]] < 100).all()
+        for other in ("sqrt", "none", "mup"):
+            assert (last[v.index(other)][done[v.index(other)]] > 1000).all(), other
+
+
+def test_unscaled_single_head_attention_is_nearly_one_hot_at_its_best_rate(sweep):
+    z, meta = sweep
+    v = meta["variants"]
+    cells = _cells(z, meta)
+    b, h = len(meta["head_sizes"]) - 1, meta["head_sizes"][-1]
+    for name, lo, hi in (("none", 0.5, 1.0), ("sqrt", 0.0, 0.05)):
+        c = cells[name, h]["best"]
+        share = z["onehot_share"][v.index(name), b, c, :, -1, 0]  # first layer, at the end
+        share = share[z["done"][v.index(name), b, c] == 1]
+        assert ((share >= lo) & (share <= hi)).all(), (name, share)
