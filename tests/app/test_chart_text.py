@@ -169,12 +169,13 @@ def page(url_path: str, lang: str, **params: str) -> tuple[list[dict], tuple[str
 #: One factor changed at a time from the defaults: each α preset, each optimizer, each
 #: variant a toggle or a choice of what is drawn (not a number a control only moves).
 VARIANTS: dict[str, list[dict[str, str]]] = {
-    "variance": [{"dist": d} for d in DISTRIBUTIONS if d != "normal"],
+    "home": [{"example_d_k": "1024"}],
+    "variance": [{"dist": d} for d in DISTRIBUTIONS if d != "normal"] + [{"hist_axes": "own"}],
     "saturation": [{"alpha": f"{a:g}"} for a in ALPHA_PRESETS if a != 0.5],
     "gradients": [{"alpha": f"{a:g}"} for a in ALPHA_PRESETS if a != 0.5] + [{"gap2": "4"}],
     "sqrt-vs-d": [{"alpha": f"{a:g}"} for a in ALPHA_PRESETS],
     "training": [{"optimizer": o} for o in OPTIMIZERS if o != "adam"]
-    + [{"folded": "true"}, {"qk_norm": "true"}],
+    + [{"folded": "true"}, {"qk_norm": "true"}, {"m": "2"}, {"m": "4"}],
     "which-d": [{"head_divisor": d} for d in DIVISORS_SELF if d != "d_k"]
     + [{"w_init": i} for i in WHICH_D_INITS if i != "fan_in"],
     "real-models": [{"divide_by": d} for d in RM_DIVISORS if d != "sqrt_d_k"],

@@ -57,14 +57,14 @@ def test_training_moves_a_typed_or_linked_d_k_to_a_power_of_two_and_says_why():
     assert _d_k(at) == 128
     # linked: said in the warning about the link, and the link itself corrected
     (warning,) = warnings(at)
-    assert "d_k = 100 became 128" in warning and "powers of two" in warning
+    assert "dₖ = 100 became 128" in warning and "powers of two" in warning
     assert at.query_params["d_k"] == "128"
     at.number_input(key="d_k").decrement().run()
     assert _d_k(at) == 64  # − as on every page
     at.number_input(key="d_k").set_value(300).run()  # typed: said under the input
     assert _d_k(at) == 256
     note = [c.value for c in at.caption if "became" in c.value]
-    assert note and "d_k = 300 became 256" in note[0]
+    assert note and "dₖ = 300 became 256" in note[0]
     assert not warnings(at)
     assert not at.exception
 

@@ -124,7 +124,7 @@ def test_gap_explorer_prints_the_laws_only_where_they_hold():
     at = run_page(PAGE, n_keys="512")
     gap = next(x.value for x in at.latex if "g = 6:" in x.value)
     assert r"\approx" not in gap and "0.441181" in gap
-    assert any("p_k = 0.441" in c.value for c in at.caption)
+    assert any("pₖ = 0.441" in c.value for c in at.caption)
 
 
 def test_query_params_set_the_controls():
@@ -428,7 +428,7 @@ def test_query_gradient_caption_with_alpha_above_half_names_the_extra_factor():
     # row carries d_k^(½−α); whether the unscaled rows have collapsed is judged against 1/√d_k
     at = run_page(PAGE, d_k="1024", n_keys="512", alpha="1.0")
     captions = " ".join(c.value for c in at.caption)
-    assert "d_k^(½−α) = 0.0312" in captions and "*smaller*" in captions
+    assert "(√dₖ)¹⁻²ᵅ = 0.0312" in captions and "*smaller*" in captions
     assert "have not collapsed at this d_k: their median is 0.632×" in captions  # 0.044 / 0.070
     explain = " ".join(m.value for m in at.markdown if "Measured on" in m.value)
     assert float(explain.split("a ratio of ")[1].rstrip(".")) > 10
@@ -448,7 +448,7 @@ def test_query_gradient_caption_with_alpha_above_half_names_the_extra_factor():
         (64, 0.75, 102.0, 23.8, "their median is 23.8× the median", "have collapsed"),
         (1024, 0.5, 0.01, 0.01, "most are saturated", "not collapsed"),
         (1024, 1.5, 0.35, 0.0003, "most are saturated", "not collapsed"),
-        (4096, 0.25, 0.5, 0.5, "divided by less than √d_k", "collapsed"),
+        (4096, 0.25, 0.5, 0.5, "divided by less than √dₖ", "collapsed"),
         (64, 0.5, 1.07, 1.07, "have not collapsed yet", "most are saturated"),
     ],
 )

@@ -104,7 +104,7 @@ def test_every_app_param_is_known_on_every_page():
 @pytest.mark.parametrize(
     ("script", "query", "said"),
     [
-        ("app_pages/training.py", {"d_k": "100"}, ["d_k = 100 became 128"]),
+        ("app_pages/training.py", {"d_k": "100"}, ["dₖ = 100 became 128"]),
         ("app_pages/variance.py", {"step": "99"}, ["`step`", "present=1"]),
         ("app_pages/variance.py", {"d_k": ["8", "16"]}, ["`d_k`", "given 2 times"]),
         ("app_pages/saturation.py", {"foo": "1", "n_keys": "1"}, ["`foo`", "`n_keys`"]),

@@ -212,7 +212,7 @@ def test_qk_caption_counts_the_heads_it_uses(n_heads, heads):
     d_k = 512 // int(n_heads)
     caption = next(c.value for c in at.caption if "(s x) W" in c.value)
     assert caption.startswith(
-        f"Heads used: {heads} of n_heads = {n_heads} (d_model = 512, d_k = {d_k};"
+        f"Heads used: {heads} of n_heads = {n_heads} (d_model = 512, dₖ = {d_k};"
     )
 
 
@@ -357,7 +357,7 @@ def test_one_head_has_nothing_to_predict():
     at = open_page(reveal=False, n_heads="1")
     assert not [r for r in at.radio if r.key == "which_d_std_guess"]
     assert _n_charts(at) == N_CHARTS
-    assert any("d_k = d_model = 512" in c.value for c in at.caption)
+    assert any("dₖ = d_model = 512" in c.value for c in at.caption)
 
 
 def test_myth_card_shows_the_live_counter_example():

@@ -64,7 +64,7 @@ def test_back_and_forward_after_a_corrected_link_show_the_corrected_values(app):
     expect(app.widget("d_k").locator("input")).to_have_value("128")
     app.page.wait_for_function("() => location.search.includes('d_k=128')")
     warning = app.page.locator("[data-testid='stAlert']").first
-    expect(warning).to_contain_text("d_k = 100 became 128")
+    expect(warning).to_contain_text("dₖ = 100 became 128")
     expect(warning).to_contain_text("d_k_typo")
     _go(app, "variance")
     seen = []

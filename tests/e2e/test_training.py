@@ -75,7 +75,7 @@ def test_d_k_moves_to_a_power_of_two_in_the_link_and_by_the_stepper(app):
     expect(box).to_have_value("128", timeout=10_000)
     app.page.wait_for_function("() => location.search.includes('d_k=128')", timeout=10_000)
     main = app.page.locator("[data-testid='stMain']")
-    expect(main).to_contain_text("d_k = 100 became 128")
+    expect(main).to_contain_text("dₖ = 100 became 128")
     step_up = app.widget("d_k").locator("[data-testid='stNumberInputStepUp']")
     before, after = app.interact(step_up.click, timeout_ms=60_000)
     assert before != after, "stepping d_k changed no chart"

@@ -225,14 +225,6 @@ def test_sweep_frame():
     assert len(frames.sweep_frame(fixed, None, "entropy")) == 9
 
 
-@pytest.mark.parametrize(
-    ("alpha", "presets", "expected"),
-    [(0.5, (0.0, 0.5, 1.0), True), (0.5000000001, (0.0, 0.5), True), (0.75, (0.0, 0.5), False)],
-)
-def test_is_preset(alpha, presets, expected):
-    assert frames.is_preset(alpha, presets) is expected
-
-
 def test_fmt_weight():
     assert frames.fmt_weight(0.86464) == "0.8646"
     assert frames.fmt_weight(1.0) == "1.0000"
