@@ -143,7 +143,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("home", "", ":material/home:", 0, (
         # the worked example's own d_k (the story's d_k is another parameter)
         Param("example_d_k", "choice", "4", options=("4", "16", "64", "256", "1024")),
-    ), "example_d_k"),
+    )),
     PageSpec("variance", "variance", ":material/bar_chart:", 4, (
         _d_k(),
         Param("n_samples", "choice", "20000", options=(
