@@ -207,7 +207,13 @@ def read_query(
 def _mirrors(param: Param, raw: Sequence[str], held: Any) -> bool:
     """Whether ``raw`` is what the URL says of the value the session holds (a URL that
     says otherwise came from elsewhere: the browser's history)."""
-    return len(raw) == 1 and (raw[0] == str(held) or parse(param, raw) == held)
+    if len(raw) != 1:
+        return False
+    if param.kind == "text" and len(raw[0]) > param.hi:
+        # a text typed past the box's length: the box kept its first characters (its
+        # on_change runs before the URL is read), so the URL still holds the whole text
+        return raw[0][: int(param.hi)] == held
+    return raw[0] == str(held) or parse(param, raw) == held
 
 
 def defaults(table: Sequence[Param]) -> dict[str, Any]:
