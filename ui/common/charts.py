@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import altair as alt
 import pandas as pd
@@ -54,6 +55,63 @@ def cell_ink(field: str, scale: str = "color") -> alt.ExprRef:
     (colour scale ``scale`` of ``datum[field]``): one of them always reaches 4.58:1."""
     cell = f"scale({json.dumps(scale)}, datum[{json.dumps(field)}])"
     return alt.ExprRef(f"contrast('white', {cell}) > contrast('black', {cell}) ? 'white' : 'black'")
+
+
+@dataclass(frozen=True)
+class ChartText:
+    """The words of one chart in the page's language: its catalog table, each entry
+    formatted (:func:`ui.common.i18n.chart_text`).
+
+    A chart's table (``[saturation.overflow]`` in ``locales/en.toml`` and ``zh.toml``)
+    has ``title`` and ``alt`` (the description a screen reader reads), usually ``x`` and
+    ``y`` (axis titles), optionally ``subtitle``, a ``tips`` table (tooltip titles by
+    field) and any other entry a builder needs (legend or reference labels), read with
+    ``text["name"]``. Hashable: the entries are the chart's words in its cache key.
+    """
+
+    entries: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, tips: Mapping[str, str] | None = None, **entries: str) -> ChartText:
+        """A chart's words given by hand (tests): ``ChartText.of(title="T", tips={…})``."""
+        flat = dict(entries)
+        flat.update({f"tips.{field}": text for field, text in (tips or {}).items()})
+        return cls(tuple(sorted(flat.items())))
+
+    def __getitem__(self, name: str) -> str:
+        for entry, text in self.entries:
+            if entry == name:
+                return text
+        raise KeyError(f"chart text has no entry {name!r}: {[e for e, _ in self.entries]}")
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        """Entry ``name``, or ``default`` if the table has none."""
+        return next((text for entry, text in self.entries if entry == name), default)
+
+    @property
+    def title(self) -> str:
+        return self["title"]
+
+    @property
+    def subtitle(self) -> str | None:
+        return self.get("subtitle")
+
+    @property
+    def description(self) -> str:
+        return self["alt"]
+
+    @property
+    def x(self) -> str:
+        return self["x"]
+
+    @property
+    def y(self) -> str:
+        return self["y"]
+
+    @property
+    def tips(self) -> dict[str, str]:
+        """Tooltip titles by field (the table's ``tips``)."""
+        return {e[5:]: text for e, text in self.entries if e.startswith("tips.")}
 
 
 #: Largest number of rows a builder accepts (the browser gets binned data only).
@@ -299,7 +357,7 @@ def d_marker() -> alt.Chart:
     """The dashed rule (:data:`MARKER_RULE`) that marks the learner's d_k on a chart against d_k.
 
     Its data is the named dataset :data:`MARKER_DATASET`, filled in as the chart is drawn
-    (``workshop.chart(..., current_d=d_k)``): one cached spec serves every d_k, and the
+    (``workshop.legacy_chart(..., current_d=d_k)``): one cached spec serves every d_k, and the
     browser swaps one row instead of drawing the chart anew.
     """
     return (
@@ -386,12 +444,8 @@ def band_and_line(
 
 def sweep_lines(
     df: pd.DataFrame,
+    text: ChartText,
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-    tips: dict[str, str],
     log_y: bool = False,
     y_domain: tuple[float, float] | None = None,
     reference: pd.DataFrame | None = None,
@@ -407,9 +461,10 @@ def sweep_lines(
     df : DataFrame
         One row per (series, d_k): ``d``, ``series`` (legend label), ``color`` (hex, one
         per series), ``value``, ``lo``, ``hi`` (band, e.g. ±2 s.e. or a 10–90 % range).
-    tips : dict
-        Tooltip titles: ``series``, ``lo``, ``hi`` (the band's edges), optionally
-        ``value`` (default ``y_title``) and, with a ``reference``, ``reference`` (its label).
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``series``, ``lo``, ``hi`` (the band's
+        edges), optionally ``value`` (default: ``y``) and, with a ``reference``,
+        ``reference`` (its label).
     log_y : bool
         Logarithmic y-axis (values must be positive).
     y_domain : (float, float), optional
@@ -438,6 +493,7 @@ def sweep_lines(
             f"reference_label must be one of {sorted(_REFERENCE_LABELS)}, got {reference_label!r}"
         )
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
     order, colors = legend_colors(df, "series")
     color = alt.Color(
         "series:N",
@@ -474,6 +530,15 @@ def sweep_lines(
             .mark_text(**_REFERENCE_LABELS[reference_label], tooltip=False)  # in INK: text
             .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
-    marker = d_marker()
-    layers.append(marker)
-    return alt.layer(*layers, title=chart_title(title), description=description, height=height)
+    return alt.layer(
+        *layers, title=chart_title(text.title), description=text.description, height=height
+    )
+
+
+def legacy_sweep_lines(
+    df: pd.DataFrame, *, title: str, x_title: str, y_title: str, description: str,
+    tips: dict[str, str], **options,
+) -> alt.LayerChart:  # fmt: skip
+    """:func:`sweep_lines` with the d_k marker, for charts not yet drawn by their key."""
+    text = ChartText.of(title=title, x=x_title, y=y_title, alt=description, tips=tips)
+    return sweep_lines(df, text, **options) + d_marker()

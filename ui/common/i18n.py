@@ -7,10 +7,13 @@ widget value in ``st.session_state``.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from pathlib import Path
 
 import streamlit as st
+
+from ui.common.charts import ChartText
 
 LOCALES_DIR = Path(__file__).parent / "locales"
 LANGUAGES = {"en": "English", "zh": "中文"}
@@ -66,3 +69,32 @@ def t(key: str, /, **values: object) -> str:
     if text is None:
         text = catalog(DEFAULT_LANGUAGE)[key]
     return text.format(**values) if values else text
+
+
+@functools.cache
+def _chart_table(lang: str, key: str) -> tuple[tuple[str, str], ...]:
+    """The entries of chart ``key``'s table in ``lang``'s catalog (English where it has
+    none), as (name, template) pairs; ``tips.series`` for a nested table's entry."""
+    for source in (lang, DEFAULT_LANGUAGE):
+        prefix = f"{key}."
+        found = tuple(
+            sorted(
+                (k[len(prefix) :], v) for k, v in CATALOGS[source].items() if k.startswith(prefix)
+            )
+        )
+        if found:
+            return found
+    raise KeyError(f"no chart table {key!r} in the catalogs")
+
+
+def chart_text(key: str, /, **values: object) -> ChartText:
+    """The words of chart ``key`` in the current language: its catalog table (``[key]``),
+    every entry formatted with ``values``.
+
+    Raises
+    ------
+    KeyError
+        If neither catalog has the table, or an entry names a placeholder ``values`` lack.
+    """
+    table = _chart_table(current_language(), key)
+    return ChartText(tuple((name, text.format(**values)) for name, text in table))

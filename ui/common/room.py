@@ -451,7 +451,7 @@ def _draw(
         # a fragment's own rerun takes a turn to build; the app's run holds one already
         turn = contextlib.nullcontext() if controls.in_full_run() else turns.SCRIPT_RUNS.turn()
         with turn:
-            spec = specs.for_drawing(specs.chart_spec(build), presenting=presenting)
+            spec = specs.legacy_for_drawing(specs.legacy_chart_spec(build), presenting=presenting)
         drawn[question] = (memo, spec)
     st.vega_lite_chart(spec=spec, width="stretch", key=f"{question}_room_chart")
     st.caption(t("room.answered", n=total))

@@ -1,31 +1,34 @@
 """Finished Vega-Lite specs of the app's charts, cached per input for the whole server.
 
-A section hands :func:`ui.common.workshop.chart` the builder call, deferred:
-``functools.partial(charts.builder, frame, title=…)``. :func:`chart_spec` is the one
-cache of finished specs: ``st.cache_data`` keys it on the builder and its arguments
-(frames, texts), builds the chart on a miss and converts it with Altair's public
-``to_dict``; a rerun with inputs already seen gets the stored spec.
+:func:`ui.common.workshop.chart` draws a chart by its key: it names the builder, the
+deferred call that makes the builder's frame (primitives only), the chart's words and the
+options. :func:`chart_spec` is the one cache of finished specs: ``st.cache_data`` keys it
+on that description, a tuple of plain values (nothing to pickle, no frame to hash), and
+on a miss makes the frame, builds the chart and converts it with Altair's public
+``to_dict`` under the app's theme. A rerun with inputs already seen runs no pandas.
 
-What every chart is drawn with is added to a spec when it is drawn, not cached with it:
+The theme (:func:`lab_theme`, registered with Altair as :data:`THEME` and
+:data:`PRESENTER_THEME`) is applied when a spec is made, and cached with it:
 
 - the text colours of the theme (:data:`THEME_CHART_CONFIG`) and the SVG renderer
   (:data:`SVG_RENDERER`);
-- room around the chart (:data:`PADDING`) and its sizing (:data:`AUTOSIZE`: the width
-  of the container, a plot ``height`` tall, title and legends added), so that no title is
-  cut and no plot squeezed when a title wraps on a phone;
-- the learner's d_k, for a chart that marks it (:func:`ui.common.charts.d_marker` draws
-  the named dataset :data:`MARKER_DATASET`): one cached spec serves every d_k, and the
-  browser swaps one row instead of drawing the chart anew;
+- room around the chart (:data:`PADDING`);
 - presenter mode's larger chart text (:data:`PRESENTER_CHART_CONFIG`).
+
+Sizing stays per chart kind (:data:`AUTOSIZE`: single and layered views fit the width of
+the container, a plot ``height`` tall, title and legends added, so that no title is cut
+and no plot squeezed when a title wraps on a phone; facets and concatenations keep
+Vega-Lite's own). Only the learner's d_k is added as a chart is drawn
+(:func:`for_drawing`): one cached spec serves every d_k, and the browser swaps one row.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import pickle
 import threading
 import types
+from collections.abc import Callable
 
 import altair as alt
 import pandas as pd
@@ -93,19 +96,36 @@ def _named_frames(data, datasets: dict) -> dict:
 
 
 alt.data_transformers.register("named_frames", _named_frames)
+
+#: Names of the app's Altair themes: for the page, and for presenter mode.
+THEME, PRESENTER_THEME = "attention_lab", "attention_lab_presenter"
+
+
+def lab_theme(presenting: bool = False) -> dict:
+    """The app's chart theme: the ink, the SVG renderer, the padding, and in presenter
+    mode the larger chart text. No default view size: Streamlit sizes the chart."""
+    config: dict = {part: dict(options) for part, options in THEME_CHART_CONFIG.items()}
+    if presenting:
+        for part, options in PRESENTER_CHART_CONFIG.items():
+            config[part] = {**config.get(part, {}), **options}
+    return {"config": config, "usermeta": dict(SVG_RENDERER), "padding": dict(PADDING)}
+
+
+alt.theme.register(THEME, enable=False)(lambda: lab_theme(False))
+alt.theme.register(PRESENTER_THEME, enable=False)(lambda: lab_theme(True))
 #: Altair's theme and data-transformer switches are process-wide: one conversion at a time.
 _CONVERTING = threading.Lock()
 
 
-def vega_lite(chart: alt.TopLevelMixin) -> dict:
-    """The Vega-Lite spec of ``chart`` with its frames as named ``datasets`` (Arrow
-    tables), as ``st.vega_lite_chart`` takes it. Altair's default theme (a 300-px view) is off, as
-    in ``st.altair_chart``: Streamlit sizes the chart. Not validated: tests/ui validates
-    every builder's chart."""
+def vega_lite(chart: alt.TopLevelMixin, *, theme: str = "none") -> dict:
+    """The Vega-Lite spec of ``chart`` under Altair theme ``theme`` (:data:`THEME`,
+    :data:`PRESENTER_THEME`; "none": as in ``st.altair_chart``, no default view size),
+    its frames as named ``datasets`` (Arrow tables), as ``st.vega_lite_chart`` takes it.
+    Not validated: tests/ui validates every builder's chart."""
     datasets: dict[str, pd.DataFrame] = {}
     with (
         _CONVERTING,
-        alt.theme.enable("none"),
+        alt.theme.enable(theme),
         alt.data_transformers.enable("named_frames", datasets=datasets),
     ):
         spec = chart.to_dict(validate=False)
@@ -114,16 +134,80 @@ def vega_lite(chart: alt.TopLevelMixin) -> dict:
     return spec
 
 
-def _function_name(fn: types.FunctionType) -> str:
+def finished(chart: alt.TopLevelMixin, *, presenting: bool = False) -> dict:
+    """``chart`` as the app draws it: :func:`vega_lite` under the app's theme, sized by
+    its kind (:data:`AUTOSIZE` for a single or layered view)."""
+    spec = vega_lite(chart, theme=PRESENTER_THEME if presenting else THEME)
+    if not COMPOSITE.intersection(spec):  # Vega-Lite fits single and layered views only
+        spec.setdefault("autosize", AUTOSIZE)
+    return spec
+
+
+#: The plain values a chart's cache key may hold (:func:`chart_spec`).
+PLAIN = (str, int, float, bool, type(None))
+
+
+def check_plain(value: object, where: str = "chart key") -> None:
+    """Raise TypeError unless ``value`` is a plain value or a tuple of them, nested: a
+    chart's cache key hashes fast and means the same on every run (no frame, no array)."""
+    if isinstance(value, tuple):
+        for item in value:
+            check_plain(item, where)
+    elif not isinstance(value, PLAIN):
+        raise TypeError(
+            f"{where}: {type(value).__name__} is not a plain value (str, int, float, bool, "
+            "None or a tuple of them): pass what the frame is made from, not the frame"
+        )
+
+
+@st.cache_data(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
+def chart_spec(key: tuple, _build: Callable[[], alt.TopLevelMixin], presenting: bool) -> dict:
+    """The finished spec (:func:`finished`) of the chart ``_build`` makes, cached for the
+    whole server under ``key``.
+
+    ``key`` describes the chart completely in plain values (:func:`check_plain`): the
+    chart's key, the builder's and the frame function's qualified names, the frame
+    function's arguments, the chart's words and the builder's options
+    (:func:`ui.common.workshop.chart` writes it). ``_build`` is not hashed (Streamlit
+    skips an argument whose name starts with an underscore): it runs on a miss only.
+    """
+    return finished(_build(), presenting=presenting)
+
+
+def function_name(fn: Callable) -> str:
+    """A module-level function's qualified name (``ui.saturation.charts.weight_bars``).
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is a lambda or a local function (its name does not identify it).
+    """
+    name = f"{fn.__module__}.{fn.__qualname__}"
+    if "<" in name:
+        raise TypeError(f"chart builders and frames must be module-level functions, got {fn}")
+    return name
+
+
+def for_drawing(spec: dict, *, marker: int | float | None = None) -> dict:
+    """``spec`` with the learner's value as the one row of the marker's dataset
+    (:data:`ui.common.charts.MARKER_DATASET`), changed in place and returned:
+    :func:`chart_spec` hands out a copy on every call."""
+    if marker is not None:
+        spec["datasets"] = {**spec.get("datasets", {}), MARKER_DATASET: pa.table({"d": [marker]})}
+    return spec
+
+
+# --- the charts not yet drawn by their key (built from a deferred builder call) ----------
+def _legacy_name(fn: types.FunctionType) -> str:
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
 @st.cache_data(
     max_entries=SPEC_CACHE_ENTRIES,
     show_spinner=False,
-    hash_funcs={types.FunctionType: _function_name, pd.DataFrame: _frame_bytes},
+    hash_funcs={types.FunctionType: _legacy_name, pd.DataFrame: _frame_bytes},
 )
-def chart_spec(build: functools.partial) -> dict:
+def legacy_chart_spec(build) -> dict:
     """The finished spec of the deferred chart ``build`` (:func:`vega_lite` of ``build()``).
 
     Cached per input for the whole server: the key is the builder (by its qualified name:
@@ -135,12 +219,14 @@ def chart_spec(build: functools.partial) -> dict:
     TypeError
         If the builder is a lambda or a local function (its name does not identify it).
     """
-    if "<" in _function_name(build.func):
+    if "<" in _legacy_name(build.func):
         raise TypeError(f"chart builder must be a module-level function, got {build.func}")
     return vega_lite(build())
 
 
-def for_drawing(spec: dict, *, presenting: bool = False, current_d: int | None = None) -> dict:
+def legacy_for_drawing(
+    spec: dict, *, presenting: bool = False, current_d: int | None = None
+) -> dict:
     """``spec`` as it is drawn: with the theme's text colours and the SVG renderer, the
     learner's d_k as the one row of the marker's dataset (``current_d``), and presenter
     mode's chart text (``presenting``).

@@ -6,7 +6,7 @@ Pages use them like this::
     box = workshop.controls_box()            # sidebar when presenting, bordered box otherwise
     step = workshop.steps(["…", "…", "…"])   # 1-based step, or None when not presenting
     if workshop.shown(1, step):
-        workshop.chart(partial(builder, df, ...), data=df, key="…", source=core.fn)
+        workshop.chart("page.chart", charts.builder, partial(frames.fn, d_k), marker=d_k)
 """
 
 from __future__ import annotations
@@ -19,11 +19,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import urlencode
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
 from ui.common import controls, room, specs, turns
-from ui.common.i18n import t
+from ui.common.charts import d_marker
+from ui.common.i18n import chart_text, t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
 
@@ -197,37 +199,72 @@ def shown(section: int, step: int | None) -> bool:
 
 # --- charts with their data and their code ----------------------------------------------
 def chart(
-    build: functools.partial,
-    *,
     key: str,
-    data: pd.DataFrame | None = None,
+    builder: Callable[..., alt.TopLevelMixin],
+    frame: functools.partial,
+    *,
+    marker: float | None = None,
     source: Callable | Sequence[Callable] | None = None,
-    current_d: int | None = None,
+    options: dict[str, object] | None = None,
+    **values: object,
 ) -> None:
-    """Draw a chart; under it a CSV download of ``data`` and the source of ``source``.
+    """Draw chart ``key``; under it a CSV of its frame and the source of ``source``.
 
-    ``build`` is the builder call that makes the chart, deferred:
-    ``functools.partial(charts.builder, frame, title=…)``. Its finished spec is built once
-    per distinct input for the whole server (:func:`ui.common.specs.chart_spec`). A chart
-    that marks the learner's d_k (:func:`ui.common.charts.d_marker`) gets it as
-    ``current_d``, outside the deferred call, so a new d_k rebuilds nothing.
+    ``key`` names the chart's words, its catalog table ``[key]`` (title, axes, alt text,
+    tooltip titles: :class:`ui.common.charts.ChartText`), each formatted with ``values``;
+    with the dot as an underscore it is the element's key (``saturation_overflow``).
+    ``frame`` is the deferred call that makes the chart's data,
+    ``partial(frames.overflow, n_keys, seed)``: a module-level function and plain
+    arguments. ``builder(frame(), text, **options)`` makes the chart (``options``: plain
+    values too). The finished spec is cached for the whole server under that description
+    (:func:`ui.common.specs.chart_spec`), so a rerun with inputs already seen makes no
+    frame and hashes none.
 
-    The CSV is produced only when the button is pressed, and pressing it does not rerun
-    the page. The code is drawn once its panel is opened (``<key>_code``, which reruns
-    the page). ``source`` is the core function (or functions) that computed the data —
-    the same code the tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
+    ``marker``: the learner's value (d_k) marked on an axis against d_k by a dashed rule
+    (:func:`ui.common.charts.d_marker`), layered here; it travels beside the cached spec,
+    so a new value rebuilds nothing.
+
+    The CSV (of the frame; the first, if the frame function makes several) is made only
+    when its button is pressed, and pressing it does not rerun the page. The code is
+    drawn once its panel is opened (``<key>_code``, which reruns the page). ``source``
+    is the core function (or functions) that computed the data — the same code the
+    tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
-    spec = specs.for_drawing(
-        specs.chart_spec(build), presenting=is_presenting(), current_d=current_d
+    text = chart_text(key, **values)
+    options = options or {}
+    presenting = is_presenting()
+    described = (
+        key,
+        specs.function_name(builder),
+        specs.function_name(frame.func),
+        frame.args,
+        tuple(sorted(frame.keywords.items())),
+        text.entries,
+        tuple(sorted(options.items())),
+        marker is not None,
     )
-    st.vega_lite_chart(spec=spec, width="stretch", key=key)
-    if data is None and source is None:
-        return
-    # stacked, not side by side: beside the button the code would get half a chart's width
+    specs.check_plain(described, f"chart {key}")
+
+    def build() -> alt.TopLevelMixin:
+        made = builder(frame(), text, **options)
+        return made + d_marker() if marker is not None else made
+
+    spec = specs.for_drawing(specs.chart_spec(described, build, presenting), marker=marker)
+    element = key.replace(".", "_")
+    st.vega_lite_chart(spec=spec, width="stretch", key=element)
+    _chart_extras(element, lambda: _first(frame()), source)
+
+
+def _first(made: pd.DataFrame | tuple) -> pd.DataFrame:
+    return made[0] if isinstance(made, tuple) else made
+
+
+def _chart_extras(key: str, data: Callable[[], pd.DataFrame] | None, source) -> None:
+    """Under a chart: the CSV of ``data()`` (made when pressed) and the code of ``source``."""
     if data is not None:
         st.download_button(
             t("workshop.download_csv"),
-            data=lambda: data.to_csv(index=False).encode("utf-8"),
+            data=lambda: data().to_csv(index=False).encode("utf-8"),
             file_name=f"{key}.csv",
             mime="text/csv",
             key=f"{key}_csv",
@@ -245,6 +282,23 @@ def chart(
         if code.open:
             for fn in functions:
                 code.code(inspect.getsource(inspect.unwrap(fn)), language="python")
+
+
+def legacy_chart(
+    build: functools.partial,
+    *,
+    key: str,
+    data: pd.DataFrame | None = None,
+    source: Callable | Sequence[Callable] | None = None,
+    current_d: int | None = None,
+) -> None:
+    """A chart from a deferred builder call with its frames (charts not yet drawn by
+    their key: :func:`chart`)."""
+    spec = specs.legacy_for_drawing(
+        specs.legacy_chart_spec(build), presenting=is_presenting(), current_d=current_d
+    )
+    st.vega_lite_chart(spec=spec, width="stretch", key=key)
+    _chart_extras(key, None if data is None else (lambda: data), source)
 
 
 # --- predictions and misconceptions ------------------------------------------------------

@@ -15,10 +15,10 @@ from ui.common.charts import (
     chart_title,
     check_rows,
     gradient_legend_below,
+    legacy_sweep_lines,
     legend_above,
     legend_below,
     legend_colors,
-    sweep_lines,
 )
 
 #: Diverging, colour-blind-safe scheme for signed Jacobian entries (blue < 0 < orange).
@@ -224,7 +224,7 @@ def median_mean_sweep(
     """
     check_rows(df)
     df = df.assign(stat=mean_label)  # one dataset for every layer
-    base = sweep_lines(
+    base = legacy_sweep_lines(
         df,
         title=title,
         x_title=x_title,

@@ -17,7 +17,7 @@ import streamlit as st
 from core.experiments import row_quantities, sample_scores, saturation_sweep, summarise
 from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
 from ui.common import controls, workshop
-from ui.common.charts import alpha_color, sweep_lines
+from ui.common.charts import alpha_color, legacy_sweep_lines
 from ui.common.data import sweep_rows
 from ui.common.i18n import t
 from ui.common.pages import page
@@ -95,7 +95,7 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
         p_text = f"{r['p_top']:.4f}" if r["rest"] >= 1e-4 else f"1 − {sig3(r['rest'])}"
         frame = cells[cells.which == which].drop(columns="which")
         with col:
-            workshop.chart(
+            workshop.legacy_chart(
                 partial(charts.jacobian_heatmap,
                     frame, domain_max=cells.value.abs().max(), title=label,
                     subtitle=t("gradients.heat_subtitle", p=p_text, fro=sig3(r["fro"])),
@@ -152,7 +152,7 @@ def gap_explorer(n_keys: int) -> None:
     k_labels = (t("gradients.gap_k_exact"), t("gradients.gap_k_law"))
     names = dict(zip(("fro", "offdiag", "exact", "law"), q_labels + k_labels, strict=True))
     curves = data.gap_curves(n_keys, gap2).replace(names)
-    workshop.chart(
+    workshop.legacy_chart(
         partial(charts.gap_explorer,
             curves, current_g=g, quantity_order=q_labels, kind_order=k_labels,
             title=t("gradients.gap_title", n_keys=n_keys), x_title=t("gradients.axis_gap"),
@@ -204,7 +204,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     }  # fmt: skip
     for col, name in zip(st.columns(2), ("jac", "grad"), strict=True):
         with col:
-            workshop.chart(
+            workshop.legacy_chart(
                 partial(charts.median_mean_sweep,
                     frames[name], title=t(f"gradients.{name}_title"),
                     subtitle=t("gradients.sweep_subtitle"), x_title=t("gradients.axis_d_k"),
@@ -219,8 +219,8 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
             )  # fmt: skip
     left, right = st.columns(2)
     with left:
-        workshop.chart(
-            partial(sweep_lines,
+        workshop.legacy_chart(
+            partial(legacy_sweep_lines,
                 frames["dead"], title=t("gradients.dead_title"),
                 x_title=t("gradients.axis_d_k"), y_title=t("gradients.axis_dead"),
                 description=t("gradients.dead_alt"), y_domain=(0, 1), legend_columns=2, height=360,
@@ -360,7 +360,7 @@ def query_gradient(
         q = qstats[which]
         frame = bins[bins.which == which].drop(columns="which")
         with col:
-            workshop.chart(
+            workshop.legacy_chart(
                 partial(charts.log_histogram,
                     frame, median=q["median"], median_log10=q["median_log10"],
                     x_domain=(geo["lo"], geo["hi"]), color=colors[which], title=label,

@@ -58,7 +58,7 @@ def worked_example(seed: int) -> None:
         left, right = st.columns(2)
         for column, (value, name, domain, diverging, fmt) in zip((left, right), row, strict=True):
             with column:
-                workshop.chart(
+                workshop.legacy_chart(
                     partial(
                         charts.matrix_cells,
                         cells[["i", "j", value]],

@@ -162,7 +162,7 @@ def glance(c: data.Corpus, fig: dict) -> None:
     )
     for col, (value, log_color, extra) in zip(st.columns(2), specs, strict=True):
         with col:
-            workshop.chart(
+            workshop.legacy_chart(
                 partial(
                     charts.head_grid_heatmap,
                     grid[["layer", "head", value, f"{value}_min", f"{value}_max"]],
@@ -196,7 +196,7 @@ def glance(c: data.Corpus, fig: dict) -> None:
         )
     )
     bars, curve = data.histogram_frames()
-    workshop.chart(
+    workshop.legacy_chart(
         partial(
             charts.logit_histogram,
             bars,
@@ -267,7 +267,7 @@ def one_head(c: data.Corpus, chosen: data.Chosen, layer: int, head: int, divisor
     frame = chosen.head_frame(layer, head, divisor)
     m = data.head_metrics(frame)
     tokens = list(chosen.heads.tokens)
-    workshop.chart(
+    workshop.legacy_chart(
         partial(
             charts.attention_heatmap,
             frame,
@@ -340,7 +340,7 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
     )
     for col, (value, fmt, axis_format, ref) in zip(st.columns(2), specs, strict=True):
         with col:
-            workshop.chart(
+            workshop.legacy_chart(
                 partial(
                     charts.divisor_layer_bars,
                     layers,

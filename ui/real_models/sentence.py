@@ -160,7 +160,7 @@ def grids(c: data.Corpus, chosen: data.Chosen, divisor: str, label: str) -> None
         frame = grid[["layer", "head", value, f"{value}_min", f"{value}_max"]]
         lo, hi, csv_lo, csv_hi = names[value]
         with col:
-            workshop.chart(
+            workshop.legacy_chart(
                 partial(
                     charts.head_grid_heatmap,
                     frame,

@@ -8,10 +8,10 @@ import pandas as pd
 from ui.common.charts import (
     COLORS,
     D_K,
+    ChartText,
     cell_ink,
     chart_title,
     check_rows,
-    d_marker,
     gradient_legend_below,
     legend_above,
     legend_below,
@@ -20,15 +20,7 @@ from ui.common.charts import (
 )
 
 
-def two_score_bars(
-    df: pd.DataFrame,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-    tips: dict[str, str],
-) -> alt.LayerChart:
+def two_score_bars(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
     """Grouped bars of two softmaxes of the same two scores (raw and divided), labelled.
 
     Parameters
@@ -37,10 +29,11 @@ def two_score_bars(
         One row per (version, key): ``key`` (label, e.g. "key 1"), ``version``
         (legend label, e.g. "softmax([10, 5])"), ``color`` (hex, one per version),
         ``weight`` (0…1).
-    tips : dict
-        Tooltip title of the legend field: ``version``.
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips.version``: the legend field's title.
     """
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
     order, colors = legend_colors(df, "version")
     x = alt.X("key:N", title=x_title, axis=alt.Axis(labelAngle=0))
     offset = alt.XOffset("version:N", sort=order)
@@ -75,34 +68,26 @@ def two_score_bars(
         bars,
         labels,
         data=df.drop(columns="color"),
-        title=chart_title(title),
-        description=description,
+        title=chart_title(text.title),
+        description=text.description,
         height=360,
     )
 
 
-def weight_bars(
-    df: pd.DataFrame,
-    *,
-    color: str,
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-    tips: dict[str, str],
-) -> alt.Chart:
+def weight_bars(df: pd.DataFrame, text: ChartText, *, color: str) -> alt.Chart:
     """The attention weights of one query row over its keys, on a fixed 0–1 axis.
 
     Parameters
     ----------
     df : DataFrame
         One row per key: ``key`` (1-based), ``score`` (q·k), ``logit``, ``weight``.
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``score`` (q·k), ``logit``.
     color : str
         Bar colour (e.g. :func:`alpha_color` of the row's scaling).
-    tips : dict
-        Tooltip titles: ``score`` (q·k), ``logit``.
     """
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
     return (
         alt.Chart(df)
         .mark_bar(color=color)
@@ -116,21 +101,11 @@ def weight_bars(
                 alt.Tooltip("weight:Q", title=y_title, format=".4g"),
             ],
         )
-        .properties(title=chart_title(title), description=description, height=260)
+        .properties(title=chart_title(text.title), description=text.description, height=260)
     )
 
 
-def attention_heatmap(
-    df: pd.DataFrame,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    color_title: str,
-    max_title: str,
-    description: str,
-    tips: dict[str, str],
-) -> alt.LayerChart:
+def attention_heatmap(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
     """Heatmap of an attention matrix (queries × keys, 0–1 colour scale) with each row's max.
 
     Parameters
@@ -140,10 +115,12 @@ def attention_heatmap(
         ``weight``, ``is_max`` (True in the cell holding the row's largest weight),
         ``row_max``. The text of each row's max is written in that cell (white or
         black, whichever contrasts more with the cell).
-    tips : dict
-        Tooltip titles: ``score`` (q·k), ``logit``.
+    text : ChartText
+        ``title``, ``x`` (keys), ``y`` (queries), ``color`` (the weight's legend),
+        ``alt``; ``tips``: ``score`` (q·k), ``logit``, ``row_max``.
     """
     check_rows(df)
+    x_title, y_title, color_title, tips = text.x, text.y, text["color"], text.tips
     n = int(df["j"].max())
     font = 11 if n <= 12 else 9 if n <= 20 else 7
     # no grid: its lines would run across the cells
@@ -167,11 +144,11 @@ def attention_heatmap(
                 alt.Tooltip("score:Q", title=tips["score"], format=".4g"),
                 alt.Tooltip("logit:Q", title=tips["logit"], format=".4g"),
                 alt.Tooltip("weight:Q", title=color_title, format=".4g"),
-                alt.Tooltip("row_max:Q", title=max_title, format=".4g"),
+                alt.Tooltip("row_max:Q", title=tips["row_max"], format=".4g"),
             ],
         )
     )
-    text = (
+    labels = (
         alt.Chart()
         .transform_filter(alt.datum.is_max)
         .mark_text(fontSize=font, color=cell_ink("weight"), tooltip=False)
@@ -179,21 +156,16 @@ def attention_heatmap(
     )
     side = 160 + max(200, min(520, 22 * n))  # plot area + axes, title and colour ramp
     return alt.layer(
-        cells, text, data=df, title=chart_title(title), description=description, height=side
+        cells,
+        labels,
+        data=df,
+        title=chart_title(text.title),
+        description=text.description,
+        height=side,
     )
 
 
-def rowmax_histogram(
-    hist: pd.DataFrame,
-    marks: pd.DataFrame,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-    bin_titles: tuple[str, str],
-    tips: dict[str, str],
-) -> alt.LayerChart:
+def rowmax_histogram(frames: tuple[pd.DataFrame, pd.DataFrame], text: ChartText) -> alt.LayerChart:
     """Overlaid histograms of the row max (unscaled, scaled) with rules at summary values.
 
     The y-axis (share of rows) is on a square-root scale, so that a pile-up next to 1
@@ -201,18 +173,19 @@ def rowmax_histogram(
 
     Parameters
     ----------
-    hist : DataFrame
-        One row per (series, bin): ``series`` (legend label), ``color`` (hex),
-        ``x0``, ``x1`` (bin edges in [0, 1]), ``share`` (fraction of rows).
-    marks : DataFrame
-        Vertical rules: ``series``, ``color``, ``value`` (x), ``kind`` (legend label of
-        the dash style, e.g. "mean of rows", "largest entry of a tensor (median)").
-    bin_titles : (str, str)
-        Tooltip titles of a bin's lower and upper edge.
-    tips : dict
-        Tooltip titles: ``series`` (the legend field), ``kind`` (a rule's statistic),
-        ``value`` (its value).
+    frames : (DataFrame, DataFrame)
+        ``hist``, one row per (series, bin): ``series`` (legend label), ``color`` (hex),
+        ``x0``, ``x1`` (bin edges in [0, 1]), ``share`` (fraction of rows); and
+        ``marks``, the vertical rules: ``series``, ``color``, ``value`` (x), ``kind``
+        (legend label of the dash style, e.g. "mean of rows", "largest entry of a tensor
+        (median)").
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``series`` (the legend field),
+        ``kind`` (a rule's statistic), ``value`` (its value), ``bin_from`` and ``bin_to``
+        (a bin's edges).
     """
+    hist, marks = frames
+    x_title, y_title, tips = text.x, text.y, text.tips
     check_rows(hist)
     check_rows(marks)
     order, colors = legend_colors(hist, "series")
@@ -241,8 +214,8 @@ def rowmax_histogram(
             color=color,
             tooltip=[
                 alt.Tooltip("series:N", title=tips["series"]),
-                alt.Tooltip("x0:Q", title=bin_titles[0], format=".2f"),
-                alt.Tooltip("x1:Q", title=bin_titles[1], format=".2f"),
+                alt.Tooltip("x0:Q", title=tips["bin_from"], format=".2f"),
+                alt.Tooltip("x1:Q", title=tips["bin_to"], format=".2f"),
                 alt.Tooltip("share:Q", title=y_title, format=".1%"),
             ],
         )
@@ -268,21 +241,15 @@ def rowmax_histogram(
             ],
         )
     )
-    return alt.layer(bars, rules, title=chart_title(title), description=description, height=420)
+    return alt.layer(
+        bars, rules, title=chart_title(text.title), description=text.description, height=420
+    )
 
 
-def overflow_lines(
-    df: pd.DataFrame,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-    tips: dict[str, str],
-) -> alt.LayerChart:
+def overflow_lines(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
     """Share of rows overflowing in a naive softmax against d_k (log₂ axis).
 
-    Colour = scaling, dash = dtype, band = ±2 s.e., rule = the current d_k.
+    Colour = scaling, dash = dtype, band = ±2 s.e. (the learner's d_k: ``marker=``).
 
     Parameters
     ----------
@@ -290,11 +257,12 @@ def overflow_lines(
         One row per (series, dtype, d): ``d``, ``series`` (scaling label), ``color``
         (hex, one per series), ``dtype`` (legend label, e.g. "float16"), ``rate``
         (0…1), ``lo``, ``hi``.
-    tips : dict
-        Tooltip titles: ``series`` (the scaling), ``dtype``, ``lo`` and ``hi`` (the band's
-        edges).
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``series`` (the scaling), ``dtype``,
+        ``lo`` and ``hi`` (the band's edges).
     """
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
     order, colors = legend_colors(df, "series")
     dtypes = list(dict.fromkeys(df["dtype"]))
     color = alt.Color(
@@ -347,24 +315,24 @@ def overflow_lines(
         .mark_point(filled=True, size=18)
         .encode(x=x, y=alt.Y("rate:Q", scale=y_scale), color=color, tooltip=tooltip)
     )
-    marker = d_marker()
-    # band, line and points take the layer's data; the marker keeps its own
     return alt.layer(
         band,
         line,
         points,
-        marker,
         data=df.drop(columns="color"),
-        title=chart_title(title),
-        description=description,
+        title=chart_title(text.title),
+        description=text.description,
         height=400,
     )
 
 
-def saturation_sweep_lines(df: pd.DataFrame, **kwargs) -> alt.LayerChart:
-    """:func:`sweep_lines` made taller (its legend sits below the plot, inside the
-    height), with full-strength legend symbols."""
-    chart = sweep_lines(df, **kwargs)
+def saturation_sweep_lines(
+    frames: tuple[pd.DataFrame, pd.DataFrame], text: ChartText, *, y_domain: tuple[float, float]
+) -> alt.LayerChart:
+    """:func:`sweep_lines` of ``frames`` (the sweep, its reference lines) made taller (its
+    legend sits below the plot, inside the height), with full-strength legend symbols."""
+    df, reference = frames
+    chart = sweep_lines(df, text, y_domain=y_domain, reference=reference)
     chart.height = 380  # set in place: .properties() would copy and re-merge every layer
     # in place too (.configure_legend would copy): else the legend takes the bands' fill
     chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))

@@ -17,7 +17,6 @@ import streamlit as st
 
 from ui.common.controls import ALPHA_PRESETS
 from ui.common.data import rng_for, saturation_sweep, sweep_rows
-from ui.saturation.frames import sweep_at
 
 STREAM_SAT_ROW, STREAM_SAT_HEATMAP, STREAM_SAT_ROWMAX, STREAM_SAT_OVERFLOW = 20, 21, 22, 23
 
@@ -60,6 +59,19 @@ def one_row_sides(
     each of the two charts draws and offers as CSV; and the stats."""
     row, stats = one_row(d_k, n_keys, alpha, seed)
     return {s: row[row.scaled == s].drop(columns="scaled") for s in (False, True)}, stats
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def one_row_stats(d_k: int, n_keys: int, alpha: float, seed: int) -> dict:
+    """The stats of :func:`one_row_sides` alone (plain numbers: a hit copies no frame)."""
+    return one_row_sides(d_k, n_keys, alpha, seed)[1]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def classic_heat_means(seq_len: int, d_k: int, seed: int) -> dict[bool, float]:
+    """Mean row max of each heatmap of :func:`classic_heatmap` (False: unscaled)."""
+    heat = classic_heatmap(seq_len, d_k, seed)
+    return {s: float(heat[heat.scaled == s].row_max.mean()) for s in (False, True)}
 
 
 def sweep_far_end(n_keys: int, seed: int) -> dict:
@@ -197,6 +209,12 @@ def classic_rowmax(
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
+def classic_summary(batch: int, seq_len: int, d_k: int, seed: int) -> dict[bool, dict[str, float]]:
+    """The summary of :func:`classic_rowmax` alone (plain numbers: a hit copies no frame)."""
+    return classic_rowmax(batch, seq_len, d_k, seed)[1]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
 def overflow_sweep(n_keys: int, alphas: tuple[float, ...], seed: int) -> pd.DataFrame:
     """Share of rows whose naive softmax overflows, float16 and float32, over ``OVERFLOW_D``.
 
@@ -256,3 +274,32 @@ def quoted_printout() -> dict[str, float]:
     """
     doc = json.loads(PRINTOUT_PATH.read_text(encoding="utf-8"))
     return {k: float(doc[k]) for k in ("chance", "se", "n_printouts", "row_share")}
+
+
+def sweep_at(df: pd.DataFrame, alpha: float, d: int, field: str) -> float:
+    """One cell of a :func:`ui.common.data.saturation_sweep` frame: ``field`` at (alpha, d)."""
+    sel = df[np.isclose(df["alpha"], alpha) & (df["d"] == d)]
+    if len(sel) != 1:
+        raise ValueError(f"no single sweep cell at alpha={alpha}, d={d}")
+    return float(sel[field].iloc[0])
+
+
+def overflow_half(df: pd.DataFrame, alpha: float, dtype: str) -> float | None:
+    """d_k at which the overflow share first reaches ½ (log-linear interpolation), or None."""
+    sel = df[(df["alpha"] == alpha) & (df["dtype"] == dtype)].sort_values("d")
+    d, rate = sel["d"].to_numpy(float), sel["rate"].to_numpy(float)
+    above = np.flatnonzero(rate >= 0.5)
+    if above.size == 0:
+        return None
+    i = int(above[0])
+    if i == 0:
+        return float(d[0])
+    frac = (0.5 - rate[i - 1]) / (rate[i] - rate[i - 1])
+    return float(2 ** (np.log2(d[i - 1]) + frac * (np.log2(d[i]) - np.log2(d[i - 1]))))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def half_crossing(n_keys: int, seed: int) -> float | None:
+    """d_k at which half the unscaled rows overflow in float16 (:func:`overflow_half` of
+    :func:`overflow_sweep`), or None if none does."""
+    return overflow_half(overflow_sweep(n_keys, (0.0, 0.5), seed), 0.0, "float16")

@@ -1,7 +1,10 @@
 """Chart-ready frames for the saturation page: cached results + translated labels.
 
-Pure pandas on the small frames of :mod:`ui.saturation.data`; the only Streamlit dependency is
-the current language (through :func:`ui.common.i18n.t` and
+Pure pandas on the small frames of :mod:`ui.saturation.data`. The functions under "The
+charts' frames" make each chart's data from plain values (the deferred ``frame`` of
+:func:`ui.common.workshop.chart`): the words a frame holds (legend labels) come in as
+arguments, never from the current language, since the chart's cache key holds them. The
+rest write the page's text (through :func:`ui.common.i18n.t` and
 :func:`ui.common.controls.alpha_label`).
 """
 
@@ -13,9 +16,65 @@ import pandas as pd
 from core.softmax import softmax
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import alpha_label
+from ui.common.data import alpha_sweep, is_preset
 from ui.common.i18n import t
+from ui.saturation import data
 
 
+# --- the charts' frames, from plain values ---------------------------------------------
+def playground(
+    score_1: float, score_2: float, divisor: float, versions: tuple[str, str], keys: tuple[str, str]
+) -> pd.DataFrame:
+    """The two-score bars: :func:`two_score_frame` of :func:`two_scores`."""
+    raw, divided = two_scores(score_1, score_2, divisor)
+    return two_score_frame(raw, divided, versions, keys)
+
+
+def row_side(d_k: int, n_keys: int, alpha: float, seed: int, scaled: bool) -> pd.DataFrame:
+    """One side of the one-row bars (:func:`ui.saturation.data.one_row_sides`)."""
+    return data.one_row_sides(d_k, n_keys, alpha, seed)[0][scaled]
+
+
+def heat_cells(seq_len: int, d_k: int, seed: int, scaled: bool) -> pd.DataFrame:
+    """One heatmap of the toy experiment (:func:`ui.saturation.data.classic_heatmap`)."""
+    heat = data.classic_heatmap(seq_len, d_k, seed)
+    return heat[heat.scaled == scaled].drop(columns="scaled")
+
+
+def rowmax(
+    batch: int, seq_len: int, d_k: int, seed: int, names: tuple[str, str], kinds: tuple[str, str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`rowmax_frames` of the toy experiment's replicates; ``names``: the legend
+    labels of unscaled and scaled, ``kinds``: of the mean and the tensor-max rules."""
+    hist, summary = data.classic_rowmax(batch, seq_len, d_k, seed)
+    return rowmax_frames(hist, summary, names, kinds)
+
+
+def overflow(
+    n_keys: int, alpha: float, seed: int, labels: tuple[tuple[float, str], ...]
+) -> pd.DataFrame:
+    """The naive-softmax overflow shares of α = 0 and ½ and, if it is neither, ``alpha``
+    (:func:`overflow_frame`); ``labels``: (α, legend label) pairs."""
+    fixed = data.overflow_sweep(n_keys, (0.0, 0.5), seed)
+    mine = None if is_preset(alpha, (0.0, 0.5)) else data.overflow_sweep(n_keys, (alpha,), seed)
+    return overflow_frame(fixed, mine, dict(labels))
+
+
+def sweep(
+    stat: str,
+    n_keys: int,
+    alpha: float,
+    seed: int,
+    labels: tuple[tuple[float, str], ...],
+    reference: tuple[tuple[float, str], ...],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha`` (:func:`sweep_frame`) and
+    its horizontal ``reference`` lines ((y, label), …) as a frame."""
+    fixed, mine = alpha_sweep(n_keys, alpha, 0.0, seed)
+    return sweep_frame(fixed, mine, stat, dict(labels)), reference_frame(list(reference))
+
+
+# --- frames from results ----------------------------------------------------------------
 def reference_frame(lines: list[tuple[float, str]]) -> pd.DataFrame:
     """Horizontal reference lines (y, label) for :func:`ui.common.charts.sweep_lines`."""
     return pd.DataFrame(lines, columns=["y", "label"])
@@ -24,21 +83,6 @@ def reference_frame(lines: list[tuple[float, str]]) -> pd.DataFrame:
 def _labels(alphas: pd.Series) -> dict[float, str]:
     """Legend labels: named presets, "α = …" for any other exponent (kept short)."""
     return {a: alpha_label(a) for a in alphas.unique()}
-
-
-def score_tips() -> dict[str, str]:
-    """Tooltip titles of a score and a logit (:func:`ui.saturation.charts.weight_bars`)."""
-    return {"score": t("saturation.tip_score"), "logit": t("saturation.tip_logit")}
-
-
-def sweep_tips() -> dict[str, str]:
-    """Tooltip titles of :func:`ui.common.charts.sweep_lines` with bands of ±2 s.e."""
-    return {
-        "series": t("common.tip_scaling"),
-        "lo": t("common.tip_se_lo"),
-        "hi": t("common.tip_se_hi"),
-        "reference": t("common.tip_reference"),
-    }
 
 
 def two_scores(score_1: float, score_2: float, divisor: float) -> tuple[np.ndarray, np.ndarray]:
@@ -96,10 +140,13 @@ def sweep_frame(
     )
 
 
-def overflow_frame(fixed: pd.DataFrame, chosen: pd.DataFrame | None) -> pd.DataFrame:
-    """Tidy (d, series, color, dtype, rate, lo, hi) for :func:`ui.saturation.charts.overflow_lines`."""
+def overflow_frame(
+    fixed: pd.DataFrame, chosen: pd.DataFrame | None, labels: dict[float, str] | None = None
+) -> pd.DataFrame:
+    """Tidy (d, series, color, dtype, rate, lo, hi) for :func:`ui.saturation.charts.overflow_lines`;
+    ``labels``: α -> legend label (default :func:`ui.common.controls.alpha_label`)."""
     df = fixed if chosen is None else pd.concat([fixed, chosen], ignore_index=True)
-    labels = _labels(df["alpha"])
+    labels = _labels(df["alpha"]) if labels is None else labels
     return pd.DataFrame(
         {
             "d": df["d"],
@@ -113,25 +160,17 @@ def overflow_frame(fixed: pd.DataFrame, chosen: pd.DataFrame | None) -> pd.DataF
     )
 
 
-def half_crossing(df: pd.DataFrame, alpha: float, dtype: str) -> float | None:
-    """d_k at which the overflow share first reaches ½ (log-linear interpolation), or None."""
-    sel = df[(df["alpha"] == alpha) & (df["dtype"] == dtype)].sort_values("d")
-    d, rate = sel["d"].to_numpy(float), sel["rate"].to_numpy(float)
-    above = np.flatnonzero(rate >= 0.5)
-    if above.size == 0:
-        return None
-    i = int(above[0])
-    if i == 0:
-        return float(d[0])
-    frac = (0.5 - rate[i - 1]) / (rate[i] - rate[i - 1])
-    return float(2 ** (np.log2(d[i - 1]) + frac * (np.log2(d[i]) - np.log2(d[i - 1]))))
-
-
 def rowmax_frames(
-    hist: pd.DataFrame, summary: dict[bool, dict[str, float]]
+    hist: pd.DataFrame,
+    summary: dict[bool, dict[str, float]],
+    names: tuple[str, str],
+    kinds: tuple[str, str],
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Histogram and rule frames for :func:`ui.saturation.charts.rowmax_histogram`."""
-    names = {False: t("saturation.series_unscaled"), True: t("saturation.series_scaled")}
+    """Histogram and rule frames for :func:`ui.saturation.charts.rowmax_histogram`;
+    ``names``: the legend labels of unscaled and scaled; ``kinds``: of the rules at the
+    mean and at the tensor's largest entry (median)."""
+    names = dict(zip((False, True), names, strict=True))
+    kind_label = dict(zip(("mean", "tensor_max"), kinds, strict=True))
     colors = {False: COLORS["unscaled"], True: COLORS["sqrt"]}
     bars = hist.assign(series=hist["scaled"].map(names), color=hist["scaled"].map(colors))
     marks = pd.DataFrame(
@@ -139,7 +178,7 @@ def rowmax_frames(
             {
                 "series": names[scaled],
                 "color": colors[scaled],
-                "kind": t(f"saturation.mark_{kind}"),
+                "kind": kind_label[kind],
                 "value": summary[scaled][field],
             }
             for kind, field in (("mean", "mean"), ("tensor_max", "tensor_max_median"))
@@ -221,11 +260,3 @@ def weight_options(n_keys: int) -> list[str]:
         else:
             options.append(f"{lo:g} – {hi:g}")
     return options
-
-
-def sweep_at(df: pd.DataFrame, alpha: float, d: int, field: str) -> float:
-    """One cell of a :func:`ui.common.data.saturation_sweep` frame: ``field`` at (alpha, d)."""
-    sel = df[np.isclose(df["alpha"], alpha) & (df["d"] == d)]
-    if len(sel) != 1:
-        raise ValueError(f"no single sweep cell at alpha={alpha}, d={d}")
-    return float(sel[field].iloc[0])

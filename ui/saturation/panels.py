@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from functools import partial
 
-import pandas as pd
 import streamlit as st
 
 from core import classic as classic_core
@@ -39,24 +38,14 @@ def playground() -> None:
     tex = lambda p: rf"[{p[0]:.7f},\ {p[1]:.7f}]"  # noqa: E731
     plain = lambda p: f"[{p[0]:.4f}, {p[1]:.4f}]"  # noqa: E731
     left, right = st.columns(2)
-    labels = (f"softmax([{s1:g}, {s2:g}])", f"softmax([{s1:g}, {s2:g}] / {c:g})")
+    versions = (f"softmax([{s1:g}, {s2:g}])", f"softmax([{s1:g}, {s2:g}] / {c:g})")
     keys = (t("saturation.key_n", n=1), t("saturation.key_n", n=2))
-    pair = frames.two_score_frame(raw, div, labels, keys)
     with left:
         workshop.chart(
-            partial(
-                charts.two_score_bars,
-                pair,
-                title=t("saturation.play_title", c=f"{c:g}"),
-                x_title=t("saturation.axis_key"),
-                y_title=t("saturation.axis_weight"),
-                description=t("saturation.play_alt", raw=plain(raw), div=plain(div), c=f"{c:g}"),
-                tips={"version": t("saturation.tip_version")},
-            ),
-            key="saturation_playground",
-            data=pair,
-            source=softmax,
-        )
+            "saturation.playground", charts.two_score_bars,
+            partial(frames.playground, s1, s2, c, versions, keys),
+            source=softmax, c=f"{c:g}", raw=plain(raw), div=plain(div),
+        )  # fmt: skip
     gap = s1 - s2
     with right:
         st.latex(rf"\mathrm{{softmax}}([{s1:g},\ {s2:g}]) = {tex(raw)}")
@@ -83,7 +72,7 @@ def classic_experiment() -> None:
     with cols[2]:
         dk = controls.int_input("classic_d_k", t("saturation.classic_d_k"))
     seed = st.session_state.get("seed", 0)
-    hist, summary = data.classic_rowmax(batch, seq, dk, seed)
+    summary = data.classic_summary(batch, seq, dk, seed)
     u, s = summary[False], summary[True]
     bins = frames.weight_bins(seq)
     shape = {"b": batch, "n": seq, "d_k": dk}
@@ -108,7 +97,7 @@ def classic_experiment() -> None:
         }
         with top:
             workshop.takeaway(t("saturation.classic_takeaway", **chance))
-        _classic_charts(batch, seq, dk, seed, hist, summary)
+        _classic_charts(batch, seq, dk, seed, summary)
         # at a large d_k a typical row is saturated too: the claim holds there; at a small
         # d_k or a small tensor not even the tensor's largest entry is reliably ≈ 1
         variant = (
@@ -143,75 +132,37 @@ def classic_experiment() -> None:
 
 
 def _classic_charts(
-    batch: int,
-    seq: int,
-    dk: int,
-    seed: int,
-    hist: pd.DataFrame,
-    summary: dict[bool, dict[str, float]],
+    batch: int, seq: int, dk: int, seed: int, summary: dict[bool, dict[str, float]]
 ) -> None:
     """The two heatmaps of one batch element and the row-max distribution with its table."""
-    heat = data.classic_heatmap(seq, dk, seed)
+    means = data.classic_heat_means(seq, dk, seed)
     for col, scaled in zip(st.columns(2), (False, True), strict=True):
         name = "scaled" if scaled else "unscaled"
-        cells = heat[heat.scaled == scaled].drop(columns="scaled")
         with col:
             workshop.chart(
-                partial(
-                    charts.attention_heatmap,
-                    cells,
-                    title=t(f"saturation.heat_title_{name}", d_k=dk),
-                    x_title=t("saturation.axis_key_j"),
-                    y_title=t("saturation.axis_query_i"),
-                    color_title=t("saturation.axis_weight"),
-                    max_title=t("saturation.row_max"),
-                    tips=frames.score_tips(),
-                    description=t(
-                        "saturation.heat_alt",
-                        name=t(f"saturation.series_{name}"),
-                        n=seq,
-                        mean=f"{cells.row_max.mean():.3f}",
-                    ),
-                ),
-                key=f"saturation_heat_{name}",
-                data=cells,
+                f"saturation.heat_{name}", charts.attention_heatmap,
+                partial(frames.heat_cells, seq, dk, seed, scaled),
                 source=None if scaled else [attention_logits, softmax],
-            )
+                d_k=dk, n=seq, mean=f"{means[scaled]:.3f}",
+            )  # fmt: skip
     st.caption(t("saturation.heat_caption"))
     u, s = summary[False], summary[True]
     n_rep = int(u["n_replicates"])
     st.markdown(t("saturation.dist_header", n_rep=f"{n_rep:,}", rows=f"{int(u['n_rows']):,}"))
     left, right = st.columns([3, 2])
-    bars, marks = frames.rowmax_frames(hist, summary)
+    names = (t("saturation.series_unscaled"), t("saturation.series_scaled"))
+    kinds = (t("saturation.mark_mean"), t("saturation.mark_tensor_max"))
     with left:
         workshop.chart(
-            partial(
-                charts.rowmax_histogram,
-                bars,
-                marks,
-                title=t("saturation.dist_title", b=batch, n=seq, d_k=dk),
-                x_title=t("saturation.axis_row_max"),
-                y_title=t("saturation.axis_share_rows"),
-                description=t(
-                    "saturation.dist_alt",
-                    mean_u=f"{u['mean']:.3f}",
-                    mean_s=f"{s['mean']:.3f}",
-                    top=frames.fmt_weight(u["tensor_max_median"]),
-                ),
-                bin_titles=(t("common.tip_bin_from"), t("common.tip_bin_to")),
-                tips={
-                    "series": t("saturation.tip_softmax"),
-                    "kind": t("saturation.tip_statistic"),
-                    "value": t("saturation.axis_row_max"),
-                },
-            ),
-            key="saturation_rowmax",
-            data=bars,
+            "saturation.rowmax", charts.rowmax_histogram,
+            partial(frames.rowmax, batch, seq, dk, seed, names, kinds),
             source=[
                 classic_core.classic_rowmax,
                 classic_core.classic_scores,
                 classic_core.rowmax_summary,
             ],
-        )
+            b=batch, n=seq, d_k=dk, mean_u=f"{u['mean']:.3f}", mean_s=f"{s['mean']:.3f}",
+            top=frames.fmt_weight(u["tensor_max_median"]),
+        )  # fmt: skip
     with right:
         st.table(frames.rowmax_table(summary))

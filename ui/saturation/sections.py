@@ -12,7 +12,6 @@ import math
 from functools import partial
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core import experiments
@@ -27,7 +26,7 @@ from core.softmax import (
 )
 from ui.common import controls, workshop
 from ui.common.charts import alpha_color
-from ui.common.data import alpha_sweep, is_preset, sweep_row_limits, sweep_rows
+from ui.common.data import sweep_row_limits, sweep_rows
 from ui.common.i18n import t
 from ui.saturation import charts, data, frames
 
@@ -37,29 +36,19 @@ def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     """One query's weights over its keys, unscaled beside scaled."""
     st.header(t("saturation.row_header"))
     workshop.takeaway(t("saturation.row_takeaway"))
-    sides, rs = data.one_row_sides(d_k, n_keys, alpha, seed)
+    rs = data.one_row_stats(d_k, n_keys, alpha, seed)
     st.markdown(t("saturation.row_lead", d_k=d_k, n=n_keys, std=f"{math.sqrt(d_k):.3g}"))
     for col, scaled, a in zip(st.columns(2), (False, True), (0.0, alpha), strict=True):
         name = "scaled" if scaled else "unscaled"
-        stats = {"max": f"{rs[f'max_{name}']:.3f}", "h": f"{rs[f'entropy_{name}']:.3f}"}
-        side = sides[scaled]
-        label = controls.alpha_label(a)
         with col:
             workshop.chart(
-                partial(
-                    charts.weight_bars,
-                    side,
-                    color=alpha_color(a),
-                    title=t("saturation.row_title", label=label, **stats),
-                    x_title=t("saturation.axis_key_j"),
-                    y_title=t("saturation.axis_weight"),
-                    description=t("saturation.row_alt", label=label, n=n_keys, **stats),
-                    tips=frames.score_tips(),
-                ),
-                key=f"saturation_row_{name}",
-                data=side,
+                f"saturation.row_{name}", charts.weight_bars,
+                partial(frames.row_side, d_k, n_keys, alpha, seed, scaled),
+                options={"color": alpha_color(a)},
                 source=None if scaled else [attention_logits, softmax, softmax_entropy],
-            )
+                label=controls.alpha_label(a), n=n_keys,
+                max=f"{rs[f'max_{name}']:.3f}", h=f"{rs[f'entropy_{name}']:.3f}",
+            )  # fmt: skip
     st.caption(t("saturation.row_caption", ln_n=f"{math.log(n_keys):.3f}", n=n_keys))
 
 
@@ -100,35 +89,17 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     """How often a naive softmax overflows in float16 and float32, with the thresholds."""
     st.header(t("saturation.precision_header"))
     workshop.takeaway(t("saturation.precision_takeaway"))
-    ovf = data.overflow_sweep(n_keys, (0.0, 0.5), seed)
-    mine = is_preset(alpha, (0.0, 0.5))
-    ovf_mine = None if mine else data.overflow_sweep(n_keys, (alpha,), seed)
-    half = frames.half_crossing(ovf, 0.0, "float16")
+    half = data.half_crossing(n_keys, seed)
     half_text = f"{half:.0f}" if half else "—"
     thr16, thr32 = overflow_threshold(np.float16), overflow_threshold(np.float32)
     left, right = st.columns([5, 4])
     with left:
-        ovf_frame = frames.overflow_frame(ovf, ovf_mine)
+        labels = frames.series_labels((0.0, 0.5, alpha))
         workshop.chart(
-            partial(
-                charts.overflow_lines,
-                ovf_frame,
-                title=t("saturation.ovf_title", n=n_keys),
-                x_title=t("saturation.axis_d_k"),
-                y_title=t("saturation.axis_overflow"),
-                description=t("saturation.ovf_alt", n=n_keys, half=half_text),
-                tips={
-                    "series": t("common.tip_scaling"),
-                    "dtype": t("saturation.tip_dtype"),
-                    "lo": t("saturation.tip_ovf_lo"),
-                    "hi": t("saturation.tip_ovf_hi"),
-                },
-            ),
-            key="saturation_overflow",
-            data=ovf_frame,
-            source=[naive_overflow_sweep, row_overflows],
-            current_d=d_k,
-        )
+            "saturation.overflow", charts.overflow_lines,
+            partial(frames.overflow, n_keys, alpha, seed, labels),
+            marker=d_k, source=[naive_overflow_sweep, row_overflows], n=n_keys, half=half_text,
+        )  # fmt: skip
     with right:
         st.latex(rf"\text{{float16}}:\ e^{{x}} = \infty \iff x \ge {thr16:.4f}")
         st.latex(rf"\text{{float32}}:\ e^{{x}} = \infty \iff x \ge {thr32:.4f}")
@@ -141,46 +112,6 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
         with st.expander(t("saturation.ovf_detail_label")):
             st.markdown(t("saturation.ovf_detail", **chances))
     st.caption(t("saturation.ovf_caption", rows=f"{data.overflow_rows(n_keys):,}"))
-
-
-def sweep_parts(
-    stat: str,
-    n_keys: int,
-    alpha: float,
-    seed: int,
-    *,
-    labels: tuple[tuple[float, str], ...],
-    reference: tuple[tuple[float, str], ...],
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-) -> tuple[partial, pd.DataFrame]:
-    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha``: the deferred chart
-    (without the d_k marker: :func:`ui.common.workshop.chart` adds it) and its frame.
-
-    Parameters
-    ----------
-    stat : {"max_weight", "entropy"}
-    labels : ((alpha, legend label), ...)
-    reference : ((y, label), ...)
-        Horizontal reference lines (1/n_keys, ln n_keys).
-    """
-    fixed, mine = alpha_sweep(n_keys, alpha, 0.0, seed)
-    top = 1.0 if stat == "max_weight" else 1.05 * math.log(n_keys)
-    frame = frames.sweep_frame(fixed, mine, stat, dict(labels))
-    chart = partial(
-        charts.saturation_sweep_lines,
-        frame,
-        y_domain=(0.0, top),
-        reference=frames.reference_frame(list(reference)),
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        description=description,
-        tips=frames.sweep_tips(),
-    )
-    return chart, frame
 
 
 #: Core functions behind the sweep charts (shown under them).
@@ -197,29 +128,16 @@ def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
     )
     labels = frames.series_labels((*controls.ALPHA_PRESETS, alpha))
     refs = {
-        "max_weight": (1 / n_keys, t("saturation.ref_uniform_max", n=n_keys)),
-        "entropy": (ln_n, t("saturation.ref_ln_n", n=n_keys)),
+        "max_weight": (1 / n_keys, t("saturation.ref_uniform_max", n=n_keys), 1.0),
+        "entropy": (ln_n, t("saturation.ref_ln_n", n=n_keys), 1.05 * ln_n),
     }
-    for i, (stat, ref) in enumerate(refs.items()):  # full width: four legend entries
-        chart, frame = sweep_parts(
-            stat,
-            n_keys,
-            alpha,
-            seed,
-            labels=labels,
-            reference=(ref,),
-            title=t(f"saturation.sweep_{stat}_title", n=n_keys),
-            x_title=t("saturation.axis_d_k"),
-            y_title=t(f"saturation.axis_{stat}"),
-            description=t(f"saturation.sweep_{stat}_alt", n=n_keys),
-        )
+    for i, (stat, (y, label, top)) in enumerate(refs.items()):  # full width: 4 legend entries
         workshop.chart(
-            chart,
-            key=f"saturation_sweep_{stat}",
-            data=frame,
-            source=SWEEP_SOURCE if i == 0 else None,
-            current_d=d_k,
-        )
+            f"saturation.sweep_{stat}", charts.saturation_sweep_lines,
+            partial(frames.sweep, stat, n_keys, alpha, seed, labels, ((y, label),)),
+            options={"y_domain": (0.0, top)}, marker=d_k,
+            source=SWEEP_SOURCE if i == 0 else None, n=n_keys,
+        )  # fmt: skip
     st.caption(
         t(
             "saturation.sweep_caption",

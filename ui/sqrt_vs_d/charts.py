@@ -14,10 +14,10 @@ from ui.common.charts import (
     check_rows,
     d_marker,
     gradient_legend_below,
+    legacy_sweep_lines,
     legend_above,
     legend_below,
     legend_colors,
-    sweep_lines,
 )
 
 #: Height of a half-width chart's plot, px (without its title, axes and legend).
@@ -183,7 +183,11 @@ def alpha_heatmap(
 
 
 #: The builders :func:`chart` styles, by name.
-BUILDERS = {"sweep_lines": sweep_lines, "logit_scale": logit_scale, "alpha_heatmap": alpha_heatmap}
+BUILDERS = {
+    "sweep_lines": legacy_sweep_lines,
+    "logit_scale": logit_scale,
+    "alpha_heatmap": alpha_heatmap,
+}
 
 
 def chart(

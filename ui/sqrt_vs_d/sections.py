@@ -151,7 +151,7 @@ def show(v: View, key: str, *, marker: bool = True) -> None:
     """Draw the prepared chart ``key`` with its CSV and core source, marking the
     learner's d_k (``marker``)."""
     chart, frame, source = part(v, key)
-    workshop.chart(
+    workshop.legacy_chart(
         chart, key=f"sqrt_vs_d_{key}", data=frame, source=source,
         current_d=v.d_k if marker else None,
     )  # fmt: skip

@@ -185,7 +185,7 @@ def one_run(v: View) -> None:
         if i % 2 == 0:  # row by row, so a narrow screen stacks them in reading order
             cols = st.columns(2)
         with cols[i % 2]:
-            workshop.chart(
+            workshop.legacy_chart(
                 chart, key=f"training_{metric}", data=frame, source=train_recall_variants
             )
     st.caption(
@@ -385,7 +385,7 @@ def inside_run(v: View) -> None:
     )
     st.markdown(t("training.s2_text", n=data.N_PROBE))
     chart, frame, caption = inside_run_parts(v)
-    workshop.chart(chart, key="training_probe", data=frame, source=train_recall_variants)
+    workshop.legacy_chart(chart, key="training_probe", data=frame, source=train_recall_variants)
     st.caption(caption)
 
 

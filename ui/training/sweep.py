@@ -164,7 +164,7 @@ def count(entry: dict, which: str) -> int:
 
 def sweep_charts(v: View, have: dict, numbers: dict) -> None:
     chart, frame, table, borderline, diverged = sweep_parts(numbers, v.lr)
-    workshop.chart(
+    workshop.legacy_chart(
         chart, key="training_lr", data=frame, source=[data.sweep_cell, final_loss, lr_sensitivity]
     )
     st.caption(t("training.lr_caption", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO)))
@@ -325,7 +325,9 @@ def small_multiples(v: View, have: dict) -> None:
             if chart is None:
                 st.caption(t("training.multiple_missing", d_k=d_k))
                 continue
-            workshop.chart(chart, key=f"training_lr_{d_k}", data=frame, source=data.sweep_cell)
+            workshop.legacy_chart(
+                chart, key=f"training_lr_{d_k}", data=frame, source=data.sweep_cell
+            )
     st.caption(caption)
 
 

@@ -110,7 +110,7 @@ def histograms(v: View, revealed: bool) -> None:
     shared = (float(raw.x0.min()), float(raw.x1.max())) if axes == "shared" else None
     left, right = st.columns(2)
     with left:
-        workshop.chart(
+        workshop.legacy_chart(
             partial(
                 charts.histogram_with_law,
                 raw,
@@ -128,7 +128,7 @@ def histograms(v: View, revealed: bool) -> None:
             source=[dot_products, variance_core.expected_density],
         )
     with right:
-        workshop.chart(
+        workshop.legacy_chart(
             partial(
                 charts.histogram_with_law,
                 scaled,
@@ -202,7 +202,7 @@ def variance_against_d_k(v: View) -> None:
             {False: t("variance.series_raw"), True: t("variance.series_scaled")}
         ),
     ).drop(columns="scaled")
-    workshop.chart(
+    workshop.legacy_chart(
         partial(
             charts.variance_sweep,
             sweep,
@@ -237,7 +237,7 @@ def dimension_by_dimension(v: View) -> None:
         envelope = envelope.assign(
             band=envelope.k.map({1: t("variance.band_1"), 2: t("variance.band_2")})
         )
-        workshop.chart(
+        workshop.legacy_chart(
             partial(
                 charts.running_sums,
                 paths,
@@ -264,7 +264,7 @@ def dimension_by_dimension(v: View) -> None:
         terms = terms.assign(sign=terms.positive.map({True: signs[0], False: signs[1]})).drop(
             columns="positive"
         )
-        workshop.chart(
+        workshop.legacy_chart(
             partial(
                 charts.term_bars,
                 terms,

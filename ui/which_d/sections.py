@@ -153,7 +153,7 @@ def divisor_charts(templates: list, prefix: str, sources: dict[str, list]) -> No
     ``std``/``entropy`` to the core functions shown under each chart."""
     for col, (value, chart, points) in zip(st.columns(2), templates, strict=True):
         with col:
-            workshop.chart(
+            workshop.legacy_chart(
                 chart, key=f"which_d_{prefix}_{value}", data=points, source=sources[value]
             )
 
@@ -377,7 +377,7 @@ def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
     chart, frame, metrics, caption = qk_parts(d_model, n_heads, x_scale, seed)
     left, right = st.columns([3, 2])  # room for the metrics' labels
     with left:
-        workshop.chart(
+        workshop.legacy_chart(
             chart,
             key="which_d_qk",
             data=frame,

@@ -36,15 +36,9 @@ def test_sweep_lines():
         )
     df = pd.concat(rows, ignore_index=True)
     ref = pd.DataFrame({"y": [np.log(10)], "label": ["ln n"]})
-    spec = charts.sweep_lines(
-        df,
-        title="T",
-        x_title="d",
-        y_title="y",
-        description="a",
-        reference=ref,
-        y_domain=(0, 1),
-        tips=TIPS,
+    text = charts.ChartText.of(title="T", x="d", y="y", alt="a", tips=TIPS)
+    spec = (
+        charts.sweep_lines(df, text, reference=ref, y_domain=(0, 1)) + charts.d_marker()
     ).to_dict()
     layers = _layers(spec)
     assert [
@@ -96,8 +90,10 @@ def test_sweep_lines_reference_label_placement(placement, align, baseline, x):
         {"d": [1.0, 2.0], "series": "s", "color": "#000000", "value": 0.5, "lo": 0.4, "hi": 0.6}
     )
     ref = pd.DataFrame({"y": [0.1], "label": ["1/n_keys = 0.1"]})
-    kwargs = dict(title="T", x_title="d", y_title="y", description="a", reference=ref, tips=TIPS)
-    text = _layers(charts.sweep_lines(df, reference_label=placement, **kwargs).to_dict())[3]
+    words = charts.ChartText.of(title="T", x="d", y="y", alt="a", tips=TIPS)
+    text = _layers(
+        charts.sweep_lines(df, words, reference=ref, reference_label=placement).to_dict()
+    )[3]
     assert text["mark"]["type"] == "text"
     assert (text["mark"]["align"], text["mark"]["baseline"], text["mark"]["x"]) == (
         align,
@@ -109,7 +105,7 @@ def test_sweep_lines_reference_label_placement(placement, align, baseline, x):
     # text, not a mark: no colour of its own, so it takes the theme's ink when drawn
     assert "color" not in text["mark"]
     with pytest.raises(ValueError, match="reference_label must be one of"):
-        charts.sweep_lines(df, reference_label="middle", **kwargs)
+        charts.sweep_lines(df, words, reference=ref, reference_label="middle")
 
 
 def test_builders_use_channel_objects():
@@ -290,10 +286,8 @@ def test_sweep_lines_log_axis_and_d_marker():
     df = pd.DataFrame(
         {"d": [1.0, 2.0, 4.0], "series": "s", "color": "#0072B2", "value": [1.0, 1e-3, 1e-9]}
     ).assign(lo=lambda f: f.value / 2, hi=lambda f: f.value * 2)
-    spec = charts.sweep_lines(
-        df, title="T", x_title="d", y_title="y", description="a", tips=TIPS, log_y=True,
-        plot_px=220,
-    ).to_dict()  # fmt: skip
+    text = charts.ChartText.of(title="T", x="d", y="y", alt="a", tips=TIPS)
+    spec = charts.sweep_lines(df, text, log_y=True, plot_px=220).to_dict()
     axis = _layers(spec)[1]["encoding"]["y"]["axis"]
     assert axis["labelExpr"] == axes.EXP_LABEL
     assert axis["values"] == [10.0**k for k in range(-10, 2, 2)]

@@ -1,9 +1,9 @@
 """workshop.chart: a deferred builder call draws what ``st.altair_chart`` of the built
 chart draws; the learner's d_k travels as the marker's dataset beside a cached spec."""
 
-import functools
 import json
 
+import altair as alt
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -14,40 +14,46 @@ from ui.common.charts import INK, MARKER_DATASET, TEXT_INK, d_marker
 from ui.common.pages import PAGES
 
 
+def side(n: int) -> pd.DataFrame:
+    """A row of ``n`` equal weights (a frame function: module-level, plain arguments)."""
+    return pd.DataFrame({"key": range(1, n + 1), "weight": [1 / n] * n})
+
+
 def _page(deferred: bool, present: bool, rows: int) -> None:
-    """Draws one chart through workshop.chart, or the same chart with st.altair_chart
-    (run by AppTest in its own namespace)."""
+    """Draws one chart through workshop.chart by its key (twice: the second a cache hit),
+    or the same charts with st.altair_chart (run by AppTest in its own namespace)."""
     import functools
 
-    import pandas as pd
     import streamlit as st
 
+    from tests.ui.common.test_workshop_charts import side
     from ui.common import specs, workshop
+    from ui.common.i18n import chart_text
     from ui.saturation.charts import weight_bars
 
     st.session_state["present"] = present
-    side = pd.DataFrame({"key": range(1, rows + 1), "weight": [1 / rows] * rows})
-    build = functools.partial(
-        weight_bars, side, color="#0072B2", title="t", x_title="x", y_title="y", description="d",
-        tips={"score": "q·k", "logit": "logit"},
-    )  # fmt: skip
+    words = {"label": "l", "n": rows, "max": "0.2", "h": "1.6"}
+    keys = ("saturation.row_unscaled", "saturation.row_scaled")
     if deferred:
-        workshop.chart(build, key="c", data=side)
-        workshop.chart(build, key="again")  # a cache hit
+        for key in keys:
+            workshop.chart(
+                key, weight_bars, functools.partial(side, rows), options={"color": "#0072B2"},
+                **words,
+            )  # fmt: skip
     else:
         config = dict(specs.THEME_CHART_CONFIG)
         if present:
             for part, sizes in specs.PRESENTER_CHART_CONFIG.items():
                 config[part] = {**config.get(part, {}), **sizes}
-        chart = (
-            build()
-            .configure(**config)
-            .properties(usermeta=specs.SVG_RENDERER, padding=specs.PADDING)
-        )
-        if not {"autosize", *specs.COMPOSITE}.intersection(chart.to_dict()):
-            chart = chart.properties(autosize=specs.AUTOSIZE)
-        st.altair_chart(chart, width="stretch", key="c")
-        st.altair_chart(chart, width="stretch", key="again")
+        for key in keys:
+            chart = (
+                weight_bars(side(rows), chart_text(key, **words), color="#0072B2")
+                .configure(**config)
+                .properties(usermeta=specs.SVG_RENDERER, padding=specs.PADDING)
+            )
+            if not {"autosize", *specs.COMPOSITE}.intersection(chart.to_dict()):
+                chart = chart.properties(autosize=specs.AUTOSIZE)
+            st.altair_chart(chart, width="stretch", key=key.replace(".", "_"))
 
 
 def _decoded(proto) -> dict:
@@ -106,7 +112,7 @@ def test_every_drawn_chart_writes_its_text_in_the_theme_ink_as_svg():
     assert INK.to_dict() == {
         "expr": f"luminance(background) < 0.5 ? '{TEXT_INK['dark']}' : '{TEXT_INK['light']}'"
     }
-    drawn = specs.for_drawing(specs.vega_lite(d_marker()), presenting=True, current_d=8)
+    drawn = specs.for_drawing(specs.finished(d_marker(), presenting=True), marker=8)
     config = drawn["config"]
     for part, key in [("axis", "labelColor"), ("axis", "titleColor"), ("legend", "labelColor"),
                       ("legend", "titleColor"), ("header", "labelColor"), ("title", "subtitleColor"),
@@ -116,6 +122,14 @@ def test_every_drawn_chart_writes_its_text_in_the_theme_ink_as_svg():
     assert drawn["usermeta"] == {"embedOptions": {"renderer": "svg"}}
     # room for a title's glyphs, and a plot as tall as its height whatever its title's lines
     assert drawn["padding"]["top"] >= 10 and drawn["autosize"]["type"] == "fit-x"
+    # a composite chart keeps Vega-Lite's own sizing (fit-x would reach its facets)
+    facet = (
+        alt.Chart(pd.DataFrame({"a": [1], "b": [2]}))
+        .mark_point()
+        .encode(x=alt.X("a:Q"))
+        .facet(column=alt.Column("b:N"))
+    )
+    assert "autosize" not in specs.finished(facet)
 
 
 def test_inputs_that_differ_get_different_specs():
@@ -124,14 +138,18 @@ def test_inputs_that_differ_get_different_specs():
     assert len(six["datasets"]["dataset-0"]["key"]) == 6
 
 
-def test_a_builder_must_have_a_stable_name():
+def test_a_chart_is_described_by_plain_values():
+    """Builders and frame functions are named by their module and name (a lambda has no
+    such name); a chart's key holds no frame or array: nothing slow to hash."""
     with pytest.raises(TypeError, match="module-level"):
-        specs.chart_spec(functools.partial(lambda: d_marker()))
+        specs.function_name(lambda: d_marker())
+    assert specs.function_name(d_marker) == "ui.common.charts.d_marker"
+    specs.check_plain(("a", 1, 2.5, None, True, (("x", "y"),)))
+    with pytest.raises(TypeError, match="DataFrame is not a plain value"):
+        specs.check_plain(("a", (pd.DataFrame(),)))
 
 
 def test_frames_become_named_datasets():
-    import altair as alt
-
     df = pd.DataFrame({"d": [1, 2], "v": [3.0, 4.0]})
     chart = alt.layer(
         alt.Chart(df).mark_line().encode(x=alt.X("d:Q"), y=alt.Y("v:Q")),
@@ -143,7 +161,7 @@ def test_frames_become_named_datasets():
     assert spec["datasets"][name].to_pandas().equals(df)
     assert [layer["data"]["name"] for layer in spec["layer"]] == [name, name, MARKER_DATASET]
     assert "continuousWidth" not in json.dumps(spec, default=str)  # no Altair default theme
-    drawn = specs.for_drawing(spec, current_d=64)
+    drawn = specs.for_drawing(spec, marker=64)
     assert drawn["datasets"][MARKER_DATASET].to_pydict() == {"d": [64]}
 
 

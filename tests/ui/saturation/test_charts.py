@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from ui.common import charts as common_charts
-from ui.saturation import charts, frames
+from ui.common.charts import ChartText
+from ui.saturation import charts, data, frames
 
 
 def _layers(spec):
@@ -22,10 +23,8 @@ def test_two_score_bars():
     raw, div = frames.two_scores(10.0, 5.0, 8.0)
     df = frames.two_score_frame(raw, div, ("raw", "divided"), ("key 1", "key 2"))
     assert len(df) == 4
-    spec = charts.two_score_bars(
-        df, title="T", x_title="key", y_title="weight", description="alt",
-        tips={"version": "weights from"},
-    ).to_dict()  # fmt: skip
+    text = ChartText.of(title="T", x="key", y="weight", alt="alt", tips={"version": "weights from"})
+    spec = charts.two_score_bars(df, text).to_dict()
     assert spec["description"] == "alt"
     bars, labels = _layers(spec)
     assert bars["mark"]["type"] == "bar" and labels["mark"]["type"] == "text"
@@ -59,8 +58,11 @@ def test_weight_bars():
     )
     df["weight"] = np.exp(df.logit) / np.exp(df.logit).sum()
     spec = charts.weight_bars(
-        df, color="#123456", title="T", x_title="key", y_title="w", description="a",
-        tips={"score": "score q·k", "logit": "logit (scaled)"},
+        df,
+        ChartText.of(
+            title="T", x="key", y="w", alt="a", tips={"score": "score q·k", "logit": "logit (scaled)"}
+        ),
+        color="#123456",
     ).to_dict()  # fmt: skip
     assert spec["mark"]["type"] == "bar" and spec["mark"]["color"] == "#123456"
     assert spec["encoding"]["y"]["scale"]["domain"] == [0, 1]  # the same axis on both sides
@@ -91,14 +93,11 @@ def _heat_frame(n=10, seed=0):
 def test_attention_heatmap():
     spec = charts.attention_heatmap(
         _heat_frame(),
-        title="T",
-        x_title="key j",
-        y_title="query i",
-        color_title="weight",
-        max_title="row max",
-        description="a",
-        tips={"score": "score q·k", "logit": "logit"},
-    ).to_dict()
+        ChartText.of(
+            title="T", x="key j", y="query i", color="weight", alt="a",
+            tips={"score": "score q·k", "logit": "logit", "row_max": "row max"},
+        ),
+    ).to_dict()  # fmt: skip
     cells, text = _layers(spec)
     assert cells["mark"]["type"] == "rect" and text["mark"]["type"] == "text"
     assert cells["encoding"]["color"]["scale"]["domain"] == [0, 1]
@@ -130,13 +129,15 @@ def test_rowmax_histogram_and_frames():
         scaled: {"mean": m, "tensor_max_median": top}
         for scaled, m, top in ((False, 0.865, 0.9999995), (True, 0.32, 0.63))
     }
-    bars, marks = frames.rowmax_frames(hist, summary)
+    bars, marks = frames.rowmax_frames(hist, summary, ("unscaled", "scaled"), ("mean", "top"))
     assert len(bars) == 100 and len(marks) == 4
     assert set(marks["value"]) == {0.865, 0.9999995, 0.32, 0.63}
-    spec = charts.rowmax_histogram(
-        bars, marks, title="T", x_title="row max", y_title="share", description="a",
-        bin_titles=("from", "to"), tips={"series": "attention", "kind": "line", "value": "max"},
-    ).to_dict()  # fmt: skip
+    text = ChartText.of(
+        title="T", x="row max", y="share", alt="a",
+        tips={"series": "attention", "kind": "line", "value": "max", "bin_from": "from",
+              "bin_to": "to"},
+    )  # fmt: skip
+    spec = charts.rowmax_histogram((bars, marks), text).to_dict()
     hist_layer, rules = _layers(spec)
     assert [t["title"] for t in rules["encoding"]["tooltip"]] == ["attention", "line", "max"]
     assert hist_layer["mark"]["type"] == "bar"
@@ -168,10 +169,11 @@ def test_overflow_lines_and_frame():
     assert len(df) == 6 * 2 * 3
     assert (df.lo >= 0).all() and (df.hi <= 1).all()
     assert df.color.nunique() == 3  # one colour per scaling, dtype is the dash
-    spec = charts.overflow_lines(
-        df, title="T", x_title="d", y_title="share", description="a",
+    text = ChartText.of(
+        title="T", x="d", y="share", alt="a",
         tips={"series": "scaling", "dtype": "number format", "lo": "low", "hi": "high"},
-    ).to_dict()  # fmt: skip
+    )  # fmt: skip
+    spec = (charts.overflow_lines(df, text) + common_charts.d_marker()).to_dict()
     band, line, points, marker = _layers(spec)
     assert [t["title"] for t in points["encoding"]["tooltip"]] == [
         "scaling",
@@ -195,11 +197,11 @@ def test_overflow_lines_and_frame():
 
 def test_half_crossing():
     df = _overflow()
-    assert frames.half_crossing(df, 0.0, "float16") == pytest.approx(54)
-    assert frames.half_crossing(df, 0.5, "float16") is None
+    assert data.overflow_half(df, 0.0, "float16") == pytest.approx(54)
+    assert data.overflow_half(df, 0.5, "float16") is None
     # log-linear interpolation between 45 (0.4) and 54 (0.5) when 54 is at 0.55
     df.loc[(df.alpha == 0) & (df.dtype == "float16") & (df.d == 54), "rate"] = 0.6
-    mid = frames.half_crossing(df, 0.0, "float16")
+    mid = data.overflow_half(df, 0.0, "float16")
     assert mid == pytest.approx(2 ** (np.log2(45) + 0.5 * np.log2(54 / 45)))
 
 
@@ -217,10 +219,14 @@ def test_sweep_frame():
     assert len(df) == 12 and df.series.nunique() == 4
     assert df.loc[df.value == 2.5, "color"].unique().tolist() == [common_charts.COLORS["custom"]]
     np.testing.assert_allclose(df.hi - df.lo, 4 * np.r_[[0.1] * 9, [0.05] * 3])
-    spec = common_charts.sweep_lines(
-        df, title="T", x_title="d", y_title="H", description="a",
+    text = ChartText.of(
+        title="T",
+        x="d",
+        y="H",
+        alt="a",
         tips={"series": "s", "lo": "lo", "hi": "hi", "reference": "r"},
-    ).to_dict()  # fmt: skip
+    )
+    spec = common_charts.sweep_lines(df, text).to_dict()
     assert spec["description"] == "a"
     assert len(frames.sweep_frame(fixed, None, "entropy")) == 9
 
@@ -234,9 +240,7 @@ def test_fmt_weight():
 def test_saturation_builders_reject_too_many_rows():
     big = pd.DataFrame({"key": np.arange(6000), "score": 0.0, "logit": 0.0, "weight": 0.0})
     with pytest.raises(ValueError, match="at most"):
-        charts.weight_bars(
-            big, color="#000", title="", x_title="", y_title="", description="", tips={}
-        )
+        charts.weight_bars(big, ChartText.of(title="", x="", y="", alt=""), color="#000")
 
 
 @pytest.mark.parametrize(
@@ -274,6 +278,6 @@ def test_weight_options_and_sweep_cell():
     assert options == ["≈ 1 (≥ 0.99)", "0.9 – 0.99", "0.5 – 0.9", "0.1 (uniform, 1/10) – 0.5"]
     assert len(frames.weight_options(2)) == 3
     df = pd.DataFrame({"alpha": [0.0, 0.5, 0.0], "d": [64, 64, 128], "v": [1.0, 2.0, 3.0]})
-    assert frames.sweep_at(df, 0.5, 64, "v") == 2.0
+    assert data.sweep_at(df, 0.5, 64, "v") == 2.0
     with pytest.raises(ValueError, match="sweep cell"):
-        frames.sweep_at(df, 1.0, 64, "v")
+        data.sweep_at(df, 1.0, 64, "v")
