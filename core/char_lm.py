@@ -146,7 +146,9 @@ def _ln(x: np.ndarray, g, b) -> np.ndarray:
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + np.tanh(np.float32(math.sqrt(2.0 / math.pi)) * (x + 0.044715 * x**3)))
+    # x * x * x, not x**3: NumPy's float32 power is ~50× slower than two products
+    cube = x * x * x
+    return 0.5 * x * (1.0 + np.tanh(np.float32(math.sqrt(2.0 / math.pi)) * (x + 0.044715 * cube)))
 
 
 def empty_cache(params: dict, n_heads: int, batch: int) -> dict:
