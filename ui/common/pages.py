@@ -104,6 +104,19 @@ TRAINING = (
 )  # fmt: skip
 
 
+#: The language-model sweep's head sizes and learning rates (data/char_lm.npz; a test
+#: checks them against the file).
+LM_HEAD_SIZES = ("16", "64")
+LM_RATES = ("0.001", "0.003", "0.01", "0.03", "0.1", "0.3")
+LANGUAGE_MODEL = (
+    Param("d_h", "choice", "64", options=LM_HEAD_SIZES),
+    Param("rate", "choice", "0.03", options=LM_RATES),
+    Param("prompt", "text", "HAMLET.\nTo be, or not to be,", hi=1_000),
+    Param("temperature", "float", 0.8, 0.1, 2.0, step=0.1, worst="2"),
+    Param("length", "choice", "200", options=("100", "200", "400"), worst="400"),
+)
+
+
 @dataclass(frozen=True)
 class PageSpec:
     """One page: ``name`` (its catalog section and ``ui/<name>/`` package), ``url_path``
@@ -176,6 +189,8 @@ PAGES: tuple[PageSpec, ...] = (
         Param("rho", "float", 0.5, 0.0, 0.95, step=0.05, worst="0.95"),
     ), "d_k"),
     PageSpec("training", "training", ":material/model_training:", 4, TRAINING, "d_k"),
+    PageSpec("language_model", "language-model", ":material/menu_book:", 5, LANGUAGE_MODEL,
+             "temperature"),
     PageSpec("which_d", "which-d", ":material/help:", 5, (
         Param("d_model", "int", 512, 64, 4096, step=POWERS, worst="4096"),
         Param("n_heads", "choice", "8", given=_heads_of, allowed="which_d.n_heads_allowed"),
@@ -202,7 +217,8 @@ if _missing:
     raise FileNotFoundError(f"pages without a script (app_pages/<url_path>.py): {_missing}")
 
 #: The story in order (home page links): the four steps at initialisation, the training lab
-#: that tests their claim, the practical question of which d, and what trained heads do.
+#: that tests their claim, a language model trained with and without the scale, the
+#: practical question of which d, and what trained heads do.
 STORY = tuple(p.name for p in PAGES if p.url_path)
 
 
