@@ -111,7 +111,7 @@ LM_RATES = ("0.001", "0.003", "0.01", "0.03", "0.1", "0.3")
 LANGUAGE_MODEL = (
     Param("d_h", "choice", "64", options=LM_HEAD_SIZES),
     Param("rate", "choice", "0.03", options=LM_RATES),
-    Param("prompt", "text", "HAMLET.\nTo be, or not to be,", hi=1_000),
+    Param("prompt", "text", "ROMEO.\nBut soft, what light through yonder window br", hi=1_000),
     Param("temperature", "float", 0.8, 0.1, 2.0, step=0.1, worst="2"),
     Param("length", "choice", "200", options=("100", "200", "400"), worst="400"),
 )

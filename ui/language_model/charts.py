@@ -33,8 +33,16 @@ def _color(df: pd.DataFrame) -> alt.Color:
     )
 
 
-def _reference(y: float, label: str, tip: str, y_title: str) -> list[alt.Chart]:
-    """A dashed grey horizontal line at ``y`` with ``label`` above its left end."""
+#: Where a reference line's label goes: above its left or its right end.
+_LABEL_AT = {
+    "left": {"align": "left", "x": 4},
+    "right": {"align": "right", "x": "width", "dx": -4},
+}
+
+
+def _reference(y: float, label: str, tip: str, y_title: str, side: str) -> list[alt.Chart]:
+    """A dashed grey horizontal line at ``y`` with ``label`` above its ``side`` end
+    (where the curves leave room)."""
     ref = pd.DataFrame({"y": [y], "label": [label]})
     rule = (
         alt.Chart(ref)
@@ -49,7 +57,7 @@ def _reference(y: float, label: str, tip: str, y_title: str) -> list[alt.Chart]:
     )
     words = (
         alt.Chart(ref)
-        .mark_text(align="left", baseline="bottom", x=4, dy=-2, tooltip=False)
+        .mark_text(baseline="bottom", dy=-2, tooltip=False, **_LABEL_AT[side])
         .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
     )
     return [rule, words]
@@ -172,7 +180,8 @@ def loss_against_rate(
             ],
         )
     )
-    layers += [best, *_reference(reference, text["reference"], tips["reference"], text.y)]
+    # the top rates climb toward the reference on the right
+    layers += [best, *_reference(reference, text["reference"], tips["reference"], text.y, "left")]
     return alt.layer(
         *layers,
         title=chart_title(text.title, text.subtitle),
@@ -231,18 +240,27 @@ def over_training(
     ]
     if "onehot" in df:
         tooltip.append(alt.Tooltip("onehot:Q", title=tips["onehot"], format=".1%"))
-    layers = band_and_line(
-        df,
-        x=alt.X("step:Q", title=text.x),
-        y_scale=y_scale,
-        y_title=text.y,
-        color=_color(df),
-        tooltip=tooltip,
-        band_opacity=0.2,
-        y_axis=y_axis,
+    x = alt.X("step:Q", title=text.x)
+    color = _color(df)
+    base = alt.Chart(df.drop(columns="color"))
+    # clipped: a y-range that leaves out step 0 (the held-out loss) draws the line from
+    # above the plot, not over the title
+    band = base.mark_area(opacity=0.2, tooltip=False, clip=True).encode(
+        x=x,
+        y=alt.Y("lo:Q", scale=y_scale, title=text.y, axis=y_axis),
+        y2=alt.Y2("hi:Q"),
+        color=color,
     )
+    line = base.mark_line(point=True, strokeWidth=2, clip=True).encode(
+        x=x,
+        y=alt.Y("value:Q", scale=y_scale, title=text.y, axis=y_axis),
+        color=color,
+        tooltip=tooltip,
+    )
+    layers = [band, line]
     if reference is not None:
-        layers += _reference(reference, text["reference"], tips["reference"], text.y)
+        # the curves start near it on the left (the loss from above, entropy near even)
+        layers += _reference(reference, text["reference"], tips["reference"], text.y, "right")
     return alt.layer(
         *layers,
         title=chart_title(text.title, text.subtitle),
@@ -271,7 +289,12 @@ def next_char_bars(df: pd.DataFrame, text: ChartText) -> alt.Chart:
         alt.Chart(df.drop(columns="color"))
         .mark_bar()
         .encode(
-            x=alt.X("p:Q", title=text.x, scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+            x=alt.X(
+                "p:Q",
+                title=text.x,
+                scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%", values=[0, 0.25, 0.5, 0.75, 1]),
+            ),
             y=y,
             yOffset=alt.YOffset("series:N", sort=series),
             color=_color(df),

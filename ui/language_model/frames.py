@@ -23,13 +23,12 @@ VARIANT_COLORS = {
     "mup": COLORS["linear"],
     "qk_ln": COLORS["custom"],
 }
-#: How a character the models write is named on an axis: space and newline made visible.
-SHOWN_CHARS = {" ": "␣", "\n": "↵"}
 
 
-def shown_char(ch: str) -> str:
-    """A character as an axis label: ␣ for a space, ↵ for a newline, else itself."""
-    return SHOWN_CHARS.get(ch, ch)
+def shown_char(ch: str, names: tuple[str, str]) -> str:
+    """A character as an axis label: ``names`` (the words for a space and a newline, in
+    the page's language) for the two a label cannot show, else the character itself."""
+    return {" ": names[0], "\n": names[1]}.get(ch, ch)
 
 
 def logits_at_start(d_h: int, labels: tuple[tuple[str, str], ...]) -> pd.DataFrame:
@@ -128,23 +127,27 @@ def over_training(
 
 
 def next_chars(
-    prompt: str, d_h: int, temperature: float, labels: tuple[tuple[str, str], ...]
+    prompt: str,
+    d_h: int,
+    temperature: float,
+    labels: tuple[tuple[str, str], ...],
+    names: tuple[str, str],
 ) -> pd.DataFrame:
     """The likeliest next characters of every variant after ``prompt`` (already read)
-    at ``temperature`` (:func:`ui.language_model.data.next_char`).
+    at ``temperature`` (:func:`ui.language_model.data.next_char`); ``names``: the words
+    for a space and a newline (:func:`shown_char`).
 
     Returns
     -------
-    DataFrame, one row per (variant, character): ``series``, ``color``, ``char`` (␣ for a
-    space, ↵ for a newline), ``p``, ``rank``.
+    DataFrame, one row per (variant, character): ``series``, ``color``, ``char`` (as
+    :func:`shown_char` names it), ``p``, ``rank``.
     """
     df = data.next_char(prompt, d_h, temperature)
-    names = dict(labels)
     return pd.DataFrame(
         {
-            "series": df["variant"].map(names),
+            "series": df["variant"].map(dict(labels)),
             "color": df["variant"].map(VARIANT_COLORS),
-            "char": df["char"].map(shown_char),
+            "char": df["char"].map(lambda ch: shown_char(ch, names)),
             "p": df["p"],
             "rank": df["rank"],
         }

@@ -110,9 +110,10 @@ def own_prompt(d_h: int, seed: int) -> None:
     st.markdown(t("language_model.next_text"))
     top = data.next_char(read.text, d_h, temperature).sort_values("rank")
     first = top.drop_duplicates("char").iloc[0]["char"]
+    names = (t("language_model.space"), t("language_model.newline"))
     workshop.chart(
         "language_model.next_char", charts.next_char_bars,
-        partial(frames.next_chars, read.text, d_h, temperature, labels()),
+        partial(frames.next_chars, read.text, d_h, temperature, labels(), names),
         source=char_lm.forward, t=f"{temperature:g}", d_h=d_h,
-        first=frames.shown_char(first), k=data.TOP_CHARS,
+        first=frames.shown_char(first, names), k=data.TOP_CHARS,
     )  # fmt: skip

@@ -313,18 +313,18 @@ def over_training(d_h: int, rate: float) -> None:
     s = data.sweep()
     cfg = s.config
     st.header(t("language_model.train_header"))
-    start = {v: ends(d_h, rate, v) for v in data.VARIANTS}
+    logit = {v: ends(d_h, rate, v) for v in data.VARIANTS}  # first layer: (step 0, end)
     workshop.takeaway(
         t(
             "language_model.train_takeaway",
             d_h=d_h,
             lr=lr_text(rate),
-            s0=big(start["sqrt"][0]),
-            s1=big(start["sqrt"][1]),
-            n0=big(start["none"][0]),
-            n1=big(start["none"][1]),
-            q0=big(start["qk_ln"][0]),
-            q1=big(start["qk_ln"][1]),
+            s0=big(logit["sqrt"][0]),
+            s1=big(logit["sqrt"][1]),
+            n0=big(logit["none"][0]),
+            n1=big(logit["none"][1]),
+            q0=big(logit["qk_ln"][0]),
+            q1=big(logit["qk_ln"][1]),
         )
     )
     seeds = len(s.meta["seeds"])
@@ -340,10 +340,17 @@ def over_training(d_h: int, rate: float) -> None:
     names = labels()
     rate_words = {"d_h": d_h, "lr": lr_text(rate)}
     unigram = s.meta["unigram_val_loss"]
+    loss = [data.curve(v, d_h, rate, "val_loss") for v in data.VARIANTS]
+    start = float(np.mean([c["mean"][0] for c in loss]))
+    # the y-range leaves out step 0 (≈ ln 84 + ½ for every variant): it would flatten the rest
+    later = np.concatenate([np.concatenate([c["lo"][1:], c["hi"][1:]]) for c in loss])
+    later = later[np.isfinite(later)]
+    loss_domain = (float(later.min()) - 0.05, max(float(later.max()), unigram) + 0.1)
     workshop.chart(
         "language_model.val_loss", charts.over_training,
         partial(frames.over_training, d_h, rate, "val_loss", None, names),
-        options={"reference": unigram}, unigram=nats(unigram),
+        options={"reference": unigram, "y_domain": loss_domain}, unigram=nats(unigram),
+        start=f"{start:.2f}",
         ends=joined([f"{label(v)} {nats(ends(d_h, rate, v, 'val_loss')[1])}"
                      for v in data.VARIANTS]),
         **rate_words,
