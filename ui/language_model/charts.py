@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import pandas as pd
 
@@ -282,6 +284,9 @@ def next_char_bars(df: pd.DataFrame, text: ChartText) -> alt.Chart:
         ``title``, ``x``, ``y``, ``alt``; ``tips.series``.
     """
     check_rows(df)
+    # up to the next quarter above the likeliest: the bars use the width, the axis stays
+    # one of ¼, ½, ¾ or 1
+    top = min(1.0, math.ceil(float(df["p"].max()) * 4 + 1e-9) / 4)
     order = list(df.sort_values("rank", kind="stable")["char"].drop_duplicates())
     series, _ = legend_colors(df, "series")
     y = alt.Y("char:N", title=text.y, sort=order, axis=alt.Axis(labelFontSize=14, grid=False))
@@ -292,8 +297,8 @@ def next_char_bars(df: pd.DataFrame, text: ChartText) -> alt.Chart:
             x=alt.X(
                 "p:Q",
                 title=text.x,
-                scale=alt.Scale(domain=[0, 1]),
-                axis=alt.Axis(format="%", values=[0, 0.25, 0.5, 0.75, 1]),
+                scale=alt.Scale(domain=[0, top], nice=False),
+                axis=alt.Axis(format="%", tickCount=5),
             ),
             y=y,
             yOffset=alt.YOffset("series:N", sort=series),

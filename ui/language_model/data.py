@@ -104,9 +104,18 @@ def sweep() -> Sweep:
 
 
 @st.cache_resource(show_spinner=False)
-def models(d_h: int) -> dict:
+def models(d_h: int, exact: bool = False) -> dict:
     """The shipped best model of every variant at head size ``d_h``, stacked for
-    :func:`core.char_lm.generate` in the page's order (:data:`VARIANTS`), float32.
+    :func:`core.char_lm.generate` in the page's order (:data:`VARIANTS`).
+
+    Parameters
+    ----------
+    d_h : int
+        The head size.
+    exact : bool
+        Weights in float64 instead of float32 (the float16 weights either way, exactly):
+        logits that come out the same on every CPU but for a last float32 rounding, for
+        a chart's numbers; float32 is twice as fast, for sampling.
 
     Returns
     -------
@@ -120,7 +129,10 @@ def models(d_h: int) -> dict:
     order = sorted(
         (m for m in meta["models"] if m["d_h"] == d_h), key=lambda m: VARIANTS.index(m["variant"])
     )
-    return char_lm.models_for_head_size(weights, {**meta, "models": order}, d_h)
+    m = char_lm.models_for_head_size(weights, {**meta, "models": order}, d_h)
+    if exact:
+        m["params"] = {name: a.astype(np.float64) for name, a in m["params"].items()}
+    return m
 
 
 # --- the sweep's figures ---------------------------------------------------------------
@@ -338,7 +350,9 @@ def continuations(
 def next_char(prompt: str, d_h: int, temperature: float) -> pd.DataFrame:
     """The distribution each variant draws the next character from after ``prompt``,
     softmax(logits / temperature): the :data:`TOP_CHARS` likeliest characters of every
-    model, for every model.
+    model, for every model. The forward pass runs in float64 (``models(d_h, exact=True)``):
+    in float32 the order of a product's sums, which differs between CPUs and BLAS
+    kernels, would move the last digits of every probability.
 
     Returns
     -------
@@ -346,7 +360,7 @@ def next_char(prompt: str, d_h: int, temperature: float) -> pd.DataFrame:
     ``p`` (probability), ``rank`` (of the character by its mean probability over the
     models, 0 first).
     """
-    m = models(d_h)
+    m = models(d_h, exact=True)
     ids, _ = char_lm.encode(prompt)
     logits = char_lm.forward(
         m["params"], ids[None, :], n_heads=m["n_heads"], scales=m["scales"], qk_norm=m["qk_norm"]

@@ -17,7 +17,7 @@ from ui.common import workshop
 from ui.common.i18n import t
 from ui.common.pages import lr_text
 from ui.language_model import data
-from ui.language_model.sections import big, ends, joined, n_parameters, nats, pct
+from ui.language_model.sections import big, ends, gap, joined, n_parameters, nats, pct
 
 
 def rises(d_h: int, variant: str) -> list[float]:
@@ -38,7 +38,7 @@ def figures() -> dict:
     -------
     dict
         ``small``, ``large`` (head sizes); ``gap`` {d_h: best loss without the scale −
-        with ÷√dₕ}; ``none``, ``sqrt`` (best losses at ``large``); ``unigram``; ``lab``
+        with ÷√dₕ, as written}; ``none``, ``sqrt`` (best losses at ``large``); ``unigram``; ``lab``
         (:func:`ui.language_model.data.lab_verdict` at dₖ = ``large``); ``onehot_none``,
         ``onehot_sqrt`` (first-layer one-hot share at the end, each at its best rate);
         ``start`` {d_h: ÷1's first-layer max |logit| at step 0}; ``top`` (the top rate),
@@ -60,7 +60,9 @@ def figures() -> dict:
     return {
         "small": small,
         "large": large,
-        "gap": {h: cells["none", h].best_loss - cells["sqrt", h].best_loss for h in s.head_sizes},
+        "gap": {
+            h: gap(cells["none", h].best_loss, cells["sqrt", h].best_loss) for h in s.head_sizes
+        },
         "none": cells["none", large].best_loss,
         "sqrt": cells["sqrt", large].best_loss,
         "best_lr": s.lrs[cells["none", large].best],
@@ -91,8 +93,8 @@ def meaning() -> None:
     workshop.takeaway(
         t(
             "language_model.meaning_takeaway",
-            g_small=nats(f["gap"][small]),
-            g_large=nats(f["gap"][large]),
+            g_small=f["gap"][small],
+            g_large=f["gap"][large],
             small=small,
             large=large,
         )
@@ -103,7 +105,7 @@ def meaning() -> None:
             "language_model.meaning_lab",
             d_h=large,
             none=nats(f["none"]),
-            below=nats(f["unigram"] - f["none"]),
+            below=gap(f["unigram"], f["none"]),
             unigram=nats(f["unigram"]),
             sqrt=nats(f["sqrt"]),
             lab_none=f"{lab['none']:.2g}",
@@ -112,12 +114,12 @@ def meaning() -> None:
             lab_seeds=lab["seeds"],
         )
     )
-    grows = f["gap"][large] > f["gap"][small]
+    grows = float(f["gap"][large]) > float(f["gap"][small])
     st.markdown(
         t(
             "language_model.meaning_gap_grows" if grows else "language_model.meaning_gap_flat",
-            g_small=nats(f["gap"][small]),
-            g_large=nats(f["gap"][large]),
+            g_small=f["gap"][small],
+            g_large=f["gap"][large],
             small=small,
             large=large,
             lr=lr_text(f["best_lr"]),
@@ -159,7 +161,7 @@ def meaning() -> None:
         oh_top=pct(f["onehot_top"]),
         params=f"{n_parameters(large):,}",
     )
-    st.markdown(f"{t('language_model.meaning_disagree')} {part} {divergence}")
+    st.markdown(t("language_model.meaning_disagree", sens=part, divergence=divergence))
     myth(large, s.config["eval_every"], len(s.meta["seeds"]), f["rises"])
 
 
@@ -168,8 +170,10 @@ def myth(d_h: int, every: int, seeds: int, found: dict[str, list[float]]) -> Non
     rates = data.sweep().lrs
     where = {v: joined([lr_text(r) for r in found[v]]) or "—" for v in found}
     with_rate = set(found["none"]) <= set(found["sqrt"])
+    ending = "language_model.myth_rate" if with_rate else "language_model.myth_scale"
     reality = t(
         "language_model.myth_reality",
+        ending=t(ending),
         every=every,
         seeds=seeds,
         d_h=d_h,
@@ -181,5 +185,4 @@ def myth(d_h: int, every: int, seeds: int, found: dict[str, list[float]]) -> Non
         q_up=len(found["qk_ln"]),
         q_where=where["qk_ln"],
     )
-    ending = "language_model.myth_rate" if with_rate else "language_model.myth_scale"
-    workshop.myth(t("language_model.myth_claim"), f"{reality} {t(ending)}")
+    workshop.myth(t("language_model.myth_claim"), reality)

@@ -37,6 +37,12 @@ def nats(x: float) -> str:
     return f"{x:.3f}"
 
 
+def gap(a: float, b: float) -> str:
+    """a − b as the page writes it: the difference of the two losses as shown (to 3
+    decimals), so that it agrees with them to the last digit."""
+    return nats(round(a, 3) - round(b, 3))
+
+
 def big(x: float) -> str:
     """A |logit|: 3 significant digits, whole numbers with thousands separators."""
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
@@ -225,7 +231,7 @@ def loss_against_rate(d_h: int) -> None:
         about=(d_h,),
     ):
         return
-    gap = nats(none.best_loss - sqrt.best_loss)
+    excess = gap(none.best_loss, sqrt.best_loss)
     with top:
         if none.best == sqrt.best:
             workshop.takeaway(
@@ -233,7 +239,7 @@ def loss_against_rate(d_h: int) -> None:
                     "language_model.rate_takeaway_same",
                     d_h=d_h,
                     lr=lr_text(s.lrs[sqrt.best]),
-                    gap=gap,
+                    gap=excess,
                 )
             )
         else:
@@ -243,7 +249,7 @@ def loss_against_rate(d_h: int) -> None:
                     d_h=d_h,
                     lr_sqrt=lr_text(s.lrs[sqrt.best]),
                     lr_none=lr_text(s.lrs[none.best]),
-                    gap=gap,
+                    gap=excess,
                 )
             )
     small, large = min(s.head_sizes), max(s.head_sizes)
@@ -281,12 +287,9 @@ def loss_against_rate(d_h: int) -> None:
             hi=lr_text(s.lrs[-1]),
             seeds=len(s.meta["seeds"]),
             l0=nats(float(z["initial_val_loss"][z["done"] == 1].mean())),
-        )
-        + " "
-        + (
-            t("language_model.sensitivity_none_diverged")
+            diverged=t("language_model.sensitivity_none_diverged")
             if diverged == 0
-            else t("language_model.sensitivity_diverged", n=diverged)
+            else t("language_model.sensitivity_diverged", n=diverged),
         )
     )
 
