@@ -64,6 +64,8 @@ TAP_CONTROL: dict[str, str] = {
     "home": ".st-key-example_d_k [role='radiogroup'] > :nth-child(3) [data-testid='stRadioOption']",
     # no ×2 button here: the head number's "+" steps to the next head
     "real_models": ".st-key-head [data-testid='stNumberInputStepUp']",
+    # the head size's first option (dₕ = 16): its main control, the temperature, is a slider
+    "language_model": ".st-key-d_h [role='radiogroup'] > :nth-child(1) [data-testid='stRadioOption']",
 }
 CHART_SELECTOR = "[data-testid='stVegaLiteChart']"
 
