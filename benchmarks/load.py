@@ -115,8 +115,8 @@ class Control:
     """
 
     key: str
-    shared: tuple[int | str, ...]
-    fresh: Sequence[int | str]
+    shared: tuple[int | float | str, ...]
+    fresh: Sequence[int | float | str]
     query: str
 
 
@@ -140,14 +140,22 @@ def main_control(spec) -> Control:
     learners move it: fresh values are the rest of its range (a page that trains at
     powers of two only: the rest of those powers)."""
     param = spec.param(spec.main)
-    lo, hi = int(param.lo), int(param.hi)
-    fresh = range(lo, hi + 1)
+    if param.kind == "float":  # a slider: the values of its steps
+        lo, hi = param.lo, param.hi
+        n = round((hi - lo) / param.step)
+        fresh = [round(lo + i * param.step, 6) for i in range(n + 1)]
+        half, double = param.default / 2, param.default * 2
+    else:
+        lo, hi = int(param.lo), int(param.hi)
+        fresh = range(lo, hi + 1)
+        half, double = param.default // 2, param.default * 2
     if param.snap is not None:
         fresh = sorted({param.snap(v) for v in fresh})
     shared = SHARED.get(spec.url_path) or tuple(
-        v for v in (param.default // 2, param.default, param.default * 2) if lo <= v <= hi
+        v for v in (half, param.default, double) if lo <= v <= hi
     )
-    return Control(param.key, shared, fresh, f"{param.key}={param.default}")
+    default = f"{param.default:g}" if param.kind == "float" else param.default
+    return Control(param.key, shared, fresh, f"{param.key}={default}")
 
 
 def _pages() -> dict[str, Control]:
@@ -530,14 +538,15 @@ class Learner:
     def control_id(self, key: str) -> str | None:
         return next((wid for wid in self.widgets if wid.endswith(f"-{key}")), None)
 
-    def current(self, key: str) -> int | str | None:
+    def current(self, key: str) -> int | float | str | None:
         wid = self.control_id(key)
         if wid is None:
             return None
         state = self.widgets[wid]
-        return (
-            state.string_value if state.WhichOneof("value") == "string_value" else state.int_value
-        )
+        kind = state.WhichOneof("value")
+        if kind == "double_array_value":  # a slider
+            return state.double_array_value.data[0]
+        return state.string_value if kind == "string_value" else state.int_value
 
     # the session ------------------------------------------------------------------------
     async def open(self) -> None:
@@ -562,13 +571,15 @@ class Learner:
         if ran is not None:
             self.stats.load_s = time.perf_counter() - t0
 
-    async def change(self, key: str, value: int | str) -> float | None:
+    async def change(self, key: str, value: int | float | str) -> float | None:
         wid = self.control_id(key)
         if wid is None:
             self.stats.errors.append(f"control {key!r} not on the page")
             return None
         if isinstance(value, str):
             self.widgets[wid].string_value = value
+        elif isinstance(value, float):  # a slider
+            self.widgets[wid].double_array_value.data[:] = [value]
         else:
             self.widgets[wid].int_value = value
         params = [(k, v) for k, v in urllib.parse.parse_qsl(self.query) if k != key]
