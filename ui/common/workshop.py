@@ -24,7 +24,6 @@ import pandas as pd
 import streamlit as st
 
 from ui.common import controls, room, specs, turns
-from ui.common.charts import d_marker
 from ui.common.i18n import chart_text, t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
@@ -231,25 +230,9 @@ def chart(
     tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
     text = chart_text(key, **values)
-    options = options or {}
-    presenting = is_presenting()
-    described = (
-        key,
-        specs.function_name(builder),
-        specs.function_name(frame.func),
-        frame.args,
-        tuple(sorted(frame.keywords.items())),
-        text.entries,
-        tuple(sorted(options.items())),
-        marker is not None,
+    spec = specs.drawn(
+        key, builder, frame, text, options=options, marker=marker, presenting=is_presenting()
     )
-    specs.check_plain(described, f"chart {key}")
-
-    def build() -> alt.TopLevelMixin:
-        made = builder(frame(), text, **options)
-        return made + d_marker() if marker is not None else made
-
-    spec = specs.for_drawing(specs.chart_spec(described, build, presenting), marker=marker)
     element = key.replace(".", "_")
     st.vega_lite_chart(spec=spec, width="stretch", key=element)
     _chart_extras(element, lambda: _first(frame()), source)
