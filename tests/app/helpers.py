@@ -104,7 +104,7 @@ def _page_run(page: str, lang: str, params: tuple[tuple[str, str], ...]) -> Page
         elements=elements,
         exceptions=tuple(e.value for e in at.exception),
         warnings=tuple(warnings(at)),
-        steps=next((int(w.max) for w in at.number_input if w.key == "step"), None),
+        steps=next((len(w.options) for w in at.selectbox if w.key == "step"), None),
     )
 
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
 
 from ui.common.axes import log_axis, positive_range
+from ui.common.chart_text import ChartText
 
 #: Okabe–Ito colours of marks, by role. They are drawn on the light and on the dark
 #: background alike, so none may be black or white. Chart text is in :data:`INK` instead.
@@ -55,63 +55,6 @@ def cell_ink(field: str, scale: str = "color") -> alt.ExprRef:
     (colour scale ``scale`` of ``datum[field]``): one of them always reaches 4.58:1."""
     cell = f"scale({json.dumps(scale)}, datum[{json.dumps(field)}])"
     return alt.ExprRef(f"contrast('white', {cell}) > contrast('black', {cell}) ? 'white' : 'black'")
-
-
-@dataclass(frozen=True)
-class ChartText:
-    """The words of one chart in the page's language: its catalog table, each entry
-    formatted (:func:`ui.common.i18n.chart_text`).
-
-    A chart's table (``[saturation.overflow]`` in ``locales/en.toml`` and ``zh.toml``)
-    has ``title`` and ``alt`` (the description a screen reader reads), usually ``x`` and
-    ``y`` (axis titles), optionally ``subtitle``, a ``tips`` table (tooltip titles by
-    field) and any other entry a builder needs (legend or reference labels), read with
-    ``text["name"]``. Hashable: the entries are the chart's words in its cache key.
-    """
-
-    entries: tuple[tuple[str, str], ...]
-
-    @classmethod
-    def of(cls, tips: Mapping[str, str] | None = None, **entries: str) -> ChartText:
-        """A chart's words given by hand (tests): ``ChartText.of(title="T", tips={…})``."""
-        flat = dict(entries)
-        flat.update({f"tips.{field}": text for field, text in (tips or {}).items()})
-        return cls(tuple(sorted(flat.items())))
-
-    def __getitem__(self, name: str) -> str:
-        for entry, text in self.entries:
-            if entry == name:
-                return text
-        raise KeyError(f"chart text has no entry {name!r}: {[e for e, _ in self.entries]}")
-
-    def get(self, name: str, default: str | None = None) -> str | None:
-        """Entry ``name``, or ``default`` if the table has none."""
-        return next((text for entry, text in self.entries if entry == name), default)
-
-    @property
-    def title(self) -> str:
-        return self["title"]
-
-    @property
-    def subtitle(self) -> str | None:
-        return self.get("subtitle")
-
-    @property
-    def description(self) -> str:
-        return self["alt"]
-
-    @property
-    def x(self) -> str:
-        return self["x"]
-
-    @property
-    def y(self) -> str:
-        return self["y"]
-
-    @property
-    def tips(self) -> dict[str, str]:
-        """Tooltip titles by field (the table's ``tips``)."""
-        return {e[5:]: text for e, text in self.entries if e.startswith("tips.")}
 
 
 #: Largest number of rows a builder accepts (the browser gets binned data only).

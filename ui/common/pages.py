@@ -39,8 +39,10 @@ APP_TABLE: tuple[Param, ...] = (
     Param("lang", "choice", "en", options=("en", "zh")),
     Param("seed", "int", 0, 0, SEED_MAX),
     Param("present", "flag", False, options=ON_OFF, labelled=True),  # the app writes it
-    Param("step", "int", 1, 1, 1, given=_needs_present, needs="present"),
+    Param("step", "int", 1, 1, 1, given=_needs_present, needs="present", labelled=True),
     Param("reveal", "flag", False, options=ON_OFF),
+    # "Go deeper" open (the expander writes the URL itself: true or false)
+    Param("deeper", "flag", False, options=("false", "true")),
     Param("room", OWN),
     Param("learner", OWN),
     Param("room_key", OWN),
@@ -111,7 +113,16 @@ class PageSpec:
     (its parameter table) and ``main``, the parameter a workshop moves most (the
     benchmarks and the all-pages tests move it). Its script is
     ``app_pages/<url_path>.py``, named after the url path so a deep link finds the same
-    page whether Streamlit resolves it by route or by file name (as AppTest does)."""
+    page whether Streamlit resolves it by route or by file name (as AppTest does).
+
+    ``order``: the page's sections (step ids 1 … ``steps``) in the order the page shows
+    them (default: 1, 2, …); a step's id stays its link (``&step=3``) whatever its place.
+    ``short``: how many sections of ``order`` make the short path, the rest sitting
+    under "Go deeper" (0: no such split). ``terms``: the glossary terms the page uses
+    (:mod:`ui.common.glossary`), defined in its "Terms on this page". ``story``: whether
+    the page is a step of the story (numbered in the navigation, linked from home and by
+    presenter mode's "Next page"); the glossary is not.
+    """
 
     name: str
     url_path: str
@@ -119,6 +130,21 @@ class PageSpec:
     steps: int = 0
     params: tuple[Param, ...] = ()
     main: str | None = None
+    order: tuple[int, ...] = ()
+    short: int = 0
+    terms: tuple[str, ...] = ()
+    story: bool = True
+
+    def __post_init__(self) -> None:
+        if self.order and sorted(self.order) != list(range(1, self.steps + 1)):
+            raise ValueError(f"{self.name}: order {self.order} is not a permutation of its steps")
+        if not 0 <= self.short <= self.steps:
+            raise ValueError(f"{self.name}: short {self.short} is not within 0 … {self.steps}")
+
+    @property
+    def step_order(self) -> tuple[int, ...]:
+        """The step ids in the order the page shows them."""
+        return self.order or tuple(range(1, self.steps + 1))
 
     @property
     def script(self) -> str:
@@ -128,7 +154,8 @@ class PageSpec:
     @property
     def table(self) -> tuple[Param, ...]:
         """Every parameter of the page: the app's, then its own."""
-        step = replace(APP_TABLE[3], hi=max(1, self.steps))
+        first = self.step_order[0] if self.steps else 1
+        step = replace(APP_TABLE[3], hi=max(1, self.steps), default=first)
         return (*APP_TABLE[:3], step, *APP_TABLE[4:], *self.params)
 
     def param(self, key: str) -> Param:
@@ -195,6 +222,7 @@ PAGES: tuple[PageSpec, ...] = (
         Param("head", "int", 5, 0, 11),
         Param("divide_by", "choice", "sqrt_d_k", options=RM_DIVISORS, labelled=True),
     ), "head"),
+    PageSpec("glossary", "glossary", ":material/menu_book:", story=False),
 )  # fmt: skip
 
 _missing = [p.script for p in PAGES if not (ROOT / p.script).exists()]
@@ -203,12 +231,20 @@ if _missing:
 
 #: The story in order (home page links): the four steps at initialisation, the training lab
 #: that tests their claim, the practical question of which d, and what trained heads do.
-STORY = tuple(p.name for p in PAGES if p.url_path)
+STORY = tuple(p.name for p in PAGES if p.url_path and p.story)
 
 
 def page(name: str) -> PageSpec | None:
     """The spec of page ``name``, or None if the app does not have it."""
     return next((p for p in PAGES if p.name == name), None)
+
+
+def next_in_story(spec: PageSpec) -> PageSpec | None:
+    """The story page after ``spec`` (home leads to the first), or None after the last."""
+    names = ("home", *STORY)
+    if spec.name not in names or spec.name == names[-1]:
+        return None
+    return page(names[names.index(spec.name) + 1])
 
 
 def by_url(url_path: str) -> PageSpec:
