@@ -121,7 +121,9 @@ class PageSpec:
     under "Go deeper" (0: no such split). ``terms``: the glossary terms the page uses
     (:mod:`ui.common.glossary`), defined in its "Terms on this page". ``story``: whether
     the page is a step of the story (numbered in the navigation, linked from home and by
-    presenter mode's "Next page"); the glossary is not.
+    presenter mode's "Next page"); the glossary is not. ``breaks``: the values of "Show
+    me where it breaks" ((key, value) pairs of the table's parameters, as the widgets
+    hold them): the setting where the page's point is plainest.
     """
 
     name: str
@@ -134,12 +136,16 @@ class PageSpec:
     short: int = 0
     terms: tuple[str, ...] = ()
     story: bool = True
+    breaks: tuple[tuple[str, object], ...] = ()
 
     def __post_init__(self) -> None:
         if self.order and sorted(self.order) != list(range(1, self.steps + 1)):
             raise ValueError(f"{self.name}: order {self.order} is not a permutation of its steps")
         if not 0 <= self.short <= self.steps:
             raise ValueError(f"{self.name}: short {self.short} is not within 0 … {self.steps}")
+        own = {p.key for p in self.params}
+        if not {key for key, _ in self.breaks} <= own:
+            raise ValueError(f"{self.name}: breaks {self.breaks} name parameters it lacks")
 
     @property
     def step_order(self) -> tuple[int, ...]:
