@@ -22,8 +22,11 @@ TIMEOUT = 30
 def run_page(script: str | None = None, reveal: bool = True, **params: str | list[str]) -> AppTest:
     """Run app.py, switch to ``script`` (e.g. "app_pages/variance.py") with ``params``.
 
-    With ``reveal`` every "predict first" question is skipped so all charts are drawn.
+    With ``reveal`` every "predict first" question is skipped and "Go deeper" is open
+    (unless ``params`` say ``deeper``), so all charts are drawn.
     """
+    if reveal:
+        params = {"deeper": "true", **params}
     at = _run(script, params)
     if reveal:
         reveal_all(at)
@@ -80,9 +83,10 @@ class PageRun:
 
 def page_run(page: str, lang: str, **params: str) -> PageRun:
     """The run of ``page`` (url path, "home" for the home page) in ``lang`` with query
-    ``params``, every question answered by the link (``reveal=1``, unless ``params`` say
-    otherwise): run once per test session, then shared."""
-    return _page_run(page, lang, tuple(sorted({"reveal": "1", **params}.items())))
+    ``params``, every question answered by the link (``reveal=1``) and "Go deeper" open
+    (``deeper=true``), unless ``params`` say otherwise: run once per test session, then
+    shared."""
+    return _page_run(page, lang, tuple(sorted({"reveal": "1", "deeper": "true", **params}.items())))
 
 
 @functools.cache

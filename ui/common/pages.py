@@ -186,7 +186,7 @@ PAGES: tuple[PageSpec, ...] = (
         Param("sigma_q", "float", 1.0, 0.25, 4.0, step=0.25, worst="4"),
         Param("sigma_k", "float", 1.0, 0.25, 4.0, step=0.25, worst="4"),
         Param("hist_axes", "choice", "shared", options=("shared", "own"), labelled=True),
-    ), "d_k"),
+    ), "d_k", short=2),
     PageSpec("saturation", "saturation", ":material/compress:", 5, (
         _d_k(), _n_keys(), _alpha(),
         Param("score_1", "float", 10.0, -20.0, 20.0, step=0.125),
