@@ -476,12 +476,3 @@ def sweep_lines(
     return alt.layer(
         *layers, title=chart_title(text.title), description=text.description, height=height
     )
-
-
-def legacy_sweep_lines(
-    df: pd.DataFrame, *, title: str, x_title: str, y_title: str, description: str,
-    tips: dict[str, str], **options,
-) -> alt.LayerChart:  # fmt: skip
-    """:func:`sweep_lines` with the d_k marker, for charts not yet drawn by their key."""
-    text = ChartText.of(title=title, x=x_title, y=y_title, alt=description, tips=tips)
-    return sweep_lines(df, text, **options) + d_marker()
