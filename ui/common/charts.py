@@ -310,6 +310,24 @@ def d_marker() -> alt.Chart:
     )
 
 
+def own_data(chart: alt.LayerChart) -> alt.LayerChart:
+    """``chart`` with the frame its layers share given to each layer, changed in place.
+
+    Altair moves a frame that every layer holds up to the layer chart, when the chart is
+    made and again when it is copied (``chart + d_marker()`` in
+    :func:`ui.common.workshop.chart` copies it). Each layer keeps its own view of the frame
+    (a shallow copy: the same data, one dataset in the spec), so the spec has one form
+    whether or not the d_k marker is layered on.
+    """
+    shared = chart.data
+    if shared is not alt.Undefined:
+        for layer in chart.layer:
+            if layer.data is alt.Undefined:
+                layer.data = shared.copy(deep=False)
+        chart.data = alt.Undefined
+    return chart
+
+
 def legend_colors(df: pd.DataFrame, field: str) -> tuple[list[str], list[str]]:
     """Legend order (first appearance) of ``field`` and the ``color`` of each entry."""
     first: dict = {}

@@ -19,6 +19,7 @@ from ui.common.charts import (
     legend_above,
     legend_below,
     legend_colors,
+    own_data,
     sweep_lines,
 )
 
@@ -29,24 +30,6 @@ JACOBIAN_SCHEME = "blueorange"
 #: Height of the gap explorer's plot, px (its title and legend add to it): 15 decades of a
 #: log axis at 16 px each, so that the two curves, a decade apart, are 16 px apart.
 GAP_PLOT_PX = 240
-
-
-def own_data(chart: alt.LayerChart) -> alt.LayerChart:
-    """``chart`` with the frame its layers share given to each layer, changed in place.
-
-    Altair moves a frame that every layer holds up to the layer chart, when the chart is
-    made and again when it is copied (``chart + d_marker()`` in
-    :func:`ui.common.workshop.chart` copies it). Each layer keeps its own view of the frame
-    (a shallow copy: the same data, one dataset in the spec), so the spec has one form
-    whether or not the d_k marker is layered on.
-    """
-    shared = chart.data
-    if shared is not alt.Undefined:
-        for layer in chart.layer:
-            if layer.data is alt.Undefined:
-                layer.data = shared.copy(deep=False)
-        chart.data = alt.Undefined
-    return chart
 
 
 def jacobian_heatmap(df: pd.DataFrame, text: ChartText, *, domain_max: float) -> alt.Chart:

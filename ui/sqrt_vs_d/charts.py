@@ -17,6 +17,7 @@ from ui.common.charts import (
     legend_above,
     legend_below,
     legend_colors,
+    own_data,
     sweep_lines,
 )
 
@@ -25,24 +26,6 @@ HALF_PLOT_PX = 220
 #: Legend entries per row of a half-width chart: it cannot fit four Chinese α labels in
 #: one row (beside the open sidebar it takes one a row).
 HALF_LEGEND_COLUMNS = 2
-
-
-def own_data(chart: alt.LayerChart) -> alt.LayerChart:
-    """``chart`` with the frame its layers share given to each layer, changed in place.
-
-    Altair moves a frame that every layer holds up to the layer chart, when the chart is
-    made and again when it is copied (``chart + d_marker()`` in
-    :func:`ui.common.workshop.chart` copies it). Each layer keeps its own view of the frame
-    (a shallow copy: the same data, one dataset in the spec), so the spec has one form
-    whether or not the d_k marker is layered on.
-    """
-    shared = chart.data
-    if shared is not alt.Undefined:
-        for layer in chart.layer:
-            if layer.data is alt.Undefined:
-                layer.data = shared.copy(deep=False)
-        chart.data = alt.Undefined
-    return chart
 
 
 def half_width(chart: alt.LayerChart) -> alt.LayerChart:

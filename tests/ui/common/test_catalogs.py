@@ -140,7 +140,8 @@ def _key_patterns(source: str) -> list[re.Pattern]:
         literal = re.sub(r"\{[^}]*\}", "", template)
         # a template with no word of its own ("{module}.{name}") names no key
         if re.search(r"[a-z]{2}", literal) and re.fullmatch(r"[a-z0-9_.]+", literal):
-            patterns.append(re.compile(re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(template))))
+            named = re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(template))
+            patterns.append(re.compile(named + r"(\..+)?"))
     return patterns
 
 
