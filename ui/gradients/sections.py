@@ -98,8 +98,7 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
                 f"gradients.heat_{which}", charts.jacobian_heatmap,
                 partial(frames.heatmap, d_k, n_keys, alpha, seed, which),
                 options={"domain_max": domain_max}, source=[sample_scores, jacobian_from_logits],
-                subtitle=t("gradients.heat_subtitle", p=p_text, fro=sig3(r["fro"])),
-                label=label, d_k=d_k, fro=sig3(r["fro"]),
+                label=label, d_k=d_k, p=p_text, fro=sig3(r["fro"]),
             )  # fmt: skip
     st.caption(t("gradients.heat_caption", d_k=d_k, n_keys=n_keys))
     if n_keys > data.HEATMAP_MAX_KEYS:
@@ -188,7 +187,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
             workshop.chart(
                 f"gradients.{name}_sweep", charts.median_mean_sweep,
                 partial(frames.sweep, name, n_keys, alpha, seed, series),
-                marker=d_k, source=source[name], subtitle=t("gradients.sweep_subtitle"),
+                marker=d_k, source=source[name],
                 n=n_keys, med_u=f"{med[0.0]:.2g}", med_s=f"{med[0.5]:.2g}",
             )  # fmt: skip
     left, right = st.columns(2)
@@ -333,8 +332,7 @@ def query_gradient(
                 f"gradients.qgrad_{which}", charts.log_histogram,
                 partial(frames.qgrad, d_k, n_keys, alpha, seed, which),
                 options=histogram, source=query_grad_norms,
-                subtitle=t("gradients.qgrad_subtitle", d_k=d_k, n_keys=n_keys),
-                label=label, d_k=d_k, median=f"{q['median']:.2e}",
+                label=label, d_k=d_k, n_keys=n_keys, median=f"{q['median']:.2e}",
             )  # fmt: skip
             st.caption(t("gradients.qgrad_stats", median=f"{q['median']:.3g}", mean=f"{q['mean']:.3g}",
                          q10=f"{q['q10']:.2g}", q90=f"{q['q90']:.2g}"))  # fmt: skip

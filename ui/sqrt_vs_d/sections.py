@@ -119,7 +119,7 @@ def logit_scale(v: View) -> None:
                 f"sqrt_vs_d.{which}", charts.logit_scale,
                 partial(frames.logit, which, *v.sweep, v.labels),
                 marker=d_k, source=[SWEEP, LOGIT_THEORY[which]],
-                subtitle=t("sqrt_vs_d.points_sub"), rho=f"{rho:g}",
+                rho=f"{rho:g}",
             )  # fmt: skip
     st.caption(t("sqrt_vs_d.logit_caption_rho0" if rho == 0 else "sqrt_vs_d.logit_caption"))
 
