@@ -22,11 +22,10 @@ TIMEOUT = 30
 def run_page(script: str | None = None, reveal: bool = True, **params: str | list[str]) -> AppTest:
     """Run app.py, switch to ``script`` (e.g. "app_pages/variance.py") with ``params``.
 
-    With ``reveal`` every "predict first" question is skipped and "Go deeper" is open
-    (unless ``params`` say ``deeper``), so all charts are drawn.
+    With ``reveal`` every "predict first" question is skipped so all charts are drawn.
+    "Go deeper" is open unless ``params`` say ``deeper``.
     """
-    if reveal:
-        params = {"deeper": "true", **params}
+    params = {"deeper": "true", **params}
     at = _run(script, params)
     if reveal:
         reveal_all(at)

@@ -113,14 +113,10 @@ def steps(titles: Sequence[str]) -> int | None:
     with st.container(border=True):
         prev_col, label_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
         with label_col:
-            step = st.selectbox(
-                t("workshop.step"),
-                order,
-                format_func=lambda i: t(
-                    "workshop.step_of", k=place[i] + 1, n=n, title=titles[i - 1]
-                ),
-                key="step",
-            )
+            shown_as = {
+                i: t("workshop.step_of", k=place[i] + 1, n=n, title=titles[i - 1]) for i in order
+            }
+            step = st.selectbox(t("workshop.step"), order, format_func=shown_as.get, key="step")
         controls.write_link("step", step, order[0])
         prev_col.button(
             t("workshop.previous"),
