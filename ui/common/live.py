@@ -66,6 +66,7 @@ def live_chart(
     """
     anchors = st.session_state.setdefault(_ANCHORS, {}).setdefault(key, {})
     current = {name: value(name) for name, _ in inputs}
+    st.session_state.update(current)  # a fragment's own rerun has no link to read
     for name, now in current.items():
         if anchors.get(name, (None, None))[1] != now:  # set elsewhere: the spec follows
             anchors[name] = (now, now)
