@@ -35,10 +35,40 @@ def sweep_doc() -> dict:
     return json.loads(SWEEP_FILE.read_text(encoding="utf-8"))
 
 
+def _shipped() -> tuple[tuple[int, ...], frozenset[tuple], frozenset[str], dict[int, float]]:
+    """What the page looks up in the shipped file on every run, read once as the module
+    loads: its seeds, its cells (m, optimizer, d_k, seed, steps), its variants, and per
+    task m the lowest median over the seeds of a final loss (any optimizer, d_k, variant
+    and rate; a diverged run, null in the file, is skipped)."""
+    doc = json.loads(SWEEP_FILE.read_text(encoding="utf-8"))
+    steps = int(doc["params"]["steps"])
+    cells = frozenset(
+        (int(m), opt, int(d_k), int(seed), steps)
+        for m in doc["m"]
+        for opt in doc["optimizers"]
+        for d_k in doc["d_k"]
+        for seed in doc["seeds"]
+    )
+    best = {}
+    for mi, m in enumerate(doc["m"]):
+        lowest = []
+        for oi in range(len(doc["optimizers"])):
+            # (d_k, variant, seed, lr) -> per d_k: (seed, variant · lr), as the cells hold it
+            final = np.array(doc["final_loss"][mi][oi], dtype=float)
+            for per_d_k in final:
+                by_seed = np.moveaxis(per_d_k, 1, 0).reshape(per_d_k.shape[1], -1)
+                with np.errstate(all="ignore"):
+                    lowest.append(np.nanmin(np.nanmedian(by_seed, axis=0)))
+        best[int(m)] = float(min(lowest))
+    variants = frozenset(v["name"] for v in doc["variants"])
+    return tuple(doc["seeds"]), cells, variants, best
+
+
 #: The shipped file's configuration: 300 steps, sidebar seed 0 (the file's seeds, 0 … 4);
-#: the sweep takes as many seeds per point as the file holds.
+#: the sweep takes as many seeds per point as the file holds. Its cells and variants, and
+#: per task m the lowest median final loss (ℓ*, :func:`ui.training.data.task_best`).
 PRECOMPUTED_STEPS = 300
-PRECOMPUTED_SEEDS = tuple(json.loads(SWEEP_FILE.read_text(encoding="utf-8"))["seeds"])
+PRECOMPUTED_SEEDS, SHIPPED_CELLS, SHIPPED_VARIANTS, SHIPPED_BEST = _shipped()
 SWEEP_SEEDS = len(PRECOMPUTED_SEEDS)
 
 
@@ -155,7 +185,7 @@ COMPUTED = "_training_cells"
 def cell_source(cell: tuple, variants: tuple[str, ...]) -> str | None:
     """Where the sweep cell ``cell`` with ``variants`` comes from: "precomputed" (the
     shipped file), "computed" (in this session), or None (not available yet)."""
-    if cell in precomputed() and set(variants) <= shipped_variants():
+    if cell in SHIPPED_CELLS and set(variants) <= SHIPPED_VARIANTS:
         return "precomputed"
     if (*cell, variants) in st.session_state.get(COMPUTED, ()):
         return "computed"
@@ -165,12 +195,6 @@ def cell_source(cell: tuple, variants: tuple[str, ...]) -> str | None:
 def store(cell: tuple, variants: tuple[str, ...]) -> None:
     """Note that ``cell`` with ``variants`` was computed (:func:`sweep_cell`) in this session."""
     st.session_state.setdefault(COMPUTED, set()).add((*cell, variants))
-
-
-@st.cache_resource(show_spinner=False)
-def shipped_variants() -> frozenset[str]:
-    """The variants every shipped cell holds (α = 0, ½, 1)."""
-    return frozenset(v["name"] for v in sweep_doc()["variants"])
 
 
 def shipped_cell(cell: tuple, variants: tuple[str, ...]) -> pd.DataFrame | None:

@@ -31,6 +31,7 @@ the integer seed), not from :func:`ui.common.data.rng_for`.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -38,15 +39,17 @@ import pandas as pd
 import streamlit as st
 
 from core.training import DEFAULT_LRS, uniform_loss
+from ui.common import pages
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import alpha_label
 from ui.common.i18n import t
-from ui.common.pages import lr_text, page
+from ui.common.pages import page
 from ui.training.cells import (  # noqa: F401  (re-exported)
     CELL_COLUMNS,
     COMPUTED,
     PRECOMPUTED_SEEDS,
     PRECOMPUTED_STEPS,
+    SHIPPED_BEST,
     SWEEP_D_KS,
     SWEEP_FILE,
     SWEEP_SEEDS,
@@ -92,6 +95,9 @@ BARELY_MOVES = 0.9
 #: Learning rates of the control (the page's table): quarter decades from 1e-6 to 1e4,
 #: covering both optimisers' sweep grids (core.training.LR_GRIDS) and defaults.
 LR_OPTIONS = page("training").param("lr").options
+#: A learning rate as the page writes it (:func:`ui.common.pages.lr_text`), remembered: the
+#: sweep's sentences and tables write the same few rates a hundred times a run.
+lr_text = functools.lru_cache(maxsize=512)(pages.lr_text)
 DEFAULT_LR_TEXT = {opt: lr_text(lr) for opt, lr in DEFAULT_LRS.items()}
 
 
@@ -159,19 +165,11 @@ def gap_verdict(gap: float) -> str:
     return "learns" if gap <= LEARN_RATIO else "fails" if gap >= FAIL_RATIO else "partly"
 
 
-@st.cache_data(show_spinner=False)
 def task_best(m: int) -> float:
     """ℓ*: the lowest median-over-seeds final loss of any variant, optimizer, d_k and rate
-    in the shipped sweep for this m (0 for an m the file does not hold)."""
-    per_setting: dict[tuple, list[np.ndarray]] = {}
-    for (mm, opt, d_k, _seed, _steps), cell in precomputed().items():
-        if mm == m:  # the seeds of one (optimizer, d_k) have the same rows in the same order
-            per_setting.setdefault((opt, d_k), []).append(cell["final_loss"].to_numpy(float))
-    if not per_setting:
-        return 0.0
-    with np.errstate(all="ignore"):
-        medians = [np.nanmedian(np.stack(v), axis=0) for v in per_setting.values()]
-    return float(min(np.nanmin(x) for x in medians))
+    in the shipped sweep for this m (0 for an m the file does not hold); read from the
+    file as the page loads (``SHIPPED_BEST``), a lookup on every verdict."""
+    return SHIPPED_BEST.get(m, 0.0)
 
 
 def thresholds(m: int) -> pd.DataFrame:
