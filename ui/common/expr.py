@@ -36,54 +36,56 @@ class Expr:
     vega: str
     evaluate: Callable[[Values], np.ndarray]
 
-    def _binary(self, other: object, op: str, fn: Callable) -> Expr:
+    def binary(self, other: object, op: str, fn: Callable) -> Expr:
+        """``self op other``: the operator in Vega (``op``) and in NumPy (``fn``)."""
         right = lift(other)
         return Expr(
             f"({self.vega} {op} {right.vega})",
             lambda v, a=self, b=right: fn(a.evaluate(v), b.evaluate(v)),
         )
 
-    def _rbinary(self, other: object, op: str, fn: Callable) -> Expr:
-        return lift(other)._binary(self, op, fn)
+    def reflected(self, other: object, op: str, fn: Callable) -> Expr:
+        """``other op self`` (a number on the left)."""
+        return lift(other).binary(self, op, fn)
 
     def __add__(self, other: object) -> Expr:
-        return self._binary(other, "+", np.add)
+        return self.binary(other, "+", np.add)
 
     def __radd__(self, other: object) -> Expr:
-        return self._rbinary(other, "+", np.add)
+        return self.reflected(other, "+", np.add)
 
     def __sub__(self, other: object) -> Expr:
-        return self._binary(other, "-", np.subtract)
+        return self.binary(other, "-", np.subtract)
 
     def __rsub__(self, other: object) -> Expr:
-        return self._rbinary(other, "-", np.subtract)
+        return self.reflected(other, "-", np.subtract)
 
     def __mul__(self, other: object) -> Expr:
-        return self._binary(other, "*", np.multiply)
+        return self.binary(other, "*", np.multiply)
 
     def __rmul__(self, other: object) -> Expr:
-        return self._rbinary(other, "*", np.multiply)
+        return self.reflected(other, "*", np.multiply)
 
     def __truediv__(self, other: object) -> Expr:
-        return self._binary(other, "/", np.divide)
+        return self.binary(other, "/", np.divide)
 
     def __rtruediv__(self, other: object) -> Expr:
-        return self._rbinary(other, "/", np.divide)
+        return self.reflected(other, "/", np.divide)
 
     def __neg__(self) -> Expr:
         return Expr(f"(-{self.vega})", lambda v, a=self: np.negative(a.evaluate(v)))
 
     def __ge__(self, other: object) -> Expr:
-        return self._binary(other, ">=", np.greater_equal)
+        return self.binary(other, ">=", np.greater_equal)
 
     def __le__(self, other: object) -> Expr:
-        return self._binary(other, "<=", np.less_equal)
+        return self.binary(other, "<=", np.less_equal)
 
     def __gt__(self, other: object) -> Expr:
-        return self._binary(other, ">", np.greater)
+        return self.binary(other, ">", np.greater)
 
     def __lt__(self, other: object) -> Expr:
-        return self._binary(other, "<", np.less)
+        return self.binary(other, "<", np.less)
 
 
 def lift(value: object) -> Expr:
