@@ -253,6 +253,7 @@ def chart(
     marker: float | None = None,
     source: Callable | Sequence[Callable] | None = None,
     options: dict[str, object] | None = None,
+    table: str | None = None,
     **values: object,
 ) -> None:
     """Draw chart ``key``; under it a CSV of its frame and the source of ``source``.
@@ -267,6 +268,9 @@ def chart(
     (:func:`ui.common.specs.chart_spec`), so a rerun with inputs already seen makes no
     frame and hashes none.
 
+    ``table``: the catalog table of the chart's words when several charts share one (the
+    small multiples of one quantity); default ``key``.
+
     ``marker``: the learner's value (d_k) marked on an axis against d_k by a dashed rule
     (:func:`ui.common.charts.d_marker`), layered here; it travels beside the cached spec,
     so a new value rebuilds nothing.
@@ -277,7 +281,7 @@ def chart(
     is the core function (or functions) that computed the data — the same code the
     tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
-    text = chart_text(key, **values)
+    text = chart_text(table or key, **values)
     spec = specs.drawn(
         key, builder, frame, text, options=options, marker=marker, presenting=is_presenting()
     )

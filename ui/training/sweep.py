@@ -309,7 +309,7 @@ def small_multiples(v: View, have: dict) -> None:
                 f"training.lr_{d_k}", charts.lr_lines,
                 partial(frames.lr_panel, v.m, v.optimizer, d_k, v.seed, v.steps, v.variants,
                         labels),
-                options=options, source=data.sweep_cell, d_k=d_k, opt=opt_name(v.optimizer),
+                table="training.lr_panel", options=options, source=data.sweep_cell, d_k=d_k, opt=opt_name(v.optimizer),
                 best=rates, n=data.SWEEP_SEEDS,
             )  # fmt: skip
     st.caption(
