@@ -65,6 +65,7 @@ WIDGET_KINDS = (
 class PageRun:
     """What one finished run of a page drew, kept after its AppTest is gone.
 
+    ``tables``: the text of every cell, header and index of its tables and data frames;
     ``charts``: the protos of its Vega-Lite charts, in order (``proto.spec``,
     ``proto.datasets``, ``proto.theme``); ``labels``: every widget's label and its options'
     captions; ``elements``: the main area's leaf elements in reading order, as (type,
@@ -74,6 +75,7 @@ class PageRun:
 
     charts: tuple
     labels: tuple[str, ...]
+    tables: tuple[str, ...]
     elements: tuple[tuple[str, str], ...]
     exceptions: tuple[str, ...]
     warnings: tuple[str, ...]
@@ -101,9 +103,14 @@ def _page_run(page: str, lang: str, params: tuple[tuple[str, str], ...]) -> Page
         for node in at.main
         if not hasattr(node, "children") and isinstance(getattr(node, "value", None), str)
     )
+    tables = []
+    for frame in [*(x.value for x in at.table), *(x.value for x in at.dataframe)]:
+        tables += [str(c) for c in frame.columns] + [str(i) for i in frame.index]
+        tables += [str(v) for v in frame.to_numpy().ravel()]
     return PageRun(
         charts=tuple(chart.proto for chart in at.get("vega_lite_chart")),
         labels=tuple(labels),
+        tables=tuple(tables),
         elements=elements,
         exceptions=tuple(e.value for e in at.exception),
         warnings=tuple(warnings(at)),

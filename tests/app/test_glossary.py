@@ -2,8 +2,8 @@
 
 A term is found by its forms (the catalogs' ``[glossary.<term>]`` tables,
 :func:`ui.common.glossary.terms_in`) in what the page shows with every question answered
-and "Go deeper" open: its markdown, captions, headings and widget labels (the session's
-shared runs, :func:`tests.app.helpers.page_run`). The page must declare it
+and "Go deeper" open: its markdown, captions, headings, tables and widget labels (the
+session's shared runs, :func:`tests.app.helpers.page_run`). The page must declare it
 (``PageSpec.terms``), which puts its definition under "Terms on this page".
 """
 
@@ -34,7 +34,7 @@ def shown_text(page: str, lang: str) -> str:
     assert not run.exceptions, run.exceptions
     definitions = {definition(term, lang) for term in TERMS}
     texts = [text for _, text in run.elements if text not in definitions]
-    return "\n".join([*texts, *run.labels])
+    return "\n".join([*texts, *run.labels, *run.tables])
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -208,7 +208,10 @@ PAGES: tuple[PageSpec, ...] = (
         _n_keys(), _alpha(0.75),
         Param("rho", "float", 0.5, 0.0, 0.95, step=0.05, worst="0.95"),
     ), "d_k"),
-    PageSpec("training", "training", ":material/model_training:", 4, TRAINING, "d_k"),
+    PageSpec("training", "training", ":material/model_training:", 4, TRAINING, "d_k", terms=(
+        "softmax", "logit", "saturation", "one_hot", "entropy", "jacobian", "dead_row", "adam",
+        "fan_in", "lr_sensitivity", "held_out", "layernorm", "qk_norm",
+    )),
     PageSpec("which_d", "which-d", ":material/help:", 5, (
         Param("d_model", "int", 512, 64, 4096, step=POWERS, worst="4096"),
         Param("n_heads", "choice", "8", given=_heads_of, allowed="which_d.n_heads_allowed"),
@@ -227,7 +230,10 @@ PAGES: tuple[PageSpec, ...] = (
         Param("layer", "int", 0, 0, 5),
         Param("head", "int", 5, 0, 11),
         Param("divide_by", "choice", "sqrt_d_k", options=RM_DIVISORS, labelled=True),
-    ), "head"),
+    ), "head", terms=(
+        "softmax", "logit", "one_hot", "entropy", "multi_head", "mup", "layernorm", "qk_norm",
+        "soft_capping", "rope", "yarn",
+    )),
     PageSpec("glossary", "glossary", ":material/menu_book:", story=False),
 )  # fmt: skip
 
