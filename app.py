@@ -9,9 +9,9 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import streamlit as st
 
-from ui.common import controls, room, room_panel, turns, workshop
+from ui.common import controls, room, room_panel, share, turns, workshop
 from ui.common.i18n import LANGUAGES, catalog, t
-from ui.common.pages import PAGES, ROOT, STORY, PageSpec, by_url
+from ui.common.pages import PAGES, ROOT, STORY, PageSpec, by_url, next_in_story
 
 
 def nav_title(spec: PageSpec, texts: dict[str, str] | None = None) -> str:
@@ -55,19 +55,17 @@ def main() -> None:
         room.start()
         workshop.link_reveals()
 
-        following = PAGES[PAGES.index(current) + 1 :]
+        following = next_in_story(current)
         workshop.set_page(
             current.url_path,
-            (following[0].script, nav_title(following[0])) if following else None,
+            (following.script, nav_title(following)) if following else None,
         )
         navigation.run()
         workshop.next_step_footer()
         params = [p.key for p in current.table]
-        room_panel.panel(
-            panel_slot, workshop.link_values(params), presenting=workshop.is_presenting()
-        )
+        room_panel.panel(panel_slot, share.link_values(params), presenting=workshop.is_presenting())
         room.end_run()
-        workshop.share_panel(params)
+        share.share_panel(params)
         st.sidebar.caption(t("app.sidebar_note"))
         # boxes that scroll sideways on a phone join the tab order (nothing to see: last)
         st.sidebar.html(

@@ -17,6 +17,7 @@ st.markdown(
         seeds=len(sweep.meta["seeds"]),
     )
 )
+workshop.terms()
 
 with workshop.controls_box():
     c1, c2 = workshop.control_columns([2, 3])

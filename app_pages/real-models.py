@@ -10,6 +10,7 @@ from ui.real_models import data, sections
 st.title(t("real_models.title"))
 corpus = data.corpus()
 st.markdown(sections.tc(corpus, "real_models.lead"))
+workshop.terms()
 fig = data.figures(corpus)
 step = workshop.steps([t(f"real_models_workshop.step_{i}") for i in range(1, 5)])
 

@@ -10,6 +10,7 @@ from ui.training import data, sections, sweep
 
 st.title(t("training.title"))
 st.markdown(t("training.lead"))
+workshop.terms()
 st.info(t("training.model", n=data.N_KEYS), icon=":material/info:")
 
 with workshop.controls_box():

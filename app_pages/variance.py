@@ -40,10 +40,11 @@ revealed = sections.spread(view) if workshop.shown(1, step) else True
 # 2. histograms, unscaled beside scaled (after the guess)
 if workshop.shown(2, step):
     sections.histograms(view, revealed)
-# 3. Var(q·k) against d_k
-if workshop.shown(3, step):
-    sections.variance_against_d_k(view)
-# 4. the sum, dimension by dimension
-if workshop.shown(4, step):
-    sections.dimension_by_dimension(view)
+more = workshop.deeper(step)
+if more is not None:
+    with more:
+        if workshop.shown(3, step):
+            sections.variance_against_d_k(view)
+        if workshop.shown(4, step):
+            sections.dimension_by_dimension(view)
 st.caption(t("variance.source"))

@@ -40,6 +40,7 @@ TERMS: dict[str, str] = {
     "one-hot": "the standard term for a vector with one 1 (独热 is rarely used)",
     "nat": "unit of entropy (natural logarithm), written like a unit symbol",
     "nats": "plural of nat",
+    "fan-in": "the initialisation's name (fan-in 初始化), kept in Latin letters in Chinese texts",
     # functions inside formulas, written as in mathematics
     "ln": "natural logarithm in a formula (ln n_keys)",
     "log": "logarithm in a formula or axis (log n, log₂)",

@@ -67,20 +67,17 @@ NEW_FILES = {
         import altair as alt
         import pandas as pd
 
-        from ui.common.charts import COLORS, chart_title, check_rows
+        from ui.common.charts import COLORS, ChartText, chart_title, check_rows
 
 
-        def weight_line(
-            df: pd.DataFrame, gap: float, *, title: str, x_title: str, y_title: str,
-            description: str, tips: dict[str, str],
-        ) -> alt.LayerChart:
+        def weight_line(df: pd.DataFrame, text: ChartText, *, gap: float) -> alt.LayerChart:
             """The larger weight of softmax([g, 0]) against g, with a point at ``gap``."""
             check_rows(df)
-            x = alt.X("gap:Q", title=x_title)
-            y = alt.Y("weight:Q", title=y_title, scale=alt.Scale(domain=[0.5, 1]))
+            x = alt.X("gap:Q", title=text.x)
+            y = alt.Y("weight:Q", title=text.y, scale=alt.Scale(domain=[0.5, 1]))
             tooltip = [
-                alt.Tooltip("gap:Q", title=tips["gap"], format=".3g"),
-                alt.Tooltip("weight:Q", title=tips["weight"], format=".4g"),
+                alt.Tooltip("gap:Q", title=text.tips["gap"], format=".3g"),
+                alt.Tooltip("weight:Q", title=text.tips["weight"], format=".4g"),
             ]
             line = alt.Chart(df).mark_line(color=COLORS["sqrt"]).encode(x=x, y=y, tooltip=tooltip)
             here = df.iloc[[(df["gap"] - gap).abs().argmin()]]
@@ -89,7 +86,7 @@ NEW_FILES = {
                 .encode(x=x, y=y, tooltip=tooltip)
             )
             return alt.layer(line, point).properties(
-                title=chart_title(title), description=description, height=240
+                title=chart_title(text.title), description=text.description, height=240
             )
     ''',
     f"ui/{NAME}/sections.py": '''
@@ -108,21 +105,19 @@ NEW_FILES = {
         from ui.demo import charts
 
 
+        def weights(n: int) -> pd.DataFrame:
+            """The larger weight 1 / (1 + e⁻ᵍ) of softmax([g, 0]) at ``n`` gaps in [0, 10]."""
+            g = np.linspace(0.0, 10.0, n)
+            return pd.DataFrame({"gap": g, "weight": 1.0 / (1.0 + np.exp(-g))})
+
+
         def two_scores(gap: float) -> None:
-            """softmax([g, 0])'s larger weight 1 / (1 + e⁻ᵍ) against the gap g."""
+            """softmax([g, 0])'s larger weight against the gap g."""
             st.header(t("demo.header"))
             workshop.takeaway(t("demo.takeaway"))
-            g = np.linspace(0.0, 10.0, 41)
-            frame = pd.DataFrame({"gap": g, "weight": 1.0 / (1.0 + np.exp(-g))})
             workshop.chart(
-                partial(
-                    charts.weight_line, frame, gap, title=t("demo.chart_title"),
-                    x_title=t("demo.axis_gap"), y_title=t("demo.axis_weight"),
-                    description=t("demo.chart_alt", gap=f"{gap:g}"),
-                    tips={"gap": t("demo.tip_gap"), "weight": t("demo.tip_weight")},
-                ),
-                key="demo_weight",
-                data=frame,
+                "demo.weight", charts.weight_line, partial(weights, 41),
+                options={"gap": gap}, gap=f"{gap:g}",
             )
     ''',
 }
@@ -147,12 +142,14 @@ STRINGS = {
             "gap": "Gap g between the scores",
             "header": "The larger weight",
             "takeaway": "A gap of 5 already gives the larger score 99 % of the weight.",
-            "chart_title": "Larger weight of the softmax of g and 0",
-            "axis_gap": "gap g",
-            "axis_weight": "larger weight",
-            "chart_alt": "The larger weight rises from 0.5 towards 1 as the gap grows; the point marks g = {gap}.",
-            "tip_gap": "gap g",
-            "tip_weight": "larger weight",
+        },
+        "demo.weight": {
+            "title": "Larger weight of the softmax of g and 0",
+            "x": "gap g",
+            "y": "larger weight",
+            "alt": "The larger weight rises from 0.5 towards 1 as the gap grows; the point marks g = {gap}.",
+            "tips.gap": "gap g",
+            "tips.weight": "larger weight",
         },
         "demo_workshop": {"step_1": "The larger weight"},
     },
@@ -169,12 +166,14 @@ STRINGS = {
             "gap": "两个分数之差 g",
             "header": "较大的权重",
             "takeaway": "差为 5 时，较大的分数已经拿到 99 % 的权重。",
-            "chart_title": "g 与 0 的 softmax 中较大的权重",
-            "axis_gap": "差 g",
-            "axis_weight": "较大的权重",
-            "chart_alt": "随着差变大，较大的权重从 0.5 逐渐升向 1；圆点标出 g = {gap}。",
-            "tip_gap": "差 g",
-            "tip_weight": "较大的权重",
+        },
+        "demo.weight": {
+            "title": "g 与 0 的 softmax 中较大的权重",
+            "x": "差 g",
+            "y": "较大的权重",
+            "alt": "随着差变大，较大的权重从 0.5 逐渐升向 1；圆点标出 g = {gap}。",
+            "tips.gap": "差 g",
+            "tips.weight": "较大的权重",
         },
         "demo_workshop": {"step_1": "较大的权重"},
     },
@@ -202,7 +201,8 @@ def _add_page(tree: Path) -> list[str]:
         catalog = tree / f"ui/common/locales/{lang}.toml"
         text = catalog.read_text().replace("[home]\n", "[home]\n" + _toml(sections["home"]), 1)
         text += "".join(
-            f"\n[{name}]\n{_toml(sections[name])}" for name in ("demo", "demo_workshop")
+            f"\n[{name}]\n{_toml(sections[name])}"
+            for name in ("demo", "demo.weight", "demo_workshop")
         )
         catalog.write_text(text)
         touched.append(f"ui/common/locales/{lang}.toml")

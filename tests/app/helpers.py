@@ -23,7 +23,9 @@ def run_page(script: str | None = None, reveal: bool = True, **params: str | lis
     """Run app.py, switch to ``script`` (e.g. "app_pages/variance.py") with ``params``.
 
     With ``reveal`` every "predict first" question is skipped so all charts are drawn.
+    "Go deeper" is open unless ``params`` say ``deeper``.
     """
+    params = {"deeper": "true", **params}
     at = _run(script, params)
     if reveal:
         reveal_all(at)
@@ -63,6 +65,7 @@ WIDGET_KINDS = (
 class PageRun:
     """What one finished run of a page drew, kept after its AppTest is gone.
 
+    ``tables``: the text of every cell, header and index of its tables and data frames;
     ``charts``: the protos of its Vega-Lite charts, in order (``proto.spec``,
     ``proto.datasets``, ``proto.theme``); ``labels``: every widget's label and its options'
     captions; ``elements``: the main area's leaf elements in reading order, as (type,
@@ -72,6 +75,7 @@ class PageRun:
 
     charts: tuple
     labels: tuple[str, ...]
+    tables: tuple[str, ...]
     elements: tuple[tuple[str, str], ...]
     exceptions: tuple[str, ...]
     warnings: tuple[str, ...]
@@ -80,9 +84,10 @@ class PageRun:
 
 def page_run(page: str, lang: str, **params: str) -> PageRun:
     """The run of ``page`` (url path, "home" for the home page) in ``lang`` with query
-    ``params``, every question answered by the link (``reveal=1``, unless ``params`` say
-    otherwise): run once per test session, then shared."""
-    return _page_run(page, lang, tuple(sorted({"reveal": "1", **params}.items())))
+    ``params``, every question answered by the link (``reveal=1``) and "Go deeper" open
+    (``deeper=true``), unless ``params`` say otherwise: run once per test session, then
+    shared."""
+    return _page_run(page, lang, tuple(sorted({"reveal": "1", "deeper": "true", **params}.items())))
 
 
 @functools.cache
@@ -98,13 +103,18 @@ def _page_run(page: str, lang: str, params: tuple[tuple[str, str], ...]) -> Page
         for node in at.main
         if not hasattr(node, "children") and isinstance(getattr(node, "value", None), str)
     )
+    tables = []
+    for frame in [*(x.value for x in at.table), *(x.value for x in at.dataframe)]:
+        tables += [str(c) for c in frame.columns] + [str(i) for i in frame.index]
+        tables += [str(v) for v in frame.to_numpy().ravel()]
     return PageRun(
         charts=tuple(chart.proto for chart in at.get("vega_lite_chart")),
         labels=tuple(labels),
+        tables=tuple(tables),
         elements=elements,
         exceptions=tuple(e.value for e in at.exception),
         warnings=tuple(warnings(at)),
-        steps=next((int(w.max) for w in at.number_input if w.key == "step"), None),
+        steps=next((len(w.options) for w in at.selectbox if w.key == "step"), None),
     )
 
 

@@ -187,12 +187,12 @@ def _charts(at) -> int:
 def test_presenter_mode_steps_through_the_page():
     at = run_page(PAGE, reveal=False, present="1")
     assert not at.exception
-    assert at.number_input(key="step").value == 1
+    assert at.selectbox(key="step").value == 1
     assert at.sidebar.number_input(key="d_k").value == 64  # controls in the sidebar
     assert at.sidebar.number_input(key="n_keys").value == 10
     assert _charts(at) == 2 and len(at.latex) == 3  # formula, cases, the sampled row
     at.button(key="step_next").click().run()
-    assert at.number_input(key="step").value == 2
+    assert at.selectbox(key="step").value == 2
     assert _charts(at) == 3 and at.slider(key="gap").value == 6.0
     at.button(key="step_next").click().run()
     assert _charts(at) == 3  # the sweeps wait for the dead-row question
@@ -200,16 +200,16 @@ def test_presenter_mode_steps_through_the_page():
     at.button(key="gradients_dead_share_skip").click().run()
     assert _charts(at) == 6 and len(at.table) == 1
     at.button(key="step_next").click().run()
-    assert at.number_input(key="step").value == 4
+    assert at.selectbox(key="step").value == 4
     assert "mean ‖∂p/∂s‖_F" in _text(at)  # the myth card
     at.button(key="step_next").click().run()
-    assert at.number_input(key="step").value == 5
+    assert at.selectbox(key="step").value == 5
     assert at.button(key="step_next").disabled
     assert _charts(at) == 6  # the histograms wait for the second question
     at.button(key="gradients_qgrad_median_skip").click().run()
     assert _charts(at) == N_CHARTS
     at.button(key="step_prev").click().run()
-    assert at.number_input(key="step").value == 4 and _charts(at) == 6
+    assert at.selectbox(key="step").value == 4 and _charts(at) == 6
     assert not at.exception
 
 
@@ -217,14 +217,14 @@ def test_presenter_mode_steps_through_the_page():
 def test_step_deep_link(step, n_charts):
     at = run_page(PAGE, present="1", step=str(step), lang="zh")
     assert not at.exception and not warnings(at)
-    assert at.number_input(key="step").value == step
+    assert at.selectbox(key="step").value == step
     assert _charts(at) == n_charts
 
 
 def test_bad_step_warns_and_opens_step_one():
     at = run_page(PAGE, reveal=False, present="1", step="6")
     assert any("`step`" in w for w in warnings(at))
-    assert at.number_input(key="step").value == 1 and _charts(at) == 2
+    assert at.selectbox(key="step").value == 1 and _charts(at) == 2
 
 
 def test_answer_bins():

@@ -283,7 +283,7 @@ def _answer(at, key: str, guess: int) -> None:
 def test_presenter_mode_reveals_one_step_at_a_time():
     at = run_page(PAGE, reveal=False, present="1")
     assert not at.exception
-    assert at.number_input(key="step").value == 1
+    assert at.selectbox(key="step").value == 1
     # the page's main controls sit in the sidebar; the playground keeps its own
     assert at.sidebar.number_input(key="d_k").value == 64
     assert at.sidebar.slider(key="alpha").value == 0.5
@@ -294,16 +294,16 @@ def test_presenter_mode_reveals_one_step_at_a_time():
     assert not at.exception
     # 1 playground · 2 + row pair · 3 classic (asks first) · 4 sweeps (ask first) · 5 overflow
     assert counts == [1, 3, 3, 3, 4]
-    assert at.number_input(key="step").value == 5
+    assert at.selectbox(key="step").value == 5
     assert at.button(key="step_next").disabled
     at.button(key="step_prev").click().run()
-    assert at.number_input(key="step").value == 4
+    assert at.selectbox(key="step").value == 4
     assert len(chart_data(at)) == 3
 
 
 def test_presenter_step_from_the_url():
     at = run_page(PAGE, present="1", step="3")  # predictions skipped
-    assert at.number_input(key="step").value == 3
+    assert at.selectbox(key="step").value == 3
     assert len(chart_data(at)) == 6  # playground, row pair, heatmaps, row-max histogram
     at = run_page(PAGE, present="1", step="5")
     assert len(chart_data(at)) == 9

@@ -193,7 +193,7 @@ def test_presenter_mode_reveals_one_step_at_a_time():
     at = open_page(reveal=False, present="1")
     assert not at.exception
     assert at.toggle(key="present").value is True
-    assert at.number_input(key="step").value == 1
+    assert at.selectbox(key="step").value == 1
     # controls in the sidebar
     assert at.sidebar.number_input(key="d_k").value == 64
     assert at.sidebar.slider(key="rho").value == 0.5
@@ -205,11 +205,11 @@ def test_presenter_mode_reveals_one_step_at_a_time():
         assert not at.exception
         counts.append(len(chart_data(at)))
     assert counts == [2, 2, 3, 3, 4, 4]
-    assert at.number_input(key="step").value == 6
+    assert at.selectbox(key="step").value == 6
     assert at.button(key="step_next").disabled
     assert "sqrt_vs_d_max_guess" in [r.key for r in at.radio]
     at.button(key="step_prev").click().run()
-    assert at.number_input(key="step").value == 5
+    assert at.selectbox(key="step").value == 5
     assert len(at.get("vega_lite_chart")) == 4
 
 
@@ -217,14 +217,14 @@ def test_presenter_mode_reveals_one_step_at_a_time():
 def test_step_from_the_url(step, n_charts):
     at = open_page(present="1", step=step, lang="zh")  # every question skipped
     assert not at.exception and not warnings(at)
-    assert at.number_input(key="step").value == int(step)
+    assert at.selectbox(key="step").value == int(step)
     assert len(chart_data(at)) == n_charts
 
 
 def test_bad_step_warns():
     at = open_page(reveal=False, present="1", step="7")
     assert any("`step`" in w for w in warnings(at))
-    assert at.number_input(key="step").value == 1
+    assert at.selectbox(key="step").value == 1
 
 
 def test_max_weight_prediction_is_recorded_and_compared():

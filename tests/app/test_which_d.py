@@ -293,17 +293,17 @@ def test_presenter_mode_reveals_one_section_per_step():
     assert at.sidebar.number_input(key="d_proj").value == 64
     assert at.sidebar.select_slider(key="x_scale").value == "1"
     for k in range(1, 6):
-        assert at.number_input(key="step").value == k
+        assert at.selectbox(key="step").value == k
         assert len(at.header) == k
         assert _n_charts(at) == STEP_CHARTS[k][0], k
         if k < 5:
             at.button(key="step_next").click().run()
     assert at.button(key="step_next").disabled
     at.button(key="step_prev").click().run()
-    assert at.number_input(key="step").value == 4
+    assert at.selectbox(key="step").value == 4
     # answering the question draws section 1 and keeps the step
     at.button(key="which_d_std_skip").click().run()
-    assert at.number_input(key="step").value == 4
+    assert at.selectbox(key="step").value == 4
     assert _n_charts(at) == STEP_CHARTS[4][1]
 
 
@@ -311,7 +311,7 @@ def test_presenter_mode_reveals_one_section_per_step():
 def test_presenter_step_from_the_url(k):
     at = open_page(present="1", step=str(k), lang="zh")
     assert not at.exception and not warnings(at)
-    assert at.number_input(key="step").value == k
+    assert at.selectbox(key="step").value == k
     assert len(at.header) == k
     assert _n_charts(at) == STEP_CHARTS[k][1]
 

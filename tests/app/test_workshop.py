@@ -20,24 +20,24 @@ def test_presenter_mode_reveals_one_step_at_a_time():
     at = run_page(VARIANCE, reveal=False, present="1")
     assert not at.exception
     assert at.toggle(key="present").value is True
-    assert at.number_input(key="step").value == 1
+    assert at.selectbox(key="step").value == 1
     assert not at.get("vega_lite_chart")  # step 1: the question, then moments
     assert at.button(key="variance_std_reveal").disabled  # no guess yet
     assert not at.metric  # the measured moments would give the answer away
     # controls moved to the sidebar
     assert at.sidebar.number_input(key="d_k").value == 64
     at.button(key="step_next").click().run()
-    assert at.number_input(key="step").value == 2
+    assert at.selectbox(key="step").value == 2
     assert not at.get("vega_lite_chart") and not at.metric  # still waiting for the guess
     assert "answer or skip the question above" in " ".join(c.value for c in at.caption)
     at.button(key="variance_std_skip").click().run()
     assert len(at.metric) == 4 and len(at.get("vega_lite_chart")) == 2
     at.button(key="step_next").click().run()
     at.button(key="step_next").click().run()
-    assert at.number_input(key="step").value == 4
+    assert at.selectbox(key="step").value == 4
     assert at.button(key="step_next").disabled
     at.button(key="step_prev").click().run()
-    assert at.number_input(key="step").value == 3
+    assert at.selectbox(key="step").value == 3
 
 
 def test_next_step_button_under_the_last_section_shown():
@@ -45,7 +45,7 @@ def test_next_step_button_under_the_last_section_shown():
     footer = at.button(key="step_next_footer")
     assert footer.label == "Next: step 2 · The spread of q·k, unscaled and scaled"
     footer.click().run()
-    assert at.number_input(key="step").value == 2
+    assert at.selectbox(key="step").value == 2
     at = run_page(VARIANCE, reveal=False, present="1", step="4")
     assert "step_next_footer" not in [b.key for b in at.button]  # the last step
     at = run_page(VARIANCE, reveal=False)
@@ -64,11 +64,11 @@ def test_a_bad_link_warns_above_the_page_not_inside_a_control_column():
 
 def test_step_from_the_url_and_bad_step_warns():
     at = run_page(VARIANCE, present="1", step="3")
-    assert at.number_input(key="step").value == 3
+    assert at.selectbox(key="step").value == 3
     assert len(at.get("vega_lite_chart")) == 3  # both histograms (revealed) + the sweep
     at = run_page(VARIANCE, reveal=False, present="1", step="9")
     assert any("`step`" in w for w in warnings(at))
-    assert at.number_input(key="step").value == 1
+    assert at.selectbox(key="step").value == 1
 
 
 def test_present_param_forms():
@@ -194,11 +194,11 @@ def test_the_last_step_links_to_the_next_page_and_a_new_page_starts_at_step_1():
     links = at.get("page_link")
     assert len(links) == 1 and "Saturation" in links[0].proto.label
     at.switch_page("app_pages/saturation.py").run()
-    assert at.number_input(key="step").value == 1
+    assert at.selectbox(key="step").value == 1
     at.button(key="step_next").click().run()
-    assert at.number_input(key="step").value == 2
+    assert at.selectbox(key="step").value == 2
     at.run()  # the same page: the step stays
-    assert at.number_input(key="step").value == 2
+    assert at.selectbox(key="step").value == 2
     at = run_page("app_pages/which-d.py", reveal=False, present="1", step="5")
     links = at.get("page_link")
     assert len(links) == 1 and "In real models" in links[0].proto.label

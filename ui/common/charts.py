@@ -18,13 +18,13 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
 
 from ui.common.axes import log_axis, positive_range
+from ui.common.chart_text import ChartText
 
 #: Okabe–Ito colours of marks, by role. They are drawn on the light and on the dark
 #: background alike, so none may be black or white. Chart text is in :data:`INK` instead.
@@ -55,63 +55,6 @@ def cell_ink(field: str, scale: str = "color") -> alt.ExprRef:
     (colour scale ``scale`` of ``datum[field]``): one of them always reaches 4.58:1."""
     cell = f"scale({json.dumps(scale)}, datum[{json.dumps(field)}])"
     return alt.ExprRef(f"contrast('white', {cell}) > contrast('black', {cell}) ? 'white' : 'black'")
-
-
-@dataclass(frozen=True)
-class ChartText:
-    """The words of one chart in the page's language: its catalog table, each entry
-    formatted (:func:`ui.common.i18n.chart_text`).
-
-    A chart's table (``[saturation.overflow]`` in ``locales/en.toml`` and ``zh.toml``)
-    has ``title`` and ``alt`` (the description a screen reader reads), usually ``x`` and
-    ``y`` (axis titles), optionally ``subtitle``, a ``tips`` table (tooltip titles by
-    field) and any other entry a builder needs (legend or reference labels), read with
-    ``text["name"]``. Hashable: the entries are the chart's words in its cache key.
-    """
-
-    entries: tuple[tuple[str, str], ...]
-
-    @classmethod
-    def of(cls, tips: Mapping[str, str] | None = None, **entries: str) -> ChartText:
-        """A chart's words given by hand (tests): ``ChartText.of(title="T", tips={…})``."""
-        flat = dict(entries)
-        flat.update({f"tips.{field}": text for field, text in (tips or {}).items()})
-        return cls(tuple(sorted(flat.items())))
-
-    def __getitem__(self, name: str) -> str:
-        for entry, text in self.entries:
-            if entry == name:
-                return text
-        raise KeyError(f"chart text has no entry {name!r}: {[e for e, _ in self.entries]}")
-
-    def get(self, name: str, default: str | None = None) -> str | None:
-        """Entry ``name``, or ``default`` if the table has none."""
-        return next((text for entry, text in self.entries if entry == name), default)
-
-    @property
-    def title(self) -> str:
-        return self["title"]
-
-    @property
-    def subtitle(self) -> str | None:
-        return self.get("subtitle")
-
-    @property
-    def description(self) -> str:
-        return self["alt"]
-
-    @property
-    def x(self) -> str:
-        return self["x"]
-
-    @property
-    def y(self) -> str:
-        return self["y"]
-
-    @property
-    def tips(self) -> dict[str, str]:
-        """Tooltip titles by field (the table's ``tips``)."""
-        return {e[5:]: text for e, text in self.entries if e.startswith("tips.")}
 
 
 #: Largest number of rows a builder accepts (the browser gets binned data only).
@@ -367,6 +310,24 @@ def d_marker() -> alt.Chart:
     )
 
 
+def own_data(chart: alt.LayerChart) -> alt.LayerChart:
+    """``chart`` with the frame its layers share given to each layer, changed in place.
+
+    Altair moves a frame that every layer holds up to the layer chart, when the chart is
+    made and again when it is copied (``chart + d_marker()`` in
+    :func:`ui.common.workshop.chart` copies it). Each layer keeps its own view of the frame
+    (a shallow copy: the same data, one dataset in the spec), so the spec has one form
+    whether or not the d_k marker is layered on.
+    """
+    shared = chart.data
+    if shared is not alt.Undefined:
+        for layer in chart.layer:
+            if layer.data is alt.Undefined:
+                layer.data = shared.copy(deep=False)
+        chart.data = alt.Undefined
+    return chart
+
+
 def legend_colors(df: pd.DataFrame, field: str) -> tuple[list[str], list[str]]:
     """Legend order (first appearance) of ``field`` and the ``color`` of each entry."""
     first: dict = {}
@@ -533,12 +494,3 @@ def sweep_lines(
     return alt.layer(
         *layers, title=chart_title(text.title), description=text.description, height=height
     )
-
-
-def legacy_sweep_lines(
-    df: pd.DataFrame, *, title: str, x_title: str, y_title: str, description: str,
-    tips: dict[str, str], **options,
-) -> alt.LayerChart:  # fmt: skip
-    """:func:`sweep_lines` with the d_k marker, for charts not yet drawn by their key."""
-    text = ChartText.of(title=title, x=x_title, y=y_title, alt=description, tips=tips)
-    return sweep_lines(df, text, **options) + d_marker()

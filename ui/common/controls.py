@@ -418,6 +418,29 @@ def alpha_input(key: str = "alpha") -> float:
     return value
 
 
+def _set_values(values: tuple[tuple[str, Any], ...]) -> None:
+    for key, value in values:
+        st.session_state[key] = value
+
+
+def break_button() -> None:
+    """ "Show me where it breaks": one click sets the page's controls to its ``breaks``
+    (the registry), which the URL then carries like any other value. Nothing is drawn
+    on a page without them."""
+    values = page_spec().breaks
+    if not values:
+        return
+    st.button(
+        t("common.break_it"),
+        key="break_it",
+        on_click=_set_values,
+        args=(values,),
+        icon=":material/bolt:",
+        help=t("common.break_it_help"),
+        type="secondary",
+    )
+
+
 def alpha_label(alpha: float) -> str:
     """Legend text of a scaling exponent: named for 0, ½ and 1, numeric otherwise."""
     names = {0.0: "common.alpha_none", 0.5: "common.alpha_sqrt", 1.0: "common.alpha_linear"}

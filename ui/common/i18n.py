@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.common.charts import ChartText
+from ui.common.chart_text import ChartText
 
 LOCALES_DIR = Path(__file__).parent / "locales"
 LANGUAGES = {"en": "English", "zh": "中文"}

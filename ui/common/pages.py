@@ -39,8 +39,10 @@ APP_TABLE: tuple[Param, ...] = (
     Param("lang", "choice", "en", options=("en", "zh")),
     Param("seed", "int", 0, 0, SEED_MAX),
     Param("present", "flag", False, options=ON_OFF, labelled=True),  # the app writes it
-    Param("step", "int", 1, 1, 1, given=_needs_present, needs="present"),
+    Param("step", "int", 1, 1, 1, given=_needs_present, needs="present", labelled=True),
     Param("reveal", "flag", False, options=ON_OFF),
+    # "Go deeper" open (the expander writes the URL itself: true or false)
+    Param("deeper", "flag", False, options=("false", "true")),
     Param("room", OWN),
     Param("learner", OWN),
     Param("room_key", OWN),
@@ -124,7 +126,18 @@ class PageSpec:
     (its parameter table) and ``main``, the parameter a workshop moves most (the
     benchmarks and the all-pages tests move it). Its script is
     ``app_pages/<url_path>.py``, named after the url path so a deep link finds the same
-    page whether Streamlit resolves it by route or by file name (as AppTest does)."""
+    page whether Streamlit resolves it by route or by file name (as AppTest does).
+
+    ``order``: the page's sections (step ids 1 … ``steps``) in the order the page shows
+    them (default: 1, 2, …); a step's id stays its link (``&step=3``) whatever its place.
+    ``short``: how many sections of ``order`` make the short path, the rest sitting
+    under "Go deeper" (0: no such split). ``terms``: the glossary terms the page uses
+    (:mod:`ui.common.glossary`), defined in its "Terms on this page". ``story``: whether
+    the page is a step of the story (numbered in the navigation, linked from home and by
+    presenter mode's "Next page"); the glossary is not. ``breaks``: the values of "Show
+    me where it breaks" ((key, value) pairs of the table's parameters, as the widgets
+    hold them): the setting where the page's point is plainest.
+    """
 
     name: str
     url_path: str
@@ -132,6 +145,25 @@ class PageSpec:
     steps: int = 0
     params: tuple[Param, ...] = ()
     main: str | None = None
+    order: tuple[int, ...] = ()
+    short: int = 0
+    terms: tuple[str, ...] = ()
+    story: bool = True
+    breaks: tuple[tuple[str, object], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.order and sorted(self.order) != list(range(1, self.steps + 1)):
+            raise ValueError(f"{self.name}: order {self.order} is not a permutation of its steps")
+        if not 0 <= self.short <= self.steps:
+            raise ValueError(f"{self.name}: short {self.short} is not within 0 … {self.steps}")
+        own = {p.key for p in self.params}
+        if not {key for key, _ in self.breaks} <= own:
+            raise ValueError(f"{self.name}: breaks {self.breaks} name parameters it lacks")
+
+    @property
+    def step_order(self) -> tuple[int, ...]:
+        """The step ids in the order the page shows them."""
+        return self.order or tuple(range(1, self.steps + 1))
 
     @property
     def script(self) -> str:
@@ -141,7 +173,8 @@ class PageSpec:
     @property
     def table(self) -> tuple[Param, ...]:
         """Every parameter of the page: the app's, then its own."""
-        step = replace(APP_TABLE[3], hi=max(1, self.steps))
+        first = self.step_order[0] if self.steps else 1
+        step = replace(APP_TABLE[3], hi=max(1, self.steps), default=first)
         return (*APP_TABLE[:3], step, *APP_TABLE[4:], *self.params)
 
     def param(self, key: str) -> Param:
@@ -166,7 +199,7 @@ PAGES: tuple[PageSpec, ...] = (
         Param("sigma_q", "float", 1.0, 0.25, 4.0, step=0.25, worst="4"),
         Param("sigma_k", "float", 1.0, 0.25, 4.0, step=0.25, worst="4"),
         Param("hist_axes", "choice", "shared", options=("shared", "own"), labelled=True),
-    ), "d_k"),
+    ), "d_k", short=2),
     PageSpec("saturation", "saturation", ":material/compress:", 5, (
         _d_k(), _n_keys(), _alpha(),
         Param("score_1", "float", 10.0, -20.0, 20.0, step=0.125),
@@ -188,9 +221,15 @@ PAGES: tuple[PageSpec, ...] = (
         _n_keys(), _alpha(0.75),
         Param("rho", "float", 0.5, 0.0, 0.95, step=0.05, worst="0.95"),
     ), "d_k"),
-    PageSpec("training", "training", ":material/model_training:", 4, TRAINING, "d_k"),
-    PageSpec("language_model", "language-model", ":material/menu_book:", 5, LANGUAGE_MODEL,
-             "temperature"),
+    PageSpec("training", "training", ":material/model_training:", 4, TRAINING, "d_k", terms=(
+        "softmax", "logit", "saturation", "one_hot", "entropy", "jacobian", "dead_row", "adam",
+        "fan_in", "lr_sensitivity", "held_out", "layernorm", "qk_norm",
+    )),
+    PageSpec("language_model", "language-model", ":material/auto_stories:", 5, LANGUAGE_MODEL,
+             "temperature", terms=(
+        "logit", "softmax", "multi_head", "fan_in", "adam", "held_out", "unigram", "mup",
+        "layernorm", "qk_norm", "lr_sensitivity", "one_hot", "entropy", "temperature",
+    )),
     PageSpec("which_d", "which-d", ":material/help:", 5, (
         Param("d_model", "int", 512, 64, 4096, step=POWERS, worst="4096"),
         Param("n_heads", "choice", "8", given=_heads_of, allowed="which_d.n_heads_allowed"),
@@ -209,7 +248,11 @@ PAGES: tuple[PageSpec, ...] = (
         Param("layer", "int", 0, 0, 5),
         Param("head", "int", 5, 0, 11),
         Param("divide_by", "choice", "sqrt_d_k", options=RM_DIVISORS, labelled=True),
-    ), "head"),
+    ), "head", terms=(
+        "softmax", "logit", "one_hot", "entropy", "multi_head", "mup", "layernorm", "qk_norm",
+        "soft_capping", "rope", "yarn",
+    )),
+    PageSpec("glossary", "glossary", ":material/menu_book:", story=False),
 )  # fmt: skip
 
 _missing = [p.script for p in PAGES if not (ROOT / p.script).exists()]
@@ -219,12 +262,20 @@ if _missing:
 #: The story in order (home page links): the four steps at initialisation, the training lab
 #: that tests their claim, a language model trained with and without the scale, the
 #: practical question of which d, and what trained heads do.
-STORY = tuple(p.name for p in PAGES if p.url_path)
+STORY = tuple(p.name for p in PAGES if p.url_path and p.story)
 
 
 def page(name: str) -> PageSpec | None:
     """The spec of page ``name``, or None if the app does not have it."""
     return next((p for p in PAGES if p.name == name), None)
+
+
+def next_in_story(spec: PageSpec) -> PageSpec | None:
+    """The story page after ``spec`` (home leads to the first), or None after the last."""
+    names = ("home", *STORY)
+    if spec.name not in names or spec.name == names[-1]:
+        return None
+    return page(names[names.index(spec.name) + 1])
 
 
 def by_url(url_path: str) -> PageSpec:

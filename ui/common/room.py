@@ -31,7 +31,7 @@ import streamlit as st
 import rooms
 from rooms import RoomError, RoomStatus, RoomStore, StoreUnavailable
 from ui.common import controls, room_charts, room_tab, specs, turns
-from ui.common.i18n import t
+from ui.common.i18n import chart_text, t
 from ui.common.pages import APP_TABLE
 from ui.common.params import OWN
 
@@ -433,25 +433,19 @@ def _draw(
     sixty learners after a reveal share it); the same counts again redraw this session's."""
     drawn = st.session_state.setdefault(_DRAWN, {})
     total = sum(counts)
-    memo = (tuple(counts), mine, presenting, t("room.chart_title"))
+    text = chart_text("room.answers", n=total)
+    memo = (tuple(counts), mine, presenting, own, text.entries)
     if drawn.get(question, (None,))[0] == memo:
         spec = drawn[question][1]
     else:
-        frame = room_charts.answers_frame(options, counts, mine)
-        build = partial(
-            room_charts.answers_chart,
-            frame,
-            title=t("room.chart_title"),
-            subtitle=t("room.chart_mine" if own and mine is not None else "room.chart_subtitle"),
-            option_title=t("room.tip_option"),
-            count_title=t("room.axis_count"),
-            share_title=t("room.tip_share"),
-            description=t("room.chart_alt", n=total),
-        )
+        frame = partial(room_charts.answers_frame, tuple(options), tuple(counts), mine)
         # a fragment's own rerun takes a turn to build; the app's run holds one already
         turn = contextlib.nullcontext() if controls.in_full_run() else turns.SCRIPT_RUNS.turn()
         with turn:
-            spec = specs.legacy_for_drawing(specs.legacy_chart_spec(build), presenting=presenting)
+            spec = specs.drawn(
+                "room.answers", room_charts.answers_chart, frame, text,
+                options={"own": own}, presenting=presenting,
+            )  # fmt: skip
         drawn[question] = (memo, spec)
     st.vega_lite_chart(spec=spec, width="stretch", key=f"{question}_room_chart")
     st.caption(t("room.answered", n=total))

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, INK, chart_title, check_rows
+from ui.common.charts import COLORS, INK, ChartText, chart_title, check_rows
 
 #: Bar colours: every answer, and the learner's own.
 ROOM_COLORS = {"room": COLORS["sqrt"], "mine": COLORS["accent"]}
@@ -15,7 +15,7 @@ ROOM_COLORS = {"room": COLORS["sqrt"], "mine": COLORS["accent"]}
 
 def answers_frame(
     labels: Sequence[str], counts: Sequence[int], mine: int | None = None
-) -> pd.DataFrame:
+) -> pd.DataFrame:  # plain arguments: also the deferred frame of the drawn chart
     """One row per option, in the question's order: ``option`` (its label), ``order``,
     ``count``, ``share`` (of all answers, 0 when nobody answered), ``mine`` (the
     learner's own option) and ``label`` ("3 · 43 %", the text beside the bar)."""
@@ -35,25 +35,21 @@ def answers_frame(
     )
 
 
-def answers_chart(
-    df: pd.DataFrame,
-    *,
-    title: str,
-    subtitle: str,
-    option_title: str,
-    count_title: str,
-    share_title: str,
-    description: str,
-) -> alt.LayerChart:
+def answers_chart(df: pd.DataFrame, text: ChartText, *, own: bool = False) -> alt.LayerChart:
     """Horizontal bars: the number of answers per option, labelled with count and share;
-    the learner's own option (``mine``) in the accent colour."""
+    the learner's own option (``mine``) in the accent colour.
+
+    ``text``: ``title``, ``subtitle`` (``subtitle_mine`` when the learner's own answer is
+    shown, ``own``), ``x`` (the count), ``alt``; ``tips``: ``option``, ``share``."""
     check_rows(df)
+    count_title = text.x
+    subtitle = text["subtitle_mine"] if own and df["mine"].any() else text.subtitle
     n_max = max(int(df["count"].max()), 1) if len(df) else 1
     y = alt.Y("option:N", sort=alt.SortField("order"), title=None, axis=alt.Axis(labelLimit=260))
     tooltip = [
-        alt.Tooltip("option:N", title=option_title),
+        alt.Tooltip("option:N", title=text.tips["option"]),
         alt.Tooltip("count:Q", title=count_title, format="d"),
-        alt.Tooltip("share:Q", title=share_title, format=".0%"),
+        alt.Tooltip("share:Q", title=text.tips["share"], format=".0%"),
     ]
     bars = (
         alt.Chart(df)
@@ -75,9 +71,9 @@ def answers_chart(
         )
     )
     # the count beside each bar is text: in the theme's ink (the grey was 4.3:1)
-    text = bars.mark_text(align="left", dx=4).encode(text="label:N", color=alt.value(INK))
-    return alt.layer(bars, text).properties(
-        title=chart_title(title, subtitle),
+    counts = bars.mark_text(align="left", dx=4).encode(text="label:N", color=alt.value(INK))
+    return alt.layer(bars, counts).properties(
+        title=chart_title(text.title, subtitle),
         height=alt.Step(34),
-        description=description,
+        description=text.description,
     )

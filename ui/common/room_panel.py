@@ -82,7 +82,7 @@ def qr_png(link: str) -> bytes:
 def panel(slot, values: dict, *, presenting: bool) -> None:
     """The sidebar's room panel (in ``slot``) for a presenter: open a room; then its code,
     join link and QR code, the take-over link and "Close room". ``values`` are the URL
-    values of this view (:func:`ui.common.workshop.link_values`). Call at the end of a
+    values of this view (:func:`ui.common.share.link_values`). Call at the end of a
     complete run."""
     if not (presenting or room.is_presenter()):
         return

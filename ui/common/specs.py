@@ -24,6 +24,7 @@ Vega-Lite's own). Only the learner's d_k is added as a chart is drawn
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import pickle
 import threading
@@ -35,7 +36,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from ui.common.charts import INK, MARKER_DATASET
+from ui.common.charts import INK, MARKER_DATASET, ChartText, d_marker
 
 #: Presenter mode: chart text sized for a projector (Vega-Lite's defaults are 10–13 px).
 PRESENTER_CHART_CONFIG = {
@@ -195,6 +196,46 @@ def for_drawing(spec: dict, *, marker: int | float | None = None) -> dict:
     if marker is not None:
         spec["datasets"] = {**spec.get("datasets", {}), MARKER_DATASET: pa.table({"d": [marker]})}
     return spec
+
+
+def drawn(
+    key: str,
+    builder: Callable[..., alt.TopLevelMixin],
+    frame: functools.partial,
+    text: ChartText,
+    *,
+    options: dict[str, object] | None = None,
+    marker: int | float | None = None,
+    presenting: bool = False,
+) -> dict:
+    """The spec of chart ``key`` as it is drawn: ``builder(frame(), text, **options)``,
+    with the d_k marker layered last if ``marker`` is given (:func:`for_drawing`),
+    finished once per description for the whole server (:func:`chart_spec`).
+
+    Raises
+    ------
+    TypeError
+        If ``builder`` or ``frame.func`` is not a module-level function, or an argument
+        of ``frame`` or an option is not a plain value (:func:`check_plain`).
+    """
+    options = options or {}
+    described = (
+        key,
+        function_name(builder),
+        function_name(frame.func),
+        frame.args,
+        tuple(sorted(frame.keywords.items())),
+        text.entries,
+        tuple(sorted(options.items())),
+        marker is not None,
+    )
+    check_plain(described, f"chart {key}")
+
+    def build() -> alt.TopLevelMixin:
+        made = builder(frame(), text, **options)
+        return made + d_marker() if marker is not None else made
+
+    return for_drawing(chart_spec(described, build, presenting), marker=marker)
 
 
 # --- the charts not yet drawn by their key (built from a deferred builder call) ----------

@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from urllib.parse import urlencode
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ui.common import controls, room, specs, turns
-from ui.common.charts import d_marker
+from ui.common import controls, room, share, specs, turns
 from ui.common.i18n import chart_text, t
 
 PRESENTER_CSS = Path(__file__).parent / "presenter.css"
@@ -65,8 +62,10 @@ def control_columns(spec: int | Sequence[float]) -> list:
     return st.columns(spec)
 
 
-def _move_step(delta: int, n_steps: int, scroll: bool = False) -> None:
-    st.session_state["step"] = min(n_steps, max(1, st.session_state.get("step", 1) + delta))
+def _move_step(delta: int, order: tuple[int, ...], scroll: bool = False) -> None:
+    """Go ``delta`` places along ``order`` (the page's step ids as shown)."""
+    place = order.index(st.session_state.get("step", order[0])) + delta
+    st.session_state["step"] = order[min(len(order) - 1, max(0, place))]
     if scroll:  # the top navigator: bring the new step into view (:func:`next_step_footer`)
         st.session_state[_SCROLL] = (st.session_state["step"], secrets.token_hex(4))
 
@@ -89,34 +88,42 @@ def set_page(url_path: str, next_page: tuple[str, str] | None) -> None:
 
 
 def steps(titles: Sequence[str]) -> int | None:
-    """Step navigator for presenter mode; returns the current step (1-based) or None.
+    """Step navigator for presenter mode; returns the current step's id or None.
 
-    Sections ``1 … step`` are shown; ``?step=k`` opens the page at step k.
+    ``titles``: one per step id (1, 2, …). The page shows its sections in its order
+    (``PageSpec.order``); the sections up to the current one in that order are shown
+    (:func:`shown`). ``?step=k`` opens the page at the step with id k, wherever it now
+    stands, so an old link keeps showing the same section.
     """
     run = controls.run_state()
     run.pop("steps", None)
     if not is_presenting():
         return None
-    n = len(titles)
-    if n != controls.param("step").hi:
-        raise ValueError(
-            f"titles: {n} steps, but the page's table declares {controls.param('step').hi}"
-        )
+    spec, n = controls.page_spec(), len(titles)
+    if n != spec.steps:
+        raise ValueError(f"titles: {n} steps, but the page's registry entry declares {spec.steps}")
+    order = spec.step_order
     page = run.get("page")
     if st.session_state.get(_STEP_PAGE, page) != page:
-        st.session_state["step"] = 1  # another page: start at its first step
+        st.session_state["step"] = order[0]  # another page: start at its first step
     st.session_state[_STEP_PAGE] = page
+    if st.session_state.get("step") not in order:  # the link's step, seeded once
+        st.session_state["step"] = controls.link_value("step")
+    place = {step_id: i for i, step_id in enumerate(order)}
     with st.container(border=True):
         prev_col, label_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
         with label_col:
-            step = controls.int_input("step", t("workshop.step"))
-            st.markdown(f"**{t('workshop.step_of', k=step, n=n)}** · {titles[step - 1]}")
+            shown_as = {
+                i: t("workshop.step_of", k=place[i] + 1, n=n, title=titles[i - 1]) for i in order
+            }
+            step = st.selectbox(t("workshop.step"), order, format_func=shown_as.get, key="step")
+        controls.write_link("step", step, order[0])
         prev_col.button(
             t("workshop.previous"),
             key="step_prev",
             on_click=_move_step,
-            args=(-1, n, True),
-            disabled=step <= 1,
+            args=(-1, order, True),
+            disabled=place[step] == 0,
             icon=":material/arrow_back:",
             width="stretch",
         )
@@ -124,13 +131,13 @@ def steps(titles: Sequence[str]) -> int | None:
             t("workshop.next"),
             key="step_next",
             on_click=_move_step,
-            args=(1, n, True),
-            disabled=step >= n,
+            args=(1, order, True),
+            disabled=place[step] == n - 1,
             icon=":material/arrow_forward:",
             width="stretch",
             type="primary",
         )
-    run["steps"] = (step, list(titles))
+    run["steps"] = (step, order, list(titles))
     return step
 
 
@@ -151,13 +158,15 @@ def next_step_footer() -> None:
         step_no, nonce = target
         script = SCROLL_JS.read_text().replace("__STEP__", str(int(step_no)))
         st.html(script.replace("__NONCE__", nonce), unsafe_allow_javascript=True)
-    step, titles = current
-    if step < len(titles):
+    step, order, titles = current
+    place = order.index(step)
+    if place < len(order) - 1:
+        following = order[place + 1]
         st.button(
-            t("workshop.next_step", k=step + 1, title=titles[step]),
+            t("workshop.next_step", k=place + 2, title=titles[following - 1]),
             key="step_next_footer",
             on_click=_move_step,
-            args=(1, len(titles)),
+            args=(1, order),
             icon=":material/arrow_downward:",
             type="primary",
         )
@@ -182,7 +191,8 @@ def takeaway(text: str) -> None:
 
 
 def shown(section: int, step: int | None) -> bool:
-    """Whether section ``section`` (1-based) is revealed at ``step`` (None: all are).
+    """Whether section ``section`` (its step id) is revealed at ``step`` (None: all are):
+    in presenter mode, whether it comes no later than ``step`` in the page's order.
 
     In presenter mode the first call for a section also marks where the section starts
     (an empty container, hidden by presenter.css; one per section in every run, so that
@@ -194,7 +204,44 @@ def shown(section: int, step: int | None) -> bool:
         marked.add(section)
         # (an empty container is not drawn: it holds an empty span)
         st.container(key=f"step_mark_{section}").html("<span></span>")
-    return section <= step
+    order = controls.page_spec().step_order
+    return order.index(section) <= order.index(step)
+
+
+def deeper(step: int | None):
+    """The page's "Go deeper" part, under its short path (``PageSpec.short``): a container
+    to draw the rest of the page's sections into, or None while it is closed.
+
+    Closed, nothing in it is computed or sent. Its state is in the URL (``?deeper=true``).
+    In presenter mode it opens by itself once the current step is one of its sections,
+    and stays out of sight before.
+    """
+    spec = controls.page_spec()
+    if not spec.short or spec.short >= spec.steps:
+        return st.container()
+    if step is not None:
+        past = spec.step_order.index(step) >= spec.short
+        return st.container() if past else None
+    panel = st.expander(
+        t("workshop.go_deeper"),
+        icon=":material/expand_more:",
+        key="deeper",
+        on_change="rerun",
+        bind="query-params",
+    )
+    return panel if panel.open else None
+
+
+def terms() -> None:
+    """ "Terms on this page": a one-sentence definition of every glossary term the page
+    uses (``PageSpec.terms``), in a popover under the lead, and a link to the glossary."""
+    names = controls.page_spec().terms
+    if not names:
+        return
+    with st.popover(t("glossary.terms_label"), icon=":material/menu_book:"):
+        for name in names:
+            st.markdown(f"**{t(f'glossary.{name}.name')}**: {t(f'glossary.{name}.text')}")
+        st.page_link("app_pages/glossary.py", label=t("glossary.all_terms"))
 
 
 # --- charts with their data and their code ----------------------------------------------
@@ -206,6 +253,7 @@ def chart(
     marker: float | None = None,
     source: Callable | Sequence[Callable] | None = None,
     options: dict[str, object] | None = None,
+    table: str | None = None,
     **values: object,
 ) -> None:
     """Draw chart ``key``; under it a CSV of its frame and the source of ``source``.
@@ -220,6 +268,9 @@ def chart(
     (:func:`ui.common.specs.chart_spec`), so a rerun with inputs already seen makes no
     frame and hashes none.
 
+    ``table``: the catalog table of the chart's words when several charts share one (the
+    small multiples of one quantity); default ``key``.
+
     ``marker``: the learner's value (d_k) marked on an axis against d_k by a dashed rule
     (:func:`ui.common.charts.d_marker`), layered here; it travels beside the cached spec,
     so a new value rebuilds nothing.
@@ -230,26 +281,10 @@ def chart(
     is the core function (or functions) that computed the data — the same code the
     tests cover. The image is in the chart's own ⋯ menu (PNG/SVG).
     """
-    text = chart_text(key, **values)
-    options = options or {}
-    presenting = is_presenting()
-    described = (
-        key,
-        specs.function_name(builder),
-        specs.function_name(frame.func),
-        frame.args,
-        tuple(sorted(frame.keywords.items())),
-        text.entries,
-        tuple(sorted(options.items())),
-        marker is not None,
+    text = chart_text(table or key, **values)
+    spec = specs.drawn(
+        key, builder, frame, text, options=options, marker=marker, presenting=is_presenting()
     )
-    specs.check_plain(described, f"chart {key}")
-
-    def build() -> alt.TopLevelMixin:
-        made = builder(frame(), text, **options)
-        return made + d_marker() if marker is not None else made
-
-    spec = specs.for_drawing(specs.chart_spec(described, build, presenting), marker=marker)
     element = key.replace(".", "_")
     st.vega_lite_chart(spec=spec, width="stretch", key=element)
     _chart_extras(element, lambda: _first(frame()), source)
@@ -419,60 +454,10 @@ def myth(claim: str, reality: str, *, source: str | None = None) -> None:
         st.markdown(f":material/check_circle: **{t('workshop.reality')}** {reality}")
 
 
-# --- sharing -----------------------------------------------------------------------------
-#: Session-state entries: whether the share panel is open, and the values in its link.
-_SHARE_OPEN, _SHARE_VALUES = "share_open", "_share_values"
-
-
-def link_values(params: Sequence[str]) -> dict[str, object]:
-    """The URL values of the controls in ``params`` that exist in this session."""
-    values = {}
-    for key in sorted(params):
-        if key in st.session_state:
-            value = st.session_state[key]
-            if value == "":
-                continue  # an empty text box: nothing to carry
-            if isinstance(value, bool):  # as the table's flag writes it: 1 or true
-                words = controls.param(key).options
-                value = ("1" if value else "0") if "1" in words else str(value).lower()
-            elif isinstance(value, float) and math.isfinite(value):
-                value = f"{value:g}"
-            values[key] = value
-    return values
-
-
-def share_link(params: Sequence[str], values: dict[str, object] | None = None) -> str:
-    """A link to this view with the value of every control (``params``) written out
-    (``values``: those values, if already collected by :func:`link_values`)."""
-    base = st.context.url or ""
-    values = link_values(params) if values is None else values
-    return f"{base}?{urlencode(values)}" if values else base
-
-
-def refresh_share_link() -> None:
-    """Call at the end of a fragment: if the share panel is open and a control of the
-    fragment has changed what its link should say, rerun the whole app to rebuild it (a
-    fragment cannot write to the sidebar). With the panel closed nothing happens: opening
-    it reruns the app."""
-    shown = st.session_state.get(_SHARE_VALUES)
-    if st.session_state.get(_SHARE_OPEN) and shown is not None and link_values(shown) != shown:
-        st.rerun(scope="app")
-
-
-def _new_seed() -> None:
-    st.session_state["seed"] = secrets.randbelow(controls.SEED_MAX + 1)
-
-
-def _restore(keys: Sequence[str]) -> None:
-    defaults = controls.page_defaults()
-    for key in keys:
-        if key in st.session_state and controls.param(key).kind != "own":
-            st.session_state[key] = defaults[key]
-
-
+# --- panels that rerun on their own ------------------------------------------------
 def fragment(body: Callable) -> Callable:
     """``st.fragment`` for a panel with its own controls: it reruns on its own, and keeps an
-    open share panel's link current (:func:`refresh_share_link`)."""
+    open share panel's link current (:func:`ui.common.share.refresh_link`)."""
 
     @functools.wraps(body)
     def run(*args, **kwargs):
@@ -481,41 +466,6 @@ def fragment(body: Callable) -> Callable:
             return
         with turns.SCRIPT_RUNS.turn():  # a rerun of its own draws charts: it takes a turn
             body(*args, **kwargs)
-        refresh_share_link()
+        share.refresh_link()
 
     return st.fragment(run)
-
-
-def share_panel(params: Sequence[str]) -> None:
-    """Sidebar: the link to this view, a new random seed, and restoring the defaults."""
-    # opening the panel reruns the app, so its link is never older than the controls; a
-    # closed panel draws nothing inside (a code box makes the browser load its syntax
-    # highlighter)
-    panel = st.sidebar.expander(
-        t("workshop.share_title"), icon=":material/share:", key=_SHARE_OPEN, on_change="rerun"
-    )
-    if not panel.open:
-        return
-    with panel:
-        st.caption(t("workshop.share_help"))
-        values = st.session_state[_SHARE_VALUES] = link_values(params)
-        if room.code() is None:  # in a room the presenter reveals the answers
-            if st.checkbox(t("workshop.share_reveal"), key="share_reveal"):
-                values = {**values, "reveal": 1}
-        st.code(share_link(params, values), language=None, wrap_lines=True)
-        # one per row: side by side the sidebar cuts their labels
-        st.button(
-            t("workshop.new_seed"),
-            key="new_seed",
-            on_click=_new_seed,
-            icon=":material/casino:",
-            width="stretch",
-        )
-        st.button(
-            t("workshop.defaults"),
-            key="restore_defaults",
-            on_click=_restore,
-            args=(tuple(k for k in params if k not in ("lang", "present", "step")),),
-            icon=":material/restart_alt:",
-            width="stretch",
-        )

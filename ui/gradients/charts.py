@@ -12,13 +12,15 @@ from ui.common.charts import (
     D_K,
     HALF_SUBTITLE_LINE_COLUMNS,
     MARKER_RULE,
+    ChartText,
     chart_title,
     check_rows,
     gradient_legend_below,
-    legacy_sweep_lines,
     legend_above,
     legend_below,
     legend_colors,
+    own_data,
+    sweep_lines,
 )
 
 #: Diverging, colour-blind-safe scheme for signed Jacobian entries (blue < 0 < orange).
@@ -30,31 +32,22 @@ JACOBIAN_SCHEME = "blueorange"
 GAP_PLOT_PX = 240
 
 
-def jacobian_heatmap(
-    df: pd.DataFrame,
-    *,
-    domain_max: float,
-    title: str,
-    subtitle: str,
-    x_title: str,
-    y_title: str,
-    color_title: str,
-    description: str,
-    tips: dict[str, str],
-) -> alt.Chart:
+def jacobian_heatmap(df: pd.DataFrame, text: ChartText, *, domain_max: float) -> alt.Chart:
     """Heatmap of one row's softmax Jacobian Jᵢⱼ = ∂pᵢ/∂zⱼ on a fixed diverging scale.
 
     Parameters
     ----------
     df : DataFrame
         One row per cell: ``i``, ``j`` (key numbers), ``value`` (Jᵢⱼ), ``p_i``, ``p_j``.
+    text : ChartText
+        ``title``, ``subtitle``, ``x`` (j), ``y`` (i), ``color`` (the legend: Jᵢⱼ),
+        ``alt``; ``tips``: ``p_i``, ``p_j`` (the two weights).
     domain_max : float
         The colour scale spans [−domain_max, domain_max], centred on 0. Pass the same
         value to the unscaled and the scaled heatmap so they share one scale.
-    tips : dict
-        Tooltip titles: ``p_i``, ``p_j`` (the two weights).
     """
     check_rows(df)
+    x_title, y_title, color_title, tips = text.x, text.y, text["color"], text.tips
     m = float(domain_max) if domain_max > 0 else 1.0
     # no grid: its lines would run across the cells
     return (
@@ -80,25 +73,16 @@ def jacobian_heatmap(
             ],
         )
         .properties(
-            title=chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
-            description=description,
+            title=chart_title(
+                text.title, text.subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS
+            ),
+            description=text.description,
             height=380,
         )
     )
 
 
-def gap_explorer(
-    df: pd.DataFrame,
-    *,
-    current_g: float,
-    quantity_order: tuple[str, str],
-    kind_order: tuple[str, str],
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-    tips: dict[str, str],
-) -> alt.LayerChart:
+def gap_explorer(df: pd.DataFrame, text: ChartText, *, current_g: float) -> alt.LayerChart:
     """‖J‖_F and the largest off-diagonal |Jᵢⱼ| against the logit gap g, exact and laws.
 
     The plot is :data:`GAP_PLOT_PX` tall at every width (title and legend add to it); the
@@ -110,16 +94,18 @@ def gap_explorer(
     ----------
     df : DataFrame
         ``g``, ``quantity`` (legend label), ``kind`` (legend label: exact or law), ``value``.
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; the labels of ‖J‖_F (blue) and of the
+        off-diagonal entry (reddish purple), ``fro`` and ``offdiag``, and of the exact
+        curves (solid) and the laws (dashed), ``exact`` and ``law``; ``tips``:
+        ``quantity``, ``kind`` (the two legend fields).
     current_g : float
         The gap marked with a vertical rule.
-    quantity_order : (str, str)
-        Labels of ‖J‖_F (blue) and of the off-diagonal entry (reddish purple).
-    kind_order : (str, str)
-        Labels of the exact curves (solid) and of the laws (dashed).
-    tips : dict
-        Tooltip titles: ``quantity``, ``kind`` (the two legend fields).
     """
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
+    quantity_order = (text["fro"], text["offdiag"])
+    kind_order = (text["exact"], text["law"])
     palette = [COLORS["sqrt"], COLORS["custom"]]
     color = alt.Color(
         "quantity:N",
@@ -191,24 +177,14 @@ def gap_explorer(
         lines,
         *names,
         marker,
-        title=chart_title(title),
-        description=description,
+        title=chart_title(text.title),
+        description=text.description,
         height=GAP_PLOT_PX,
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )
 
 
-def median_mean_sweep(
-    df: pd.DataFrame,
-    *,
-    title: str,
-    subtitle: str,
-    x_title: str,
-    y_title: str,
-    mean_label: str,
-    description: str,
-    tips: dict[str, str],
-) -> alt.LayerChart:
+def median_mean_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
     """:func:`sweep_lines` on a log y-axis (median line, quantile band) plus dashed means.
 
     Parameters
@@ -216,24 +192,22 @@ def median_mean_sweep(
     df : DataFrame
         One row per (series, d_k): ``d``, ``series``, ``color``, ``value`` (median),
         ``lo``, ``hi`` (e.g. 10 % and 90 % quantiles), ``mean``. All positive.
-    mean_label : str
-        Legend text of the dashed mean lines.
-    tips : dict
-        Tooltip titles: those of :func:`sweep_lines` (``series``, ``value``, ``lo``,
-        ``hi``) and ``mean``.
+    text : ChartText
+        ``title``, ``subtitle``, ``x``, ``y``, ``alt``, ``mean_label`` (the legend text of
+        the dashed mean lines); ``tips``: those of :func:`sweep_lines` (``series``,
+        ``value``, ``lo``, ``hi``) and ``mean``.
     """
     check_rows(df)
+    mean_label, tips = text["mean_label"], text.tips
     df = df.assign(stat=mean_label)  # one dataset for every layer
-    base = legacy_sweep_lines(
-        df,
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        description=description,
-        tips=tips,
-        log_y=True,
-        legend_columns=2,
-        height=440,  # two legends, a subtitle and a log axis spanning 30 decades
+    base = own_data(
+        sweep_lines(
+            df,
+            text,
+            log_y=True,
+            legend_columns=2,
+            height=440,  # two legends, a subtitle and a log axis spanning 30 decades
+        )
     )
     order, colors = legend_colors(df, "series")
     means = (
@@ -260,24 +234,34 @@ def median_mean_sweep(
     # (slow) merging of the layers' parameters each time the spec is built (a cache miss)
     chart = base
     chart.layer.append(means)
-    chart.title = chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS)
+    chart.title = chart_title(
+        text.title, text.subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS
+    )
     return chart
+
+
+def dead_share_lines(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
+    """The share of dead rows against d_k (:func:`sweep_lines` on a 0–1 axis, half width).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (series, d_k): ``d``, ``series``, ``color``, ``value`` (share of rows
+        with ‖J‖_F < 10⁻³), ``lo``, ``hi`` (±2 s.e., within [0, 1]).
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``series``, ``lo``, ``hi``.
+    """
+    return own_data(sweep_lines(df, text, y_domain=(0, 1), legend_columns=2, height=360))
 
 
 def log_histogram(
     df: pd.DataFrame,
+    text: ChartText,
     *,
     median: float,
     median_log10: float,
     x_domain: tuple[float, float],
     color: str,
-    title: str,
-    subtitle: str,
-    x_title: str,
-    y_title: str,
-    median_title: str,
-    description: str,
-    bin_titles: tuple[str, str],
 ) -> alt.LayerChart:
     """Histogram on a log10 axis with its median as a dashed rule.
 
@@ -285,14 +269,18 @@ def log_histogram(
     ----------
     df : DataFrame
         ``x0``, ``x1`` (bin edges in decades), ``share`` (% of rows).
-    bin_titles : (str, str)
-        Tooltip titles of a bin's lower and upper edge.
+    text : ChartText
+        ``title``, ``subtitle``, ``x``, ``y``, ``alt``; ``tips``: ``bin_from``,
+        ``bin_to`` (a bin's lower and upper edge), ``median`` (the rule's value).
     median, median_log10 : float
         The median (for the tooltip) and its log10 (where the rule is drawn).
     x_domain : (float, float)
         Fixed x-range in decades: pass the same range to charts shown side by side.
+    color : str
+        The bars' colour (hex).
     """
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
     x = alt.X(
         "x0:Q",
         title=x_title,
@@ -308,8 +296,8 @@ def log_histogram(
             y=alt.Y("share:Q", title=y_title),
             y2=alt.Y2(datum=0),
             tooltip=[
-                alt.Tooltip("x0:Q", title=bin_titles[0], format=".2f"),
-                alt.Tooltip("x1:Q", title=bin_titles[1], format=".2f"),
+                alt.Tooltip("x0:Q", title=tips["bin_from"], format=".2f"),
+                alt.Tooltip("x1:Q", title=tips["bin_to"], format=".2f"),
                 alt.Tooltip("share:Q", title=y_title, format=".2f"),
             ],
         )
@@ -320,14 +308,14 @@ def log_histogram(
         .mark_rule(color=COLORS["theory"], strokeDash=[6, 3], strokeWidth=2)
         .encode(
             x=alt.X("x:Q", scale=alt.Scale(domain=list(x_domain), nice=False)),
-            tooltip=[alt.Tooltip("median:Q", title=median_title, format=".3~e")],
+            tooltip=[alt.Tooltip("median:Q", title=tips["median"], format=".3~e")],
         )
     )
     return alt.layer(
         bars,
         rule,
         # drawn half width (unscaled beside scaled)
-        title=chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
-        description=description,
+        title=chart_title(text.title, text.subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
+        description=text.description,
         height=300,
     )

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ui.common.controls import ALPHA_PRESETS
 from ui.common.data import alpha_sweep, rng_for, saturation_sweep, sweep_rows
 
 STREAM_JACOBIAN_ROW, STREAM_QUERY_GRAD = 30, 31
@@ -86,19 +87,57 @@ def gradient_sweep_frames(n_keys: int, alpha: float, seed: int) -> dict[str, pd.
     return out
 
 
-def gradient_at(d_k: int, n_keys: int, alpha: float, seed: int) -> pd.DataFrame:
-    """The gradient statistics at the current d_k: columns ``unscaled`` (α = 0), ``scaled``.
+#: The statistics of :func:`gradient_at`, in the order of the page's table.
+GRADIENT_AT_FIELDS = (
+    "jacobian_fro_median",
+    "jacobian_fro_mean",
+    "grad_fro_median",
+    "grad_fro_mean",
+    "dead_fraction",
+)
 
-    Rows: ``jacobian_fro_median``, ``jacobian_fro_mean``, ``grad_fro_median``,
-    ``grad_fro_mean``, ``dead_fraction``.
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def gradient_at(d_k: int, n_keys: int, alpha: float, seed: int) -> dict[str, dict[str, float]]:
+    """The gradient statistics at the current d_k, unscaled (α = 0) and at ``alpha``.
+
+    Returns
+    -------
+    dict: ``unscaled``, ``scaled``, each ``GRADIENT_AT_FIELDS`` -> value (plain numbers:
+    a hit copies no frame).
     """
     at = saturation_sweep(n_keys, (0.0, float(alpha)), 0.0, seed, sweep_rows(n_keys), (int(d_k),))
-    rows = ["jacobian_fro_median", "jacobian_fro_mean", "grad_fro_median", "grad_fro_mean"]
-    rows.append("dead_fraction")
-    return pd.DataFrame(
-        {"unscaled": at.iloc[0][rows].to_numpy(), "scaled": at.iloc[-1][rows].to_numpy()},
-        index=rows,
-    )
+    return {
+        which: {field: float(at.iloc[row][field]) for field in GRADIENT_AT_FIELDS}
+        for which, row in (("unscaled", 0), ("scaled", -1))
+    }
+
+
+#: The d_k at which the page's texts quote the sweep's ‖J‖_F (an alt text, a myth card).
+QUOTED_D = (256, 1024)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def jacobian_quotes(n_keys: int, seed: int) -> dict[tuple[float, int], dict[str, float]]:
+    """Mean and median ‖J‖_F of the sweep of α = 0, ½, 1 (:func:`gradient_sweep`) at
+    the d_k of ``QUOTED_D``.
+
+    Returns
+    -------
+    dict: (α, d_k) -> ``mean``, ``median`` (plain numbers: a hit copies no frame).
+    """
+    fixed = saturation_sweep(n_keys, ALPHA_PRESETS, 0.0, seed, sweep_rows(n_keys))
+    cells = fixed[fixed["d"].isin(QUOTED_D)]
+    return {
+        (float(a), int(d)): {"mean": float(mean), "median": float(median)}
+        for a, d, mean, median in zip(
+            cells["alpha"],
+            cells["d"],
+            cells["jacobian_fro_mean"],
+            cells["jacobian_fro_median"],
+            strict=True,
+        )
+    }
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -150,6 +189,16 @@ def jacobian_row(
             )
         )
     return pd.concat(frames, ignore_index=True), summary
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def jacobian_summary(
+    d_k: int, n_keys: int, alpha: float, seed: int
+) -> tuple[dict[str, dict[str, float]], float]:
+    """The summary of :func:`jacobian_row` alone, and the largest |J_ij| of its cells (the
+    colour scale both heatmaps share): plain numbers, so a hit copies no frame."""
+    cells, summary = jacobian_row(d_k, n_keys, alpha, seed)
+    return summary, float(cells["value"].abs().max())
 
 
 #: The gap explorer draws and prints a law only within this relative error of the exact value.
@@ -260,3 +309,13 @@ def query_grad_histogram(
         }
     geometry = {"lo": float(edges[0]), "hi": float(edges[-1]), "n_rows": n_rows}
     return pd.concat(frames, ignore_index=True), stats, geometry
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def query_grad_stats(
+    d_k: int, n_keys: int, alpha: float, seed: int
+) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """The stats and the geometry of :func:`query_grad_histogram` alone: plain numbers,
+    so a hit copies no frame."""
+    _, stats, geometry = query_grad_histogram(d_k, n_keys, alpha, seed)
+    return stats, geometry

@@ -2,8 +2,9 @@
 
 The page script reads the controls and decides which sections are shown (presenter
 steps); everything here reads its inputs from arguments and cached calls in
-:mod:`ui.gradients.data`. The gap explorer is an ``st.fragment`` with its own URL-bound controls
-(``gap``, ``gap2``), so moving them reruns that panel only.
+:mod:`ui.gradients.data`, and draws each chart by its key from a frame function of
+:mod:`ui.gradients.frames`. The gap explorer is an ``st.fragment`` with its own URL-bound
+controls (``gap``, ``gap2``), so moving them reruns that panel only.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ import streamlit as st
 from core.experiments import row_quantities, sample_scores, saturation_sweep, summarise
 from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
 from ui.common import controls, workshop
-from ui.common.charts import alpha_color, legacy_sweep_lines
 from ui.common.data import sweep_rows
 from ui.common.i18n import t
 from ui.common.pages import page
-from ui.gradients import charts, data
+from ui.gradients import charts, data, frames
 
 GAP2_OPTIONS = page("gradients").param("gap2").options
 #: Upper edges of the answer bins of the dead-row question (shares of rows).
@@ -69,7 +69,7 @@ def bin_index(value: float, edges: tuple[float, ...]) -> int:
 # --- 1. the formula and one sampled row ---------------------------------------------------
 def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> None:
     """The Jacobian, its bound at saturation, the live row, and its two heatmaps."""
-    cells, row = data.jacobian_row(d_k, n_keys, alpha, seed)
+    row, domain_max = data.jacobian_summary(d_k, n_keys, alpha, seed)
     st.header(t("gradients.formula_header"))
     workshop.takeaway(t("gradients.formula_takeaway"))
     st.latex(
@@ -93,19 +93,12 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
     for col, (which, label) in zip(st.columns(2), labels.items(), strict=True):
         r = row[which]
         p_text = f"{r['p_top']:.4f}" if r["rest"] >= 1e-4 else f"1 − {sig3(r['rest'])}"
-        frame = cells[cells.which == which].drop(columns="which")
         with col:
-            workshop.legacy_chart(
-                partial(charts.jacobian_heatmap,
-                    frame, domain_max=cells.value.abs().max(), title=label,
-                    subtitle=t("gradients.heat_subtitle", p=p_text, fro=sig3(r["fro"])),
-                    x_title=t("gradients.axis_j"), y_title=t("gradients.axis_i"),
-                    color_title=t("gradients.heat_legend"),
-                    tips={"p_i": t("gradients.tip_p_i"), "p_j": t("gradients.tip_p_j")},
-                    description=t("gradients.heat_alt", label=label, d_k=d_k, fro=sig3(r["fro"])),
-                ),
-                key=f"gradients_heat_{which}", data=frame,
-                source=[sample_scores, jacobian_from_logits],
+            workshop.chart(
+                f"gradients.heat_{which}", charts.jacobian_heatmap,
+                partial(frames.heatmap, d_k, n_keys, alpha, seed, which),
+                options={"domain_max": domain_max}, source=[sample_scores, jacobian_from_logits],
+                label=label, d_k=d_k, p=p_text, fro=sig3(r["fro"]),
             )  # fmt: skip
     st.caption(t("gradients.heat_caption", d_k=d_k, n_keys=n_keys))
     if n_keys > data.HEATMAP_MAX_KEYS:
@@ -120,7 +113,7 @@ def gap_explorer(n_keys: int) -> None:
     st.markdown(t("gradients.gap_lead"))
     c1, c2 = st.columns(2)
     with c1:
-        g = controls.float_slider("gap", t("gradients.gap"))
+        g = controls.float_slider("gap", t("gradients.gap_slider"))
     with c2:
         choice = controls.choice(
             "gap2", t("gradients.gap2"), widget="select_slider",
@@ -148,18 +141,11 @@ def gap_explorer(n_keys: int) -> None:
     )
     if not law:
         st.caption(t("gradients.gap_law_na", p=f"{pt['p_top']:.3g}"))
-    q_labels = (t("gradients.gap_q_fro"), t("gradients.gap_q_off"))
-    k_labels = (t("gradients.gap_k_exact"), t("gradients.gap_k_law"))
-    names = dict(zip(("fro", "offdiag", "exact", "law"), q_labels + k_labels, strict=True))
-    curves = data.gap_curves(n_keys, gap2).replace(names)
-    workshop.legacy_chart(
-        partial(charts.gap_explorer,
-            curves, current_g=g, quantity_order=q_labels, kind_order=k_labels,
-            title=t("gradients.gap_title", n_keys=n_keys), x_title=t("gradients.axis_gap"),
-            y_title=t("gradients.axis_size"), description=t("gradients.gap_alt", n_keys=n_keys),
-            tips={"quantity": t("gradients.tip_quantity"), "kind": t("gradients.tip_curve")},
-        ),
-        key="gradients_gap", data=curves, source=gap_curve,
+    # the curves' legend labels, as the chart's table names them
+    names = tuple((name, t(f"gradients.gap.{name}")) for name in ("fro", "offdiag", "exact", "law"))
+    workshop.chart(
+        "gradients.gap", charts.gap_explorer, partial(frames.gap, n_keys, gap2, names),
+        options={"current_g": g}, source=gap_curve, n_keys=n_keys,
     )  # fmt: skip
     st.caption(t("gradients.gap_caption"))
 
@@ -175,7 +161,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     n_rows = sweep_rows(n_keys)
     st.markdown(t("gradients.sweep_lead", n_rows=f"{n_rows:,}", n_keys=n_keys))
     now = data.gradient_at(d_k, n_keys, alpha, seed)
-    dead = now.loc["dead_fraction"]
+    dead = {which: stats["dead_fraction"] for which, stats in now.items()}
     options = [t(f"gradients_workshop.dead_opt_{i}") for i in range(len(DEAD_BINS) + 1)]
     explain = t("gradients_workshop.dead_explain", n_rows=f"{n_rows:,}", d_k=d_k,
                 share=f"{100 * dead['unscaled']:.1f}", label=labels["scaled"],
@@ -190,49 +176,31 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
         return
     with top:
         workshop.takeaway(t("gradients.sweep_takeaway"))
-    labels_of = {a: controls.alpha_label(a) for a in (0.0, 0.5, 1.0, alpha)}
-    frames = {
-        name: df.assign(series=df.alpha.map(labels_of), color=df.alpha.map(alpha_color))
-        for name, df in data.gradient_sweep_frames(n_keys, alpha, seed).items()
-    }  # fmt: skip
+    series = tuple({a: controls.alpha_label(a) for a in (0.0, 0.5, 1.0, alpha)}.items())
     # the closed form of ‖J‖_F per row; medians, means, dead share and the factor d_k^−α
     source = {"jac": [saturation_sweep, row_quantities], "grad": [saturation_sweep, summarise]}
-    jac = frames["jac"].set_index(["alpha", "d"])["value"]
-    descriptions = {
-        "jac": t("gradients.jac_alt", n=n_keys, med_u=f"{jac[0.0, 1024]:.2g}", med_s=f"{jac[0.5, 1024]:.2g}"),
-        "grad": t("gradients.grad_alt"),
-    }  # fmt: skip
+    # the medians as drawn (floored for the log axis)
+    quotes = data.jacobian_quotes(n_keys, seed)
+    med = {a: max(quotes[a, 1024]["median"], data.LOG_FLOOR) for a in (0.0, 0.5)}
     for col, name in zip(st.columns(2), ("jac", "grad"), strict=True):
         with col:
-            workshop.legacy_chart(
-                partial(charts.median_mean_sweep,
-                    frames[name], title=t(f"gradients.{name}_title"),
-                    subtitle=t("gradients.sweep_subtitle"), x_title=t("gradients.axis_d_k"),
-                    y_title=t(f"gradients.axis_{name}"), mean_label=t("gradients.mean_label"),
-                    description=descriptions[name],
-                    tips={"series": t("common.tip_scaling"), "value": t(f"gradients.tip_{name}_median"),
-                          "lo": t("gradients.tip_q10"), "hi": t("gradients.tip_q90"),
-                          "mean": t(f"gradients.tip_{name}_mean")},
-                ),
-                key=f"gradients_{name}_sweep", data=frames[name], source=source[name],
-                current_d=d_k,
+            workshop.chart(
+                f"gradients.{name}_sweep", charts.median_mean_sweep,
+                partial(frames.sweep, name, n_keys, alpha, seed, series),
+                marker=d_k, source=source[name],
+                n=n_keys, med_u=f"{med[0.0]:.2g}", med_s=f"{med[0.5]:.2g}",
             )  # fmt: skip
     left, right = st.columns(2)
     with left:
-        workshop.legacy_chart(
-            partial(legacy_sweep_lines,
-                frames["dead"], title=t("gradients.dead_title"),
-                x_title=t("gradients.axis_d_k"), y_title=t("gradients.axis_dead"),
-                description=t("gradients.dead_alt"), y_domain=(0, 1), legend_columns=2, height=360,
-                tips={"series": t("common.tip_scaling"), "lo": t("common.tip_se_lo"),
-                      "hi": t("common.tip_se_hi")},
-            ),
-            key="gradients_dead", data=frames["dead"], source=source["grad"], current_d=d_k,
+        workshop.chart(
+            "gradients.dead", charts.dead_share_lines,
+            partial(frames.sweep, "dead", n_keys, alpha, seed, series),
+            marker=d_k, source=source["grad"],
         )  # fmt: skip
         st.caption(t("gradients.dead_caption"))
     table = pd.DataFrame(
         {labels[w]: [cell(k, v) for k, v in now[w].items()] for w in labels if alpha or w == "unscaled"},
-        index=[t(f"gradients.row_{k}") for k in now.index],
+        index=[t(f"gradients.row_{k}") for k in data.GRADIENT_AT_FIELDS],
     )  # fmt: skip
     right.markdown(t("gradients.table_title", d_k=d_k, n_rows=f"{n_rows:,}"))
     right.table(table)
@@ -282,20 +250,19 @@ def myth(d_k: int, n_keys: int, seed: int) -> None:
 def gap_reality(n_keys: int, seed: int) -> str:
     """One row's ‖J‖_F at gaps 10 and 20 against the unscaled mean at σ = 16 and 32."""
     j1, j2 = (data.gap_point(g, n_keys, None)["fro"] for g in (10.0, 20.0))
-    sweep = data.gradient_sweep(n_keys, 0.5, seed).set_index(["alpha", "d"])
-    mean = sweep["jacobian_fro_mean"]
-    median = sweep["jacobian_fro_median"]
+    quotes = data.jacobian_quotes(n_keys, seed)
+    at_256, at_1024 = quotes[0.0, 256], quotes[0.0, 1024]
     return t(
         "gradients_workshop.myth_gap_reality",
         n_keys=n_keys,
         j1=f"{j1:.3g}",
         j2=f"{j2:.3g}",
         ratio=f"{j2 / j1:.2g}",
-        m1=f"{mean[0.0, 256]:.3g}",
-        m2=f"{mean[0.0, 1024]:.3g}",
-        mratio=f"{mean[0.0, 1024] / mean[0.0, 256]:.2f}",
-        med1=f"{median[0.0, 256]:.3g}",
-        med2=f"{median[0.0, 1024]:.3g}",
+        m1=f"{at_256['mean']:.3g}",
+        m2=f"{at_1024['mean']:.3g}",
+        mratio=f"{at_1024['mean'] / at_256['mean']:.2f}",
+        med1=f"{at_256['median']:.3g}",
+        med2=f"{at_1024['median']:.3g}",
     )
 
 
@@ -339,7 +306,7 @@ def query_gradient(
     top = st.container()  # the takeaway, once the question is answered
     n_rows = sweep_rows(n_keys)
     st.markdown(t("gradients.qgrad_lead", n_rows=f"{n_rows:,}"))
-    bins, qstats, geo = data.query_grad_histogram(d_k, n_keys, alpha, seed)
+    qstats, geo = data.query_grad_stats(d_k, n_keys, alpha, seed)
     med_u, med_s = qstats["unscaled"]["median"], qstats["scaled"]["median"]
     ratio = med_u / med_s
     options = [t(f"gradients_workshop.qgrad_opt_{i}") for i in range(len(QGRAD_BINS) + 1)]
@@ -358,19 +325,14 @@ def query_gradient(
         workshop.takeaway(t("gradients.qgrad_takeaway"))
     for col, (which, label) in zip(st.columns(2), labels.items(), strict=True):
         q = qstats[which]
-        frame = bins[bins.which == which].drop(columns="which")
+        histogram = {"median": q["median"], "median_log10": q["median_log10"],
+                     "x_domain": (geo["lo"], geo["hi"]), "color": colors[which]}  # fmt: skip
         with col:
-            workshop.legacy_chart(
-                partial(charts.log_histogram,
-                    frame, median=q["median"], median_log10=q["median_log10"],
-                    x_domain=(geo["lo"], geo["hi"]), color=colors[which], title=label,
-                    subtitle=t("gradients.qgrad_subtitle", d_k=d_k, n_keys=n_keys),
-                    x_title=t("gradients.axis_log_grad"), y_title=t("gradients.axis_share"),
-                    median_title=t("gradients.median_label"),
-                    bin_titles=(t("common.tip_log_bin_from"), t("common.tip_log_bin_to")),
-                    description=t("gradients.qgrad_alt", label=label, d_k=d_k, median=f"{q['median']:.2e}"),
-                ),
-                key=f"gradients_qgrad_{which}", data=frame, source=query_grad_norms,
+            workshop.chart(
+                f"gradients.qgrad_{which}", charts.log_histogram,
+                partial(frames.qgrad, d_k, n_keys, alpha, seed, which),
+                options=histogram, source=query_grad_norms,
+                label=label, d_k=d_k, n_keys=n_keys, median=f"{q['median']:.2e}",
             )  # fmt: skip
             st.caption(t("gradients.qgrad_stats", median=f"{q['median']:.3g}", mean=f"{q['mean']:.3g}",
                          q10=f"{q['q10']:.2g}", q90=f"{q['q90']:.2g}"))  # fmt: skip

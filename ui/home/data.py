@@ -1,6 +1,8 @@
 """Data of the home page's worked example: three queries, four keys and their values.
 
-Conventions of the cached wrappers: :mod:`ui.common.data`.
+Conventions of the cached wrappers: :mod:`ui.common.data`. :func:`example_cells` is the
+charts' frame (the deferred ``frame`` of :func:`ui.common.workshop.chart`): plain
+arguments only.
 """
 
 from __future__ import annotations
@@ -64,6 +66,34 @@ def worked_example(d_k: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         {"i": i.ravel(), "c": c.ravel(), "out_unscaled": out_u.ravel(), "out_scaled": out_s.ravel()}
     )
     return cells, outputs
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def example_summary(d_k: int, seed: int) -> dict[str, float | tuple[float, ...]]:
+    """The numbers the example's texts and colour scales quote (plain values: a hit copies
+    no frame).
+
+    Returns
+    -------
+    dict
+        ``reach``: the largest |score| (the scores' and logits' colour range);
+        ``spread``: the standard deviation of the twelve scores (ddof = 0);
+        ``top_unscaled``, ``top_scaled``: the largest weight of each query's row, (3,).
+    """
+    cells, _ = worked_example(d_k, seed)
+    rows = cells.groupby("i")
+    return {
+        "reach": float(np.abs(cells["score"]).max()),
+        "spread": float(cells["score"].std(ddof=0)),
+        "top_unscaled": tuple(float(x) for x in rows["weight_unscaled"].max()),
+        "top_scaled": tuple(float(x) for x in rows["weight_scaled"].max()),
+    }
+
+
+def example_cells(d_k: int, seed: int) -> pd.DataFrame:
+    """The charts' frame: the example's cells (:func:`worked_example`), one row per
+    (query i, key j) with its score, logit and both weights."""
+    return worked_example(d_k, seed)[0]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -44,9 +44,8 @@ def worked_example(seed: int) -> None:
         column.markdown(t(f"home.example_{which}_table", shown=shown, d_k=d_k))
         column.dataframe(data.vector_table(d_k, seed, which), width="stretch")
 
-    cells, outputs = data.worked_example(d_k, seed)
-    reach = float(np.abs(cells["score"]).max())
-    common = {"x_title": t("home.example_key"), "y_title": t("home.example_query")}
+    summary = data.example_summary(d_k, seed)
+    reach = summary["reach"]
     score_charts = (
         ("score", "scores", (-reach, reach), True, ".1f"),
         ("logit", "logits", (-reach, reach), True, ".2f"),
@@ -57,27 +56,19 @@ def worked_example(seed: int) -> None:
     for row in (score_charts[:2], score_charts[2:]):
         left, right = st.columns(2)
         for column, (value, name, domain, diverging, fmt) in zip((left, right), row, strict=True):
+            options = {
+                "value": value, "domain": domain, "diverging": diverging, "number_format": fmt,
+            }  # fmt: skip
             with column:
-                workshop.legacy_chart(
-                    partial(
-                        charts.matrix_cells,
-                        cells[["i", "j", value]],
-                        value=value,
-                        title=t(f"home.example_{name}_title"),
-                        subtitle=t(f"home.example_{name}_subtitle", root=root, d_k=d_k),
-                        value_title=t(f"home.example_{name}_value"),
-                        description=t(f"home.example_{name}_description", d_k=d_k),
-                        domain=domain,
-                        diverging=diverging,
-                        number_format=fmt,
-                        **common,
-                    ),
-                    key=f"home_example_{name}",
-                    data=cells if value == "weight_scaled" else None,
+                workshop.chart(
+                    f"home.example_{name}", charts.matrix_cells,
+                    partial(data.example_cells, d_k, seed), options=options,
                     source=scaled_dot_product_attention if value == "weight_scaled" else None,
-                )
+                    root=root, d_k=d_k,
+                )  # fmt: skip
 
     st.markdown(t("home.example_outputs"))
+    _, outputs = data.worked_example(d_k, seed)
     table = outputs.pivot(index="i", columns="c")
     table.index = [f"q{data.SUBSCRIPTS[i]}" for i in table.index]
     table.columns = [
@@ -85,15 +76,13 @@ def worked_example(seed: int) -> None:
     ]
     st.dataframe(table.map(lambda x: f"{x:.2f}"), width="stretch")
 
-    top_u = cells.groupby("i")["weight_unscaled"].max().to_numpy()
-    top_s = cells.groupby("i")["weight_scaled"].max().to_numpy()
     st.markdown(
         t(
             "home.example_reading",
             d_k=d_k,
-            spread=f"{cells['score'].std(ddof=0):.2g}",
+            spread=f"{summary['spread']:.2g}",
             root=root,
-            top_u=", ".join(f"{x:.2f}" for x in top_u),
-            top_s=", ".join(f"{x:.2f}" for x in top_s),
+            top_u=", ".join(f"{x:.2f}" for x in summary["top_unscaled"]),
+            top_s=", ".join(f"{x:.2f}" for x in summary["top_scaled"]),
         )
     )

@@ -269,7 +269,7 @@ def loss_against_rate(d_h: int) -> None:
         with col:
             workshop.chart(
                 f"language_model.loss_lr_{h}", charts.loss_against_rate,
-                partial(frames.loss_against_rate, h, labels()),
+                partial(frames.loss_against_rate, h, labels()), table="language_model.loss_lr",
                 options={"reference": unigram, "y_domain": domain,
                          "rates": (s.lrs[0], s.lrs[-1])},
                 source=char_lm.lr_sensitivity if h == small else None,
@@ -375,6 +375,7 @@ def over_training(d_h: int, rate: float) -> None:
                 workshop.chart(
                     f"language_model.{name}_layer_{layer + 1}", charts.over_training,
                     partial(frames.over_training, d_h, rate, name, layer, names),
+                    table=f"language_model.{name}",
                     options=options, layer=layer + 1, ends=summary,
                     uniform=f"{uniform:.2f}", **rate_words,
                 )  # fmt: skip

@@ -11,7 +11,7 @@ import json
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, cell_ink, chart_title, check_rows, legend_below
+from ui.common.charts import COLORS, ChartText, cell_ink, chart_title, check_rows, legend_below
 
 #: Colour of each counterfactual divisor (as the rest of the app: none, √d_k, d_k).
 DIVISOR_COLORS = {"none": COLORS["unscaled"], "sqrt_d_k": COLORS["sqrt"], "d_k": COLORS["linear"]}
@@ -23,14 +23,10 @@ def _q(field: str, title: str, fmt: str) -> alt.Tooltip:
 
 def head_grid_heatmap(
     df: pd.DataFrame,
+    text: ChartText,
     *,
     value: str,
-    title: str,
-    x_title: str,
-    y_title: str,
-    color_title: str,
-    description: str,
-    tooltips: dict[str, str],
+    extremes: tuple[str, str] | None = None,
     scheme: str = "viridis",
     fmt: str = ".2f",
     log_color: bool = False,
@@ -42,8 +38,13 @@ def head_grid_heatmap(
     df : DataFrame
         One row per (layer, head): ``layer``, ``head`` (0-based), the column ``value``
         and ``<value>_min``, ``<value>_max`` (range over sentences, for the tooltip).
-    tooltips : dict
-        Tooltip titles: ``layer``, ``head``, ``value``, ``min``, ``max``.
+    text : ChartText
+        ``title``, ``x`` (heads), ``y`` (layers), ``color`` (the legend's title),
+        ``alt``; ``tips``: ``layer``, ``head``, ``value``, ``min``, ``max``.
+    extremes : (str, str), optional
+        The columns of ``df`` that hold the tooltip's range when they are named for
+        what they are rather than ``<value>_min``, ``<value>_max`` (the std grid of one
+        sentence: its smallest and largest logit, ``logit_min``, ``logit_max``).
     scheme : str
         Vega colour scheme (sequential, colour-blind safe).
     log_color : bool
@@ -51,6 +52,9 @@ def head_grid_heatmap(
         out the others.
     """
     check_rows(df)
+    if extremes is not None:  # the chart's fields keep one naming whatever the CSV says
+        df = df.rename(columns=dict(zip(extremes, (f"{value}_min", f"{value}_max"), strict=True)))
+    x_title, y_title, tooltips = text.x, text.y, text.tips
     # no grid: its lines would run across the cells
     x = alt.X(field="head", type="ordinal", title=x_title, axis=alt.Axis(labelAngle=0, grid=False))
     y = alt.Y(field="layer", type="ordinal", title=y_title, axis=alt.Axis(grid=False))
@@ -61,7 +65,7 @@ def head_grid_heatmap(
             color=alt.Color(
                 field=value,
                 type="quantitative",
-                title=color_title,
+                title=text["color"],
                 scale=alt.Scale(scheme=scheme, type="log")
                 if log_color
                 else alt.Scale(scheme=scheme, zero=True),
@@ -84,7 +88,7 @@ def head_grid_heatmap(
     # the numbers in the cells only where a cell is wide enough for them (a half-width
     # chart beside the open sidebar is not); the tooltip always gives them
     min_width = 17 * df["head"].nunique()
-    text = (
+    numbers = (
         alt.Chart()
         .mark_text(
             fontSize=9,
@@ -96,42 +100,32 @@ def head_grid_heatmap(
     )
     return alt.layer(
         rect,
-        text,
+        numbers,
         data=df,
         encoding=alt.FacetedEncoding(x=x, y=y),
-        title=chart_title(title),
-        description=description,
+        title=chart_title(text.title),
+        description=text.description,
         # the whole chart's height (Streamlit fits the view): title, axes and the colour
         # legend below take about 200 px, the six layer rows the rest
         height=360,
     )
 
 
-def logit_histogram(
-    bars: pd.DataFrame,
-    curve: pd.DataFrame,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    bars_label: str,
-    curve_label: str,
-    description: str,
-    bin_titles: tuple[str, str],
-) -> alt.LayerChart:
+def logit_histogram(frames: tuple[pd.DataFrame, pd.DataFrame], text: ChartText) -> alt.LayerChart:
     """Pooled histogram of the scaled logits (bars) against the N(0, 1) density (line).
 
     Parameters
     ----------
-    bars : DataFrame
-        ``x0``, ``x1`` (bin edges), ``density``.
-    curve : DataFrame
-        ``x``, ``density`` of N(0, 1).
-    bars_label, curve_label : str
-        Legend entries.
-    bin_titles : (str, str)
-        Tooltip titles of a bin's lower and upper edge.
+    frames : (DataFrame, DataFrame)
+        The bars: ``x0``, ``x1`` (bin edges), ``density``; and the curve: ``x``,
+        ``density`` of N(0, 1).
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``bars`` and ``curve`` (legend entries);
+        ``tips``: ``bin_from``, ``bin_to`` (a bin's lower and upper edge).
     """
+    bars, curve = frames
+    x_title, y_title = text.x, text.y
+    bars_label, curve_label = text["bars"], text["curve"]
     check_rows(bars)
     check_rows(curve)
     color = alt.Color(
@@ -153,8 +147,8 @@ def logit_histogram(
             y2=alt.datum(0),
             color=color,
             tooltip=[
-                _q("x0", bin_titles[0], ".2f"),
-                _q("x1", bin_titles[1], ".2f"),
+                _q("x0", text.tips["bin_from"], ".2f"),
+                _q("x1", text.tips["bin_to"], ".2f"),
                 _q("density", y_title, ".4f"),
             ],
         )
@@ -171,20 +165,12 @@ def logit_histogram(
     )
     # the whole chart's height (Streamlit fits the view): title, x axis and the legend
     # below take about 190 px, the plot the rest
-    return alt.layer(hist, line, title=chart_title(title), description=description, height=450)
+    return alt.layer(
+        hist, line, title=chart_title(text.title), description=text.description, height=450
+    )
 
 
-def attention_heatmap(
-    df: pd.DataFrame,
-    tokens: list[str],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    color_title: str,
-    description: str,
-    tooltips: dict[str, str],
-) -> alt.Chart:
+def attention_heatmap(df: pd.DataFrame, text: ChartText, *, tokens: tuple[str, ...]) -> alt.Chart:
     """One head's attention weights: rows queries, columns keys, labelled with tokens.
 
     Parameters
@@ -192,13 +178,15 @@ def attention_heatmap(
     df : DataFrame
         One row per (query, key): ``query``, ``key`` (positions), ``query_token``,
         ``key_token``, ``trained`` (q·k/√d_k), ``logit`` (q·k/c), ``weight``.
-    tokens : list of str
+    text : ChartText
+        ``title``, ``x`` (keys), ``y`` (queries), ``color``, ``alt``; ``tips``:
+        ``query``, ``key``, ``trained``, ``logit``, ``weight``.
+    tokens : tuple of str
         The sentence's tokens, by position (axis labels; repeated tokens stay apart
         because the axes are positions).
-    tooltips : dict
-        Tooltip titles: ``query``, ``key``, ``trained``, ``logit``, ``weight``.
     """
     check_rows(df)
+    x_title, y_title, tooltips = text.x, text.y, text.tips
     labels = f"{json.dumps(list(tokens), ensure_ascii=False)}[datum.value]"
     axis = {
         "labelExpr": labels,
@@ -228,7 +216,7 @@ def attention_heatmap(
             color=alt.Color(
                 field="weight",
                 type="quantitative",
-                title=color_title,
+                title=text["color"],
                 scale=alt.Scale(scheme="blues", domain=[0, 1]),
                 legend=alt.Legend(orient="bottom", gradientLength=200),
             ),
@@ -241,25 +229,22 @@ def attention_heatmap(
             ],
         )
         .properties(
-            title=chart_title(title), description=description, height=190 + 22 * len(tokens)
+            title=chart_title(text.title),
+            description=text.description,
+            height=190 + 22 * len(tokens),
         )
     )
 
 
 def divisor_layer_bars(
     df: pd.DataFrame,
+    text: ChartText,
     *,
     value: str,
-    labels: dict[str, str],
-    title: str,
-    x_title: str,
-    y_title: str,
-    series_title: str,
-    description: str,
+    labels: tuple[tuple[str, str], ...],
     fmt: str = ".3f",
     axis_format: str = "~g",
-    reference: pd.DataFrame | None = None,
-    reference_title: str | None = None,
+    reference: float | None = None,
 ) -> alt.LayerChart:
     """Grouped bars: one statistic per layer, one bar per counterfactual divisor.
 
@@ -268,25 +253,27 @@ def divisor_layer_bars(
     df : DataFrame
         One row per (divisor, layer): ``divisor`` (a name of
         :data:`core.real_models.DIVISORS`), ``layer`` and the column ``value``.
-    labels : dict
-        Divisor name -> legend text, in display order.
-    series_title : str
-        Tooltip title of the divisor.
+    text : ChartText
+        ``title``, ``x`` (layers), ``y``, ``alt``; ``tips.series`` (the divisor); with a
+        ``reference``, ``reference`` (its label) and ``tips.reference``.
+    labels : tuple of (str, str)
+        (divisor name, legend text) pairs, in display order.
     fmt, axis_format : str
         d3 formats of the tooltip value and the y-axis labels (e.g. ``".1%"``, ``"%"``).
-    reference : DataFrame, optional
-        A dashed horizontal line: ``y`` and ``label`` (e.g. the mean ln T).
-    reference_title : str, optional
-        Tooltip title of the reference line's label (required with ``reference``).
+    reference : float, optional
+        A dashed horizontal line at this y (e.g. the mean ln T).
 
     Raises
     ------
     ValueError
-        If ``reference`` is given without ``reference_title``.
+        If ``reference`` is given and ``text`` has no ``tips.reference`` (its tooltip
+        title).
     """
     check_rows(df)
-    if reference is not None and len(reference) and not reference_title:
-        raise ValueError("a reference line needs reference_title (its tooltip title)")
+    if reference is not None and "reference" not in text.tips:
+        raise ValueError("a reference line needs tips.reference (its tooltip title)")
+    x_title, y_title = text.x, text.y
+    labels = dict(labels)
     order = list(labels.values())
     data = df.assign(series=df["divisor"].map(labels))[["series", "layer", value]]
     bars = (
@@ -307,21 +294,21 @@ def divisor_layer_bars(
                 legend=legend_below(order, columns=1),
             ),
             tooltip=[
-                alt.Tooltip(field="series", type="nominal", title=series_title),
+                alt.Tooltip(field="series", type="nominal", title=text.tips["series"]),
                 alt.Tooltip(field="layer", type="ordinal", title=x_title),
                 _q(value, y_title, fmt),
             ],
         )
     )
     layers = [bars]
-    if reference is not None and len(reference):
+    if reference is not None:
         layers.append(
-            alt.Chart(reference)
+            alt.Chart(pd.DataFrame({"y": [reference], "label": [text["reference"]]}))
             .mark_rule(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5)
             .encode(
                 y=alt.Y(field="y", type="quantitative"),
                 tooltip=[
-                    alt.Tooltip(field="label", type="nominal", title=reference_title),
+                    alt.Tooltip(field="label", type="nominal", title=text.tips["reference"]),
                     _q("y", y_title, ".3f"),
                 ],
             )
@@ -330,8 +317,8 @@ def divisor_layer_bars(
     # title and the legend take more lines (fitted into one height, the plot shrank)
     return alt.layer(
         *layers,
-        title=chart_title(title),
-        description=description,
+        title=chart_title(text.title),
+        description=text.description,
         height=190,
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )

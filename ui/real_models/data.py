@@ -218,6 +218,16 @@ def layer_frame() -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
+def grid_range(heads: SentenceHeads, divisor: str, d_k: int, value: str) -> tuple[float, float]:
+    """Smallest and largest ``value`` ("std" or "entropy") over the heads of
+    :func:`sentence_grid` (``heads`` under ``divisor``), from the arrays: no frame."""
+    if value == "std":
+        cells = rm.logit_multiplier(divisor, d_k) * heads.std
+    else:
+        cells = heads.entropy[..., divisor_index(divisor)]
+    return float(cells.min()), float(cells.max())
+
+
 def head_metrics(frame: pd.DataFrame) -> dict[str, float]:
     """Mean row entropy, mean row max, std of the logits and ln T of one head's frame."""
     rows = frame.drop_duplicates("query")
@@ -366,6 +376,30 @@ def typed_head_frame(
     return attention_frame(r.head_logits(layer, head), r.tokens.tokens, divisor, r.d_k)
 
 
+def sentence_heads_of(sentence: int | None, text: str | None) -> SentenceHeads:
+    """Every head of shipped sentence ``sentence``, or (``sentence`` None) of the typed
+    ``text``, from the cache that holds them (the model only for a text not seen lately)."""
+    return shipped_heads(sentence) if text is None else typed_heads(text, minilm())
+
+
+def one_head(
+    sentence: int | None, text: str | None, layer: int, head: int, divisor: str
+) -> pd.DataFrame:
+    """One head under ``divisor`` (:func:`attention_frame`) of shipped sentence
+    ``sentence``, or (``sentence`` None) of the typed ``text``, from the cache that holds it."""
+    if text is None:
+        return head_frame(sentence, layer, head, divisor)
+    return typed_head_frame(text, layer, head, divisor, minilm())
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def head_stats(
+    sentence: int | None, text: str | None, layer: int, head: int, divisor: str
+) -> dict[str, float]:
+    """:func:`head_metrics` of :func:`one_head` (plain numbers: a hit copies no frame)."""
+    return head_metrics(one_head(sentence, text, layer, head, divisor))
+
+
 @dataclass(frozen=True)
 class Chosen:
     """The sentence section 2 shows: shipped sentence ``index``, or the learner's own text
@@ -375,8 +409,16 @@ class Chosen:
     index: int | None = None
     model: mm.MiniLM | None = None
 
+    @property
+    def text(self) -> str | None:
+        """The typed text (None for a shipped sentence): with ``index``, what names the
+        sentence in a frame's plain arguments."""
+        return None if self.model is None else self.heads.text
+
     def head_frame(self, layer: int, head: int, divisor: str) -> pd.DataFrame:
         """One head under ``divisor`` (:func:`attention_frame`), from the cache that holds it."""
-        if self.model is None:
-            return head_frame(self.index, layer, head, divisor)
-        return typed_head_frame(self.heads.text, layer, head, divisor, self.model)
+        return one_head(self.index, self.text, layer, head, divisor)
+
+    def head_stats(self, layer: int, head: int, divisor: str) -> dict[str, float]:
+        """:func:`head_metrics` of :meth:`head_frame` (cached: :func:`head_stats`)."""
+        return head_stats(self.index, self.text, layer, head, divisor)

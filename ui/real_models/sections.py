@@ -18,7 +18,7 @@ import streamlit as st
 from core import real_models as rm
 from ui.common import controls, workshop
 from ui.common.i18n import t
-from ui.real_models import charts, data
+from ui.real_models import charts, data, frames
 from ui.real_models import sentence as own
 from ui.real_models.field_guide import COLUMNS, ROWS
 
@@ -95,7 +95,7 @@ def head_controls(c: data.Corpus) -> tuple[data.Chosen, int, int, str]:
         )
     with c2:
         head = controls.int_input(
-            "head", t("real_models.head"), help=t("real_models.head_help", top=c.n_heads - 1)
+            "head", t("real_models.head_label"), help=t("real_models.head_help", top=c.n_heads - 1)
         )
     with c3:
         divisor = controls.choice(
@@ -148,13 +148,6 @@ def glance(c: data.Corpus, fig: dict) -> None:
         return
     with top:
         workshop.takeaway(t("real_models.glance_takeaway"))
-    grid = data.head_grid()
-    tips = {
-        "layer": t("real_models.layer_short"),
-        "head": t("real_models.head_short"),
-        "min": t("real_models.tip_min"),
-        "max": t("real_models.tip_max"),
-    }
     log_t = _f(fig["log_t"])
     specs = (
         ("std", True, {"lo": _f(fig["std_lo"]), "hi": _f(fig["std_hi"])}),
@@ -162,24 +155,12 @@ def glance(c: data.Corpus, fig: dict) -> None:
     )
     for col, (value, log_color, extra) in zip(st.columns(2), specs, strict=True):
         with col:
-            workshop.legacy_chart(
-                partial(
-                    charts.head_grid_heatmap,
-                    grid[["layer", "head", value, f"{value}_min", f"{value}_max"]],
-                    value=value,
-                    title=t(f"real_models.grid_{value}_title", **extra),
-                    x_title=t("real_models.head_short"),
-                    y_title=t("real_models.layer_short"),
-                    color_title=t(f"real_models.grid_{value}_legend", **extra),
-                    description=tc(c, f"real_models.grid_{value}_alt", **extra),
-                    tooltips={**tips, "value": t(f"real_models.grid_{value}_tip")},
-                    fmt=".1f",
-                    log_color=log_color,
-                ),
-                key=f"real_models_grid_{value}",
-                data=grid[["layer", "head", value, f"{value}_min", f"{value}_max"]],
-                source=[rm.corpus_summaries, rm.head_summaries],
-            )
+            workshop.chart(
+                f"real_models.grid_{value}", charts.head_grid_heatmap,
+                partial(frames.head_grid, value),
+                options={"value": value, "fmt": ".1f", "log_color": log_color},
+                source=[rm.corpus_summaries, rm.head_summaries], **arch(c), **extra,
+            )  # fmt: skip
     lo_l, lo_h = fig["std_lo_head"]
     hi_l, hi_h = fig["std_hi_head"]
     st.caption(
@@ -195,26 +176,11 @@ def glance(c: data.Corpus, fig: dict) -> None:
             hi_h=hi_h,
         )
     )
-    bars, curve = data.histogram_frames()
-    workshop.legacy_chart(
-        partial(
-            charts.logit_histogram,
-            bars,
-            curve,
-            title=t("real_models.hist_title"),
-            x_title=t("real_models.hist_x"),
-            y_title=t("real_models.hist_y"),
-            bars_label=t("real_models.hist_bars"),
-            curve_label=t("real_models.hist_curve"),
-            description=t(
-                "real_models.hist_alt", std=_f(fig["pooled_std"]), mean=_f(fig["pooled_mean"])
-            ),
-            bin_titles=(t("common.tip_bin_from"), t("common.tip_bin_to")),
-        ),
-        key="real_models_hist",
-        data=bars,
+    workshop.chart(
+        "real_models.hist", charts.logit_histogram, partial(frames.histogram),
         source=[rm.pooled_histogram, rm.standard_normal_pdf],
-    )
+        std=_f(fig["pooled_std"]), mean=_f(fig["pooled_mean"]),
+    )  # fmt: skip
     left, right = st.columns(2)
     with left:
         st.metric(
@@ -264,39 +230,14 @@ def one_head(c: data.Corpus, chosen: data.Chosen, layer: int, head: int, divisor
     label = divisor_label(divisor, c.d_k)
     own.tokens_view(c, chosen)
     own.grids(c, chosen, divisor, label)
-    frame = chosen.head_frame(layer, head, divisor)
-    m = data.head_metrics(frame)
-    tokens = list(chosen.heads.tokens)
-    workshop.legacy_chart(
-        partial(
-            charts.attention_heatmap,
-            frame,
-            tokens,
-            title=t("real_models.map_title", layer=layer, head=head, div=label),
-            x_title=t("real_models.map_x"),
-            y_title=t("real_models.map_y"),
-            color_title=t("real_models.map_legend"),
-            description=t(
-                "real_models.map_alt",
-                layer=layer,
-                head=head,
-                div=label,
-                sentence=own.quoted(chosen.heads),
-                h=_f(m["entropy"]),
-                top=_f(m["max_weight"]),
-            ),
-            tooltips={
-                "query": t("real_models.tip_query"),
-                "key": t("real_models.tip_key"),
-                "trained": t("real_models.tip_trained"),
-                "logit": t("real_models.tip_logit", div=label),
-                "weight": t("real_models.tip_weight"),
-            },
-        ),
-        key="real_models_head",
-        data=frame,
-        source=[rm.head_attention, rm.logit_multiplier],
-    )
+    m = chosen.head_stats(layer, head, divisor)
+    workshop.chart(
+        "real_models.head", charts.attention_heatmap,
+        partial(frames.head_map, chosen.index, chosen.text, layer, head, divisor),
+        options={"tokens": chosen.heads.tokens}, source=[rm.head_attention, rm.logit_multiplier],
+        layer=layer, head=head, div=label, sentence=own.quoted(chosen.heads),
+        h=_f(m["entropy"]), top=_f(m["max_weight"]),
+    )  # fmt: skip
     cols = st.columns(3)
     with cols[0]:
         st.metric(
@@ -322,12 +263,8 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
     st.header(t("real_models.cf_header"))
     workshop.takeaway(t("real_models.cf_takeaway"))
     st.markdown(tc(c, "real_models.cf_lead"))
-    layers = data.layer_frame()
     labels = {name: divisor_label(name, c.d_k) for name in rm.DIVISORS}
     log_t = _f(fig["log_t"])
-    reference = pd.DataFrame(
-        {"y": [fig["log_t"]], "label": [t("real_models.ref_log_t", log_t=log_t)]}
-    )
     h, share = fig["entropy"], fig["collapsed"]
     alt_values = {
         "log_t": log_t,
@@ -335,31 +272,23 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
         **{f"c_{k}": _pct(share[i]) for i, k in enumerate(("none", "sqrt", "dk"))},
     }
     specs = (
-        ("entropy", ".3f", "~g", reference),
+        ("entropy", ".3f", "~g", fig["log_t"]),  # the dashed line: uniform attention
         ("collapsed", ".1%", "%", None),
     )
-    for col, (value, fmt, axis_format, ref) in zip(st.columns(2), specs, strict=True):
+    for col, (value, fmt, axis_format, reference) in zip(st.columns(2), specs, strict=True):
+        options = {
+            "value": value,
+            "labels": tuple(labels.items()),
+            "fmt": fmt,
+            "axis_format": axis_format,
+            "reference": reference,
+        }
         with col:
-            workshop.legacy_chart(
-                partial(
-                    charts.divisor_layer_bars,
-                    layers,
-                    value=value,
-                    labels=labels,
-                    title=t(f"real_models.cf_{value}_title"),
-                    x_title=t("real_models.layer_short"),
-                    y_title=t(f"real_models.cf_{value}_y"),
-                    series_title=t("real_models.divisor"),
-                    description=tc(c, f"real_models.cf_{value}_alt", **alt_values),
-                    fmt=fmt,
-                    axis_format=axis_format,
-                    reference=ref,
-                    reference_title=t("common.tip_reference"),
-                ),
-                key=f"real_models_cf_{value}",
-                data=layers,
-                source=[rm.corpus_summaries, rm.collapsed_share],
-            )
+            workshop.chart(
+                f"real_models.cf_{value}", charts.divisor_layer_bars, partial(frames.layers),
+                options=options, source=[rm.corpus_summaries, rm.collapsed_share],
+                **arch(c), **alt_values,
+            )  # fmt: skip
     table = pd.DataFrame(
         {
             t("real_models.col_divisor"): list(labels.values()),

@@ -20,7 +20,7 @@ from core import real_models as rm
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.common.pages import page
-from ui.real_models import charts, data
+from ui.real_models import charts, data, frames
 from ui.real_models import model as mm
 
 #: The text box's query parameter.
@@ -142,7 +142,6 @@ def grids(c: data.Corpus, chosen: data.Chosen, divisor: str, label: str) -> None
     """Layer × head heatmaps of the chosen sentence under ``divisor``: each head's logit std
     and its mean row entropy (tooltips: the extremes)."""
     heads = chosen.heads
-    grid = data.sentence_grid(heads, divisor, c.d_k)
     n_tokens = len(heads.tokens)
     values = {
         "layers": c.n_layers,
@@ -152,41 +151,19 @@ def grids(c: data.Corpus, chosen: data.Chosen, divisor: str, label: str) -> None
         "t": n_tokens,
         "log_t": f"{math.log(n_tokens):.2f}",
     }
-    names = {
-        "std": ("std_min", "std_max", "logit_min", "logit_max"),
-        "entropy": ("entropy_min", "entropy_max", "row_entropy_min", "row_entropy_max"),
-    }
     for col, value in zip(st.columns(2), ("std", "entropy"), strict=True):
-        frame = grid[["layer", "head", value, f"{value}_min", f"{value}_max"]]
-        lo, hi, csv_lo, csv_hi = names[value]
+        lo, hi = data.grid_range(heads, divisor, c.d_k, value)
+        options = {
+            "value": value,
+            "extremes": frames.SENTENCE_EXTREMES[value],
+            "fmt": ".1f",
+            "log_color": value == "std",
+        }
         with col:
-            workshop.legacy_chart(
-                partial(
-                    charts.head_grid_heatmap,
-                    frame,
-                    value=value,
-                    title=t(f"real_models.sgrid_{value}_title", **values),
-                    x_title=t("real_models.head_short"),
-                    y_title=t("real_models.layer_short"),
-                    color_title=t(f"real_models.sgrid_{value}_legend", **values),
-                    description=t(
-                        f"real_models.sgrid_{value}_alt",
-                        lo=f"{frame[value].min():.2f}",
-                        hi=f"{frame[value].max():.2f}",
-                        **values,
-                    ),
-                    tooltips={
-                        "layer": t("real_models.layer_short"),
-                        "head": t("real_models.head_short"),
-                        "value": t(f"real_models.sgrid_{value}_tip", div=label),
-                        "min": t(f"real_models.sgrid_{value}_tip_min"),
-                        "max": t(f"real_models.sgrid_{value}_tip_max"),
-                    },
-                    fmt=".1f",
-                    log_color=value == "std",
-                ),
-                key=f"real_models_sentence_{value}",
-                data=frame.rename(columns={lo: csv_lo, hi: csv_hi}),
-                source=[rm.head_summaries, rm.head_attention],
-            )
+            workshop.chart(
+                f"real_models.sentence_{value}", charts.head_grid_heatmap,
+                partial(frames.sentence_grid, chosen.index, chosen.text, divisor, value),
+                options=options, source=[rm.head_summaries, rm.head_attention],
+                lo=f"{lo:.2f}", hi=f"{hi:.2f}", **values,
+            )  # fmt: skip
     st.caption(t("real_models.sgrid_caption", n=len(c.sentences), **values))

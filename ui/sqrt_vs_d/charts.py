@@ -9,35 +9,40 @@ from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     D_K,
     HALF_SUBTITLE_LINE_COLUMNS,
+    ChartText,
     band_tooltip,
     chart_title,
     check_rows,
-    d_marker,
     gradient_legend_below,
-    legacy_sweep_lines,
     legend_above,
     legend_below,
     legend_colors,
+    own_data,
+    sweep_lines,
 )
 
 #: Height of a half-width chart's plot, px (without its title, axes and legend).
 HALF_PLOT_PX = 220
+#: Legend entries per row of a half-width chart: it cannot fit four Chinese α labels in
+#: one row (beside the open sidebar it takes one a row).
+HALF_LEGEND_COLUMNS = 2
 
 
-def logit_scale(
-    df: pd.DataFrame,
-    *,
-    title: str,
-    subtitle: str,
-    x_title: str,
-    y_title: str,
-    theory_title: str,
-    description: str,
-    tips: dict[str, str],
-    legend_columns: int = 4,
-    plot_px: float = HALF_PLOT_PX,
-) -> alt.LayerChart:
-    """Measured points with error bars and theory lines against d_k, log–log, per series.
+def half_width(chart: alt.LayerChart) -> alt.LayerChart:
+    """``chart`` sized for half the page, changed in place: the plot :data:`HALF_PLOT_PX`
+    tall, with the title and legend below and above it adding to the chart's height
+    (fitted into one fixed height, a four-row legend left a plot a few dozen pixels
+    tall), and full-strength legend symbols (a legend otherwise takes its band's
+    opacity)."""
+    chart.height = HALF_PLOT_PX
+    chart.autosize = alt.AutoSizeParams(type="fit-x", contains="padding")
+    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
+    return chart
+
+
+def logit_scale(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
+    """Measured points with error bars and theory lines against d_k, log–log, per series,
+    drawn half width (:func:`half_width`).
 
     Parameters
     ----------
@@ -45,31 +50,25 @@ def logit_scale(
         One row per (series, d_k): ``d``, ``series`` (legend label), ``color`` (hex, one
         per series), ``value`` (measured, > 0), ``lo``, ``hi`` (error bar, > 0),
         ``theory`` (> 0).
-    subtitle : str
-        Says which marks are measured and which are theory.
-    theory_title : str
-        Tooltip title of the theory value.
-    tips : dict
-        Tooltip titles: ``series``, ``lo``, ``hi`` (the error bar's ends); the measured
-        value is titled ``y_title``.
-    legend_columns : int
-        Legend entries per row (2 fits a half-width chart).
-    plot_px : float
-        The plot's height, px (the log axis is labelled to fit it).
+    text : ChartText
+        ``title``, ``subtitle`` (which marks are measured and which are theory), ``x``,
+        ``y`` (also the measured value's tooltip title), ``alt``; ``tips``: ``series``,
+        ``lo``, ``hi`` (the error bar's ends), ``theory`` (the theory value).
     """
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
     order, colors = legend_colors(df, "series")
     color = alt.Color(
         "series:N",
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=legend_below(order, columns=legend_columns),
+        legend=legend_below(order, columns=HALF_LEGEND_COLUMNS),
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log")
-    y_axis = log_axis(*positive_range(df["lo"], df["hi"], df["theory"]), length=plot_px)
-    theory_tip = alt.Tooltip("theory:Q", title=theory_title, format=".4g")
+    y_axis = log_axis(*positive_range(df["lo"], df["hi"], df["theory"]), length=HALF_PLOT_PX)
+    theory_tip = alt.Tooltip("theory:Q", title=tips["theory"], format=".4g")
     tooltip = band_tooltip({"value": y_title, **tips}, "value", theory_tip)
     base = alt.Chart(df.drop(columns="color"))
     theory = base.mark_line(strokeWidth=1.5, opacity=0.75).encode(
@@ -87,44 +86,70 @@ def logit_scale(
         color=color,
         tooltip=tooltip,
     )
-    marker = d_marker()
-    return alt.layer(
+    chart = alt.layer(
         theory,
         bars,
         points,
-        marker,
         # drawn half width: two side by side
-        title=chart_title(title, subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
-        description=description,
-        height=300,
+        title=chart_title(text.title, text.subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
+        description=text.description,
     )
+    return half_width(own_data(chart))
 
 
-def alpha_heatmap(
-    df: pd.DataFrame,
-    rules: pd.DataFrame,
+def stat_lines(
+    frames: tuple[pd.DataFrame, pd.DataFrame],
+    text: ChartText,
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    color_title: str,
-    description: str,
-    tips: dict[str, str],
+    log_y: bool = False,
+    y_domain: tuple[float, float] | None = None,
+    reference_label: str = "above_left",
 ) -> alt.LayerChart:
+    """One statistic against d_k (:func:`ui.common.charts.sweep_lines`) drawn half width
+    (:func:`half_width`).
+
+    Parameters
+    ----------
+    frames : (DataFrame, DataFrame)
+        The sweep (``d``, ``series``, ``color``, ``value``, ``lo``, ``hi``) and its
+        horizontal reference lines (``y``, ``label``; none if empty).
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``series``, ``lo``, ``hi`` and, with
+        reference lines, ``reference``.
+    log_y, y_domain, reference_label
+        As for :func:`ui.common.charts.sweep_lines`.
+    """
+    df, reference = frames
+    chart = sweep_lines(
+        df,
+        text,
+        log_y=log_y,
+        y_domain=y_domain,
+        reference=reference,
+        reference_label=reference_label,
+        legend_columns=HALF_LEGEND_COLUMNS,
+        plot_px=HALF_PLOT_PX,
+    )
+    return half_width(own_data(chart))
+
+
+def alpha_heatmap(frames: tuple[pd.DataFrame, pd.DataFrame], text: ChartText) -> alt.LayerChart:
     """A statistic in [0, 1] over the grid (dₖ, α), with horizontal rules at chosen α.
 
     Parameters
     ----------
-    df : DataFrame
-        One row per cell: ``d`` (ordinal x, ascending), ``alpha`` (evenly spaced),
-        ``share`` (colour, 0 … 1), ``share_se``.
-    rules : DataFrame
-        ``alpha``, ``label`` (legend text), ``color`` (hex) of the exponents to draw,
-        e.g. α = ½ and α = 1.
-    tips : dict
-        Tooltip titles: ``se`` (the cell's standard error), ``rule`` (a rule's label).
+    frames : (DataFrame, DataFrame)
+        The cells, one row per cell: ``d`` (ordinal x, ascending), ``alpha`` (evenly
+        spaced), ``share`` (colour, 0 … 1), ``share_se``; and the rules: ``alpha``,
+        ``label`` (legend text), ``color`` (hex) of the exponents to draw, e.g. α = ½
+        and α = 1.
+    text : ChartText
+        ``title``, ``x``, ``y``, ``color`` (the share's legend), ``alt``; ``tips``:
+        ``se`` (the cell's standard error), ``rule`` (a rule's label).
     """
+    df, rules = frames
     check_rows(df)
+    x_title, y_title, color_title, tips = text.x, text.y, text["color"], text.tips
     alphas = sorted(df["alpha"].unique())
     step = float(alphas[1] - alphas[0]) if len(alphas) > 1 else 0.05
     cells = df.assign(a0=df["alpha"] - step / 2, a1=df["alpha"] + step / 2)
@@ -172,42 +197,14 @@ def alpha_heatmap(
             ],
         )
     )
-    return alt.layer(
+    chart = alt.layer(
         rect,
         lines,
         resolve=alt.Resolve(scale=alt.ScaleResolveMap(color="independent")),
-        title=chart_title(title),
-        description=description,
+        title=chart_title(text.title),
+        description=text.description,
         height=440,  # a legend above and a colour ramp below the plot
     )
-
-
-#: The builders :func:`chart` styles, by name.
-BUILDERS = {
-    "sweep_lines": legacy_sweep_lines,
-    "logit_scale": logit_scale,
-    "alpha_heatmap": alpha_heatmap,
-}
-
-
-def chart(
-    builder: str, *frames: pd.DataFrame, legend_cols: int | None = 2, **options
-) -> alt.LayerChart:
-    """``BUILDERS[builder](*frames, **options)``, styled for this page.
-
-    ``legend_cols`` entries per legend row at most (half-width charts cannot fit four
-    Chinese α labels in one row; beside the open sidebar they take one a row), with the
-    plot :data:`HALF_PLOT_PX` tall and the title and legend below and above it adding
-    to the chart's height (fitted into one fixed height, a four-row legend left a plot
-    a few dozen pixels tall); None keeps the builder's legend and height. Sections pass
-    this call deferred to ``workshop.chart``, which builds it once per distinct input.
-    """
-    if legend_cols:
-        options = {**options, "legend_columns": legend_cols, "plot_px": HALF_PLOT_PX}
-    out = BUILDERS[builder](*frames, **options)
-    if legend_cols:
-        out.height = HALF_PLOT_PX
-        out.autosize = alt.AutoSizeParams(type="fit-x", contains="padding")
-    # full-strength legend symbols (a legend otherwise takes its band's opacity)
-    out.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
-    return out
+    # full-strength legend symbols, as on the page's other charts
+    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
+    return chart

@@ -1,8 +1,9 @@
-"""Data of the √d_k-vs-d_k page: cached sweeps, and chart-ready frames with labels.
+"""Data of the √d_k-vs-d_k page: cached sweeps, chart-ready frames, plain numbers.
 
-The sweeps are filtered to the page's d_k range, labelled in the current language and
-shaped for :mod:`ui.sqrt_vs_d.charts` and :func:`ui.common.charts.sweep_lines`.
-Conventions of the cached wrappers: :mod:`ui.common.data`.
+The sweeps are filtered to the page's d_k range, labelled with the legend labels they
+are given (:mod:`ui.sqrt_vs_d.frames` passes them in) and shaped for
+:mod:`ui.sqrt_vs_d.charts` and :func:`ui.common.charts.sweep_lines`; the texts read
+plain numbers from cached calls. Conventions of the cached wrappers: :mod:`ui.common.data`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.scaling import independent_logit_std, linear_scaling_weight_limit, relevant_logit_mean
+from core.scaling import independent_logit_std, relevant_logit_mean
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import ALPHA_PRESETS, alpha_label
-from ui.common.data import SWEEP_D, alpha_sweep, is_preset, rng_for, sweep_rows
+from ui.common.data import SWEEP_D, alpha_sweep, is_preset, rng_for, saturation_sweep, sweep_rows
 from ui.common.i18n import t
 from ui.common.pages import page
 
@@ -115,15 +116,37 @@ def in_range(df: pd.DataFrame, d_lo: int, d_hi: int) -> pd.DataFrame:
     return df[(df["d"] >= d_lo) & (df["d"] <= d_hi)].reset_index(drop=True)
 
 
-def _labelled(df: pd.DataFrame, value: np.ndarray, se: np.ndarray, log: bool) -> pd.DataFrame:
+@st.cache_data(max_entries=32, show_spinner=False)
+def preset_cells(
+    n_keys: int, rho: float, seed: int, d_values: tuple[int, ...]
+) -> dict[tuple[float, int], dict[str, float]]:
+    """Every statistic of the sweep of α = 0, ½, 1 (:func:`sweep`) at ``d_values``.
+
+    Returns
+    -------
+    dict: (α, d_k) -> every statistic of :class:`core.experiments.SaturationStats`
+    (plain numbers for the questions and the misconception card: a hit copies no frame).
+    """
+    fixed = saturation_sweep(n_keys, ALPHA_PRESETS, rho, seed, sweep_rows(n_keys))
+    cells = fixed[fixed["d"].isin(d_values)].to_dict("records")
+    return {
+        (float(c["alpha"]), int(c["d"])): {
+            k: float(v) for k, v in c.items() if k not in ("alpha", "d")
+        }
+        for c in cells
+    }
+
+
+def _labelled(
+    df: pd.DataFrame, value: np.ndarray, se: np.ndarray, log: bool, labels: dict[float, str]
+) -> pd.DataFrame:
     alphas = df["alpha"].to_numpy()
-    names = {a: (alpha_label(a), alpha_color(a)) for a in np.unique(alphas)}
     out = pd.DataFrame(
         {
             "d": df["d"].to_numpy(),
             "alpha": alphas,
-            "series": [names[a][0] for a in alphas],
-            "color": [names[a][1] for a in alphas],
+            "series": [labels[a] for a in alphas],
+            "color": [alpha_color(a) for a in alphas],
             "value": value,
             "lo": value - 2 * se,
             "hi": value + 2 * se,
@@ -135,34 +158,44 @@ def _labelled(df: pd.DataFrame, value: np.ndarray, se: np.ndarray, log: bool) ->
     return out.reset_index(drop=True)
 
 
-def lines(df: pd.DataFrame, stat: str, *, divide_by: float = 1.0, log: bool = False):
-    """Frame for :func:`ui.common.charts.sweep_lines`: mean ± 2 s.e. of ``stat`` per α and d_k."""
+def lines(
+    df: pd.DataFrame,
+    stat: str,
+    labels: dict[float, str],
+    *,
+    divide_by: float = 1.0,
+    log: bool = False,
+) -> pd.DataFrame:
+    """Frame for :func:`ui.common.charts.sweep_lines`: mean ± 2 s.e. of ``stat`` per α and
+    d_k; ``labels``: each α's legend label."""
     se_name = (
         "relevant_argmax_se"
         if stat == "relevant_argmax_rate"
         else stat.replace("_mean", "") + "_se"
     )
     value = df[stat].to_numpy() / divide_by
-    return _labelled(df, value, df[se_name].to_numpy() / divide_by, log)
+    return _labelled(df, value, df[se_name].to_numpy() / divide_by, log, labels)
 
 
-def argmax_line(df: pd.DataFrame) -> pd.DataFrame:
-    """The relevant key's argmax share: one series, since no α changes the order of logits."""
+def argmax_line(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    """The relevant key's argmax share: one series (legend ``label``), since no α changes
+    the order of logits."""
     one = df[df["alpha"] == 0.5]
     value = one["relevant_argmax_rate"].to_numpy()
-    out = _labelled(one, value, one["relevant_argmax_se"].to_numpy(), log=False)
-    return out.assign(series=t("sqrt_vs_d.series_any_alpha"), color=COLORS["theory"])
+    out = _labelled(one, value, one["relevant_argmax_se"].to_numpy(), False, {0.5: label})
+    return out.assign(color=COLORS["theory"])
 
 
-def logit_frame(df: pd.DataFrame, which: str, rho: float) -> pd.DataFrame:
+def logit_frame(df: pd.DataFrame, which: str, rho: float, labels: dict[float, str]) -> pd.DataFrame:
     """Measured logit scale with theory, per α: ``which`` is "std" (independent keys'
-    spread, theory d_k^(½−α)) or "mean" (relevant key's mean logit, theory ρ d_k^(1−α))."""
+    spread, theory d_k^(½−α)) or "mean" (relevant key's mean logit, theory ρ d_k^(1−α));
+    ``labels``: each α's legend label."""
     stat, se = (
         ("logit_std", "logit_std_se")
         if which == "std"
         else ("relevant_logit_mean", "relevant_logit_se")
     )
-    out = _labelled(df, df[stat].to_numpy(), df[se].to_numpy(), log=True)
+    out = _labelled(df, df[stat].to_numpy(), df[se].to_numpy(), True, labels)
     theory = [
         independent_logit_std(int(d), a) if which == "std" else relevant_logit_mean(int(d), a, rho)
         for d, a in zip(out["d"], out["alpha"], strict=True)
@@ -170,61 +203,51 @@ def logit_frame(df: pd.DataFrame, which: str, rho: float) -> pd.DataFrame:
     return out.assign(theory=theory)
 
 
-def references(n_keys: int, rho: float, *, limit: bool) -> pd.DataFrame:
-    """One horizontal reference line: 1/n_keys, or (``limit`` and rho > 0) the large-d_k
-    weight of 1/d_k scaling, labelled with 1/n_keys too (two lines so close would clash)."""
-    chance = 1.0 / n_keys
-    if limit and rho > 0:
-        w = linear_scaling_weight_limit(n_keys, rho)
-        label = t("sqrt_vs_d.ref_limit", value=f"{w:.3g}", chance=f"{chance:.3g}")
-        return pd.DataFrame({"y": [w], "label": [label]})
-    return pd.DataFrame(
-        {"y": [chance], "label": [t("sqrt_vs_d.ref_one_over_n", value=f"{chance:.3g}")]}
-    )
+def reference_frame(lines: tuple[tuple[float, str], ...]) -> pd.DataFrame:
+    """Horizontal reference lines (y, label) for :func:`ui.common.charts.sweep_lines`."""
+    return pd.DataFrame(list(lines), columns=["y", "label"])
 
 
-def uniform_reference() -> pd.DataFrame:
-    """The entropy share of uniform attention, 1."""
-    return pd.DataFrame({"y": [1.0], "label": [t("sqrt_vs_d.ref_uniform")]})
-
-
-def heatmap_rules() -> pd.DataFrame:
-    """α = ½ and α = 1 for the heatmap (not the chosen α: moving α must not redraw it)."""
-    shown = [0.5, 1.0]
+def heatmap_rules(labels: tuple[tuple[float, str], ...]) -> pd.DataFrame:
+    """The exponents ruled across the heatmap, (α, legend label) pairs, with their colours
+    (α = ½ and α = 1, not the chosen α: moving α must not redraw it)."""
     return pd.DataFrame(
         {
-            "alpha": shown,
-            "label": [alpha_label(a) for a in shown],
-            "color": [alpha_color(a) for a in shown],
+            "alpha": [a for a, _ in labels],
+            "label": [label for _, label in labels],
+            "color": [alpha_color(a) for a, _ in labels],
         }
     )
 
 
-def at_d(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> pd.DataFrame:
-    """Statistics at the user's d_k for the α's shown (presets and the chosen α cached apart)."""
+@st.cache_data(max_entries=64, show_spinner=False)
+def at_d(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> list[dict[str, float]]:
+    """Statistics at the user's d_k for the α's shown (presets and the chosen α cached
+    apart), one dict per α: ``alpha`` and every statistic of
+    :class:`core.experiments.SaturationStats` (plain numbers: a hit copies no frame)."""
     parts = [sqrt_vs_d_at_d(d_k, n_keys, ALPHA_PRESETS, rho, seed)]
     if not is_preset(alpha):
         parts.append(sqrt_vs_d_at_d(d_k, n_keys, (alpha,), rho, seed))
-    return pd.concat(parts, ignore_index=True)
+    rows = pd.concat(parts, ignore_index=True).to_dict("records")
+    return [{k: float(v) for k, v in row.items()} for row in rows]
 
 
-def summary_table(at_d: pd.DataFrame, d_k: int, n_keys: int, rho: float) -> pd.DataFrame:
-    """One row per α at the user's d_k: measured (theory) logit scale, entropy share and weights."""
+def summary_table(at_d: list[dict[str, float]], d_k: int, n_keys: int, rho: float) -> pd.DataFrame:
+    """One row per α at the user's d_k (:func:`at_d`): measured (theory) logit scale,
+    entropy share and weights."""
     ln_n = math.log(n_keys)
     rows = []
-    for r in at_d.itertuples():
+    for r in at_d:
+        a = r["alpha"]
+        std, mean = independent_logit_std(d_k, a), relevant_logit_mean(d_k, a, rho)
         rows.append(
             {
-                t("sqrt_vs_d.col_alpha"): alpha_label(r.alpha),
-                t(
-                    "sqrt_vs_d.col_std"
-                ): f"{r.logit_std:.3g} ({independent_logit_std(d_k, r.alpha):.3g})",
-                t(
-                    "sqrt_vs_d.col_mean"
-                ): f"{r.relevant_logit_mean:.3g} ({relevant_logit_mean(d_k, r.alpha, rho):.3g})",
-                t("sqrt_vs_d.col_entropy"): f"{r.entropy_mean / ln_n:.3f}",
-                t("sqrt_vs_d.col_max"): f"{r.max_weight_mean:.3f}",
-                t("sqrt_vs_d.col_relevant"): f"{r.relevant_weight_mean:.3f}",
+                t("sqrt_vs_d.col_alpha"): alpha_label(a),
+                t("sqrt_vs_d.col_std"): f"{r['logit_std']:.3g} ({std:.3g})",
+                t("sqrt_vs_d.col_mean"): f"{r['relevant_logit_mean']:.3g} ({mean:.3g})",
+                t("sqrt_vs_d.col_entropy"): f"{r['entropy_mean'] / ln_n:.3f}",
+                t("sqrt_vs_d.col_max"): f"{r['max_weight_mean']:.3f}",
+                t("sqrt_vs_d.col_relevant"): f"{r['relevant_weight_mean']:.3f}",
             }
         )
     return pd.DataFrame(rows)

@@ -1,9 +1,10 @@
 """Sections of the √d_k-vs-d_k page, each drawn by one function.
 
 The page script reads the controls into a :class:`View` and decides which sections are
-shown (presenter steps). The charts come from the cached sweeps of
-:mod:`ui.sqrt_vs_d.data`; the predict-first questions and the misconception card read
-the full sweep (d_k = 1…4096), whatever range the page shows.
+shown (presenter steps). Each chart is drawn by its key from a frame function of
+:mod:`ui.sqrt_vs_d.frames` (the cached sweeps of :mod:`ui.sqrt_vs_d.data` within the
+chosen d_k range); the predict-first questions and the misconception card read the full
+sweep (d_k = 1…4096) as plain numbers, whatever range the page shows.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core import scaling
@@ -25,9 +25,10 @@ from core.scaling import (
     signal_to_noise,
 )
 from ui.common import workshop
+from ui.common.controls import ALPHA_PRESETS, alpha_label
 from ui.common.data import sweep_rows
 from ui.common.i18n import t
-from ui.sqrt_vs_d import charts, data
+from ui.sqrt_vs_d import charts, data, frames
 
 #: The core function behind every chart.
 SWEEP = saturation_sweep
@@ -35,11 +36,7 @@ SWEEP = saturation_sweep
 
 @dataclass(frozen=True)
 class View:
-    """The page's settings, and the sweep they select.
-
-    ``full`` covers d_k = 1…4096 (the questions and the myth card); ``sweep`` is the
-    part within the chosen range [d_lo, d_hi] (the charts).
-    """
+    """The page's settings; the charts show d_k from ``d_lo`` to ``d_hi``."""
 
     d_k: int
     n_keys: int
@@ -48,8 +45,22 @@ class View:
     seed: int
     d_lo: int
     d_hi: int
-    full: pd.DataFrame
-    sweep: pd.DataFrame
+
+    @property
+    def sweep(self) -> tuple[int, float, float, int, int, int]:
+        """The arguments of a sweep's frame functions (:mod:`ui.sqrt_vs_d.frames`):
+        ``n_keys``, ``alpha``, ``rho``, ``seed``, ``d_lo``, ``d_hi``."""
+        return self.n_keys, self.alpha, self.rho, self.seed, self.d_lo, self.d_hi
+
+    @property
+    def labels(self) -> tuple[tuple[float, str], ...]:
+        """(α, legend label) of α = 0, ½, 1 and the chosen α, in the current language."""
+        return tuple({a: alpha_label(a) for a in (*ALPHA_PRESETS, self.alpha)}.items())
+
+    def cells(self) -> dict[tuple[float, int], dict[str, float]]:
+        """The full sweep's statistics where the questions and the myth card read them
+        (:func:`ui.sqrt_vs_d.data.preset_cells`)."""
+        return data.preset_cells(self.n_keys, self.rho, self.seed, QUOTED_D)
 
 
 def view(
@@ -64,106 +75,31 @@ def view(
         st.info(t("sqrt_vs_d.range_single", d=d_lo), icon=":material/info:")
     if not d_lo <= d_k <= d_hi:
         st.caption(t("sqrt_vs_d.outside_range", d_k=d_k, lo=d_lo, hi=d_hi))
-    full = data.sweep(n_keys, alpha, rho, seed)
-    return View(d_k, n_keys, alpha, rho, seed, d_lo, d_hi, full, data.in_range(full, d_lo, d_hi))
+    return View(d_k, n_keys, float(alpha), rho, seed, d_lo, d_hi)
 
 
-def part(v: View, key: str) -> tuple:
-    """(deferred chart, CSV frame, core source) of the chart ``key`` at the settings ``v``."""
-    n_keys, rho, sweep = v.n_keys, v.rho, v.sweep
-    if key in ("std", "mean"):
-        theory = {"std": scaling.independent_logit_std, "mean": scaling.relevant_logit_mean}
-        return template(
-            "logit_scale", data.logit_frame(sweep, key, rho), source=[SWEEP, theory[key]],
-            x_title=t("sqrt_vs_d.axis_d_k"), title=t(f"sqrt_vs_d.{key}_title"),
-            subtitle=t("sqrt_vs_d.points_sub"), y_title=t(f"sqrt_vs_d.{key}_y"),
-            theory_title=t("sqrt_vs_d.theory"),
-            description=t(f"sqrt_vs_d.{key}_alt", rho=f"{rho:g}"), tips=se_tips(),
-        )  # fmt: skip
-    if key == "entropy":
-        entropy = data.lines(sweep, "entropy_mean", divide_by=math.log(n_keys))
-        return lines(n_keys, entropy, key, y_domain=(0, 1), reference=data.uniform_reference())
-    if key in ("max", "argmax"):
-        frame = data.lines(sweep, "max_weight_mean") if key == "max" else data.argmax_line(sweep)
-        chance = data.references(n_keys, rho, limit=False)
-        return lines(
-            n_keys, frame, key, y_domain=(0, 1), reference=chance, label=floor_label(chance)
-        )
-    if key == "weight":
-        # 1/n_keys is a floor; the 1/d_k limit is one only for α ≤ 1 (with α > 1 the
-        # weight falls through it toward 1/n_keys, and α < 1 rises to 1)
-        limit = data.references(n_keys, rho, limit=True)
-        return lines(
-            n_keys, data.lines(sweep, "relevant_weight_mean"), key, y_domain=(0, 1),
-            reference=limit, label=floor_label(limit) if v.alpha <= 1 else "above_right",
-            source=[SWEEP, scaling.linear_scaling_weight_limit],
-        )  # fmt: skip
-    if key == "grad":
-        return lines(n_keys, data.lines(sweep, "grad_fro_mean", log=True), key, log_y=True)
-    if key == "heatmap":
-        heat = data.in_range(data.sqrt_vs_d_heatmap(n_keys, rho, v.seed), v.d_lo, v.d_hi)
-        return template(
-            "alpha_heatmap", heat, data.heatmap_rules(), legend_cols=None,
-            title=t("sqrt_vs_d.heat_title", rho=f"{rho:g}"), x_title=t("sqrt_vs_d.axis_d_k"),
-            y_title=t("sqrt_vs_d.heat_y"), color_title=t("sqrt_vs_d.heat_color"),
-            description=t("sqrt_vs_d.heat_alt", rho=f"{rho:g}"),
-            tips={"se": t("sqrt_vs_d.tip_se"), "rule": t("common.tip_scaling")},
-        )  # fmt: skip
-    raise ValueError(f"no chart {key!r} on this page")
+def reference(n_keys: int, rho: float, *, limit: bool) -> tuple[float, str]:
+    """One horizontal reference line (y, label): 1/n_keys, or (``limit`` and rho > 0) the
+    large-d_k weight of 1/d_k scaling, labelled with 1/n_keys too (two lines so close
+    would clash)."""
+    chance = 1.0 / n_keys
+    if limit and rho > 0:
+        w = linear_scaling_weight_limit(n_keys, rho)
+        return w, t("sqrt_vs_d.ref_limit", value=f"{w:.3g}", chance=f"{chance:.3g}")
+    return chance, t("sqrt_vs_d.ref_one_over_n", value=f"{chance:.3g}")
 
 
-def template(builder: str, frame, *extra, source=SWEEP, **options) -> tuple:
-    """(deferred chart, its CSV frame, its core source) of one chart of this page."""
-    return partial(charts.chart, builder, frame, *extra, **options), frame, source
-
-
-def lines(
-    n_keys: int,
-    df,
-    key: str,
-    *,
-    y_domain=None,
-    log_y=False,
-    reference=None,
-    label="above_left",
-    source=SWEEP,
-) -> tuple:
-    """One statistic against d_k (:func:`ui.common.charts.sweep_lines`), titled by ``key``."""
-    return template(
-        "sweep_lines", df, source=source,
-        x_title=t("sqrt_vs_d.axis_d_k"), title=t(f"sqrt_vs_d.{key}_title"),
-        y_title=t(f"sqrt_vs_d.{key}_y"), description=t(f"sqrt_vs_d.{key}_alt", n=n_keys),
-        log_y=log_y, y_domain=y_domain, reference=reference, reference_label=label,
-        tips={**se_tips(), "reference": t("common.tip_reference")},
-    )  # fmt: skip
-
-
-def se_tips() -> dict[str, str]:
-    """Tooltip titles of a series with a band of ±2 standard errors."""
-    return {
-        "series": t("common.tip_scaling"),
-        "lo": t("common.tip_se_lo"),
-        "hi": t("common.tip_se_hi"),
-    }
-
-
-def show(v: View, key: str, *, marker: bool = True) -> None:
-    """Draw the prepared chart ``key`` with its CSV and core source, marking the
-    learner's d_k (``marker``)."""
-    chart, frame, source = part(v, key)
-    workshop.legacy_chart(
-        chart, key=f"sqrt_vs_d_{key}", data=frame, source=source,
-        current_d=v.d_k if marker else None,
-    )  # fmt: skip
-
-
-def floor_label(reference) -> str:
-    """Below a floor no line goes under — unless the floor hugs the x-axis (many keys:
-    1/512), where a label below it would sit on the tick labels."""
-    return "below_right" if float(reference["y"].iloc[0]) >= 0.08 else "above_right"
+def floor_label(y: float) -> str:
+    """Below a floor ``y`` no line goes under — unless the floor hugs the x-axis (many
+    keys: 1/512), where a label below it would sit on the tick labels."""
+    return "below_right" if y >= 0.08 else "above_right"
 
 
 # --- 1: at your d_k, and the logit scale ------------------------------------------------------
+#: The theory of each logit-scale chart (its code shown under the chart, with the sweep's).
+LOGIT_THEORY = {"std": scaling.independent_logit_std, "mean": scaling.relevant_logit_mean}
+
+
 def logit_scale(v: View) -> None:
     """The summary table at the learner's d_k, the three logit-scale formulas, and the
     measured logit std and mean against d_k with their theory."""
@@ -179,7 +115,12 @@ def logit_scale(v: View) -> None:
             if which == "mean" and rho == 0:
                 st.info(t("sqrt_vs_d.mean_rho0"), icon=":material/info:")
                 continue
-            show(v, which)
+            workshop.chart(
+                f"sqrt_vs_d.{which}", charts.logit_scale,
+                partial(frames.logit, which, *v.sweep, v.labels),
+                marker=d_k, source=[SWEEP, LOGIT_THEORY[which]],
+                rho=f"{rho:g}",
+            )  # fmt: skip
     st.caption(t("sqrt_vs_d.logit_caption_rho0" if rho == 0 else "sqrt_vs_d.logit_caption"))
 
 
@@ -188,14 +129,26 @@ def softmax_response(v: View) -> None:
     """Predict the largest weight at d_k = 4096, then entropy share and largest weight."""
     st.header(t("sqrt_vs_d.s2_title"))
     top = st.container()  # the takeaway, once the question is answered
-    if workshop.predict(**max_weight_question(v.full, v.n_keys, v.rho)):
+    if workshop.predict(**max_weight_question(v.cells(), v.n_keys, v.rho)):
         with top:
             workshop.takeaway(t("sqrt_vs_d.s2_takeaway"))
+        n_keys, rho = v.n_keys, v.rho
+        uniform = ((1.0, t("sqrt_vs_d.ref_uniform")),)
+        chance = reference(n_keys, rho, limit=False)
         left, right = st.columns(2)
         with left:
-            show(v, "entropy")
+            workshop.chart(
+                "sqrt_vs_d.entropy", charts.stat_lines,
+                partial(frames.stat_lines, "entropy", *v.sweep, v.labels, uniform),
+                options={"y_domain": (0, 1)}, marker=v.d_k, source=SWEEP, n=n_keys,
+            )  # fmt: skip
         with right:
-            show(v, "max")
+            workshop.chart(
+                "sqrt_vs_d.max", charts.stat_lines,
+                partial(frames.stat_lines, "max", *v.sweep, v.labels, (chance,)),
+                options={"y_domain": (0, 1), "reference_label": floor_label(chance[0])},
+                marker=v.d_k, source=SWEEP, n=n_keys,
+            )  # fmt: skip
         caption = "softmax_caption_rho0" if v.rho == 0 else "softmax_caption_rho"
         st.caption(t(f"sqrt_vs_d.{caption}"))
 
@@ -205,7 +158,12 @@ def heatmap(v: View) -> None:
     """Mean entropy share over d_k × α (independent of the α and d_k controls)."""
     st.header(t("sqrt_vs_d.s3_title"))
     workshop.takeaway(t("sqrt_vs_d.s3_takeaway"))
-    show(v, "heatmap", marker=False)
+    rules = tuple((a, alpha_label(a)) for a in (0.5, 1.0))
+    workshop.chart(
+        "sqrt_vs_d.heatmap", charts.alpha_heatmap,
+        partial(frames.heatmap, v.n_keys, v.rho, v.seed, v.d_lo, v.d_hi, rules),
+        source=SWEEP, rho=f"{v.rho:g}",
+    )  # fmt: skip
     st.caption(t("sqrt_vs_d.heat_caption", rows=f"{data.sqrt_vs_d_heatmap_rows(v.n_keys):,}"))
 
 
@@ -215,14 +173,30 @@ def discrimination(v: View) -> None:
     n_keys, rho = v.n_keys, v.rho
     st.header(t("sqrt_vs_d.s4_title"))
     top = st.container()  # the takeaway, once the question is answered
-    if workshop.predict(**relevant_weight_question(v.full, v.n_keys, v.rho)):
+    if workshop.predict(**relevant_weight_question(v.cells(), v.n_keys, v.rho)):
         with top:
             workshop.takeaway(t("sqrt_vs_d.s4_takeaway"))
+        chance = reference(n_keys, rho, limit=False)
+        # 1/n_keys is a floor; the 1/d_k limit is one only for α ≤ 1 (with α > 1 the
+        # weight falls through it toward 1/n_keys, and α < 1 rises to 1)
+        limit = reference(n_keys, rho, limit=True)
         left, right = st.columns(2)
         with left:
-            show(v, "argmax")
+            workshop.chart(
+                "sqrt_vs_d.argmax", charts.stat_lines,
+                partial(frames.argmax, n_keys, rho, v.seed, v.d_lo, v.d_hi,
+                        t("sqrt_vs_d.series_any_alpha"), (chance,)),
+                options={"y_domain": (0, 1), "reference_label": floor_label(chance[0])},
+                marker=v.d_k, source=SWEEP, n=n_keys,
+            )  # fmt: skip
         with right:
-            show(v, "weight")
+            placement = floor_label(limit[0]) if v.alpha <= 1 else "above_right"
+            workshop.chart(
+                "sqrt_vs_d.weight", charts.stat_lines,
+                partial(frames.stat_lines, "weight", *v.sweep, v.labels, (limit,)),
+                options={"y_domain": (0, 1), "reference_label": placement}, marker=v.d_k,
+                source=[SWEEP, scaling.linear_scaling_weight_limit], n=n_keys,
+            )  # fmt: skip
         limit_text = f"{scaling.linear_scaling_weight_limit(n_keys, rho):.3g}"
         st.caption(
             t("sqrt_vs_d.disc_caption_rho0") if rho == 0 else t("sqrt_vs_d.disc_caption", limit=limit_text)
@@ -236,7 +210,10 @@ def gradient_scale(v: View) -> None:
     workshop.takeaway(t("sqrt_vs_d.s5_takeaway"))
     left, right = st.columns([3, 2])
     with left:
-        show(v, "grad")
+        workshop.chart(
+            "sqrt_vs_d.grad", charts.stat_lines, partial(frames.stat_lines, "grad", *v.sweep, v.labels),
+            options={"log_y": True}, marker=v.d_k, source=SWEEP, n=v.n_keys,
+        )  # fmt: skip
     with right:
         st.markdown(t("sqrt_vs_d.grad_text", floor=f"{data.LOG_FLOOR:g}"))
 
@@ -251,7 +228,7 @@ def when_each(v: View) -> None:
         st.markdown(t("sqrt_vs_d.why_sqrt"))
     with right.container(border=True):
         st.markdown(t("sqrt_vs_d.why_d"))
-    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), myth_reality(v.full, v.n_keys, v.rho))
+    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), myth_reality(v.cells(), v.n_keys, v.rho))
 
 
 def logit_latex(d_k: int, alpha: float, rho: float) -> str:
@@ -279,7 +256,7 @@ def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
     table = data.summary_table(stats, d_k, n_keys, rho)
     caption = t(
         "sqrt_vs_d.summary_caption",
-        rate=f"{stats['relevant_argmax_rate'].iloc[0]:.3f}",
+        rate=f"{stats[0]['relevant_argmax_rate']:.3f}",
         chance=f"{1 / n_keys:.3g}",
         rows=f"{sweep_rows(n_keys):,}",
     )
@@ -313,14 +290,18 @@ def rho_presets(current: float) -> None:
 # --- workshop: predictions and the misconception card, from the live sweep -------------
 #: The d_k range the questions and the myth card talk about (the sweep's ends).
 D_SMALL, D_START, D_LARGE = 1, 16, 4096
+#: The d_k at which they read the sweep.
+QUOTED_D = (D_SMALL, D_START, D_LARGE)
+
+#: The full sweep's statistics by (α, d_k) (:func:`ui.sqrt_vs_d.data.preset_cells`).
+Cells = dict[tuple[float, int], dict[str, float]]
 
 
-def value_at(df: pd.DataFrame, alpha: float, d: int, stat: str) -> float:
+def value_at(cells: Cells, alpha: float, d: int, stat: str) -> float:
     """One statistic of the full (unfiltered) sweep at exponent ``alpha`` and d_k = ``d``."""
-    rows = np.flatnonzero((df["alpha"].to_numpy() == alpha) & (df["d"].to_numpy() == d))
-    if rows.size != 1:
-        raise ValueError(f"the sweep has {rows.size} rows at alpha={alpha}, d={d}")
-    return float(df[stat].to_numpy()[rows[0]])
+    if (alpha, d) not in cells:
+        raise ValueError(f"the sweep has no cell at alpha={alpha}, d={d}")
+    return cells[alpha, d][stat]
 
 
 #: When the d_k = 1 value and the 1/d_k limit are within this fraction of the limit,
@@ -330,14 +311,14 @@ def value_at(df: pd.DataFrame, alpha: float, d: int, stat: str) -> float:
 MAX_WEIGHT_TIE = 0.25
 
 
-def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
+def max_weight_question(cells: Cells, n_keys: int, rho: float) -> dict:
     """Predict-first question: with 1/d_k, where does the largest weight go from d_k = 1
     to 4096? The answer is the option whose level (1, the d_k = 1 value, the large-d_k
     limit e^ρ/(e^ρ + n_keys − 1), which is 1/n_keys at ρ = 0) lies nearest the measured
     value at d_k = 4096."""
-    start = value_at(df, 1.0, D_SMALL, "max_weight_mean")
-    end = value_at(df, 1.0, D_LARGE, "max_weight_mean")
-    half = value_at(df, 0.5, D_LARGE, "max_weight_mean")
+    start = value_at(cells, 1.0, D_SMALL, "max_weight_mean")
+    end = value_at(cells, 1.0, D_LARGE, "max_weight_mean")
+    half = value_at(cells, 0.5, D_LARGE, "max_weight_mean")
     chance = 1.0 / n_keys
     limit = linear_scaling_weight_limit(n_keys, rho)  # softmax(ρ, 0, …, 0)'s largest weight
     levels = (1.0, start, limit)
@@ -379,14 +360,14 @@ def max_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
     }
 
 
-def relevant_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
+def relevant_weight_question(cells: Cells, n_keys: int, rho: float) -> dict:
     """Predict-first question: with 1/√d_k, does the relevant key's weight rise, stay or
     fall from d_k = 16 to 4096? "Stays" when the change is within max(0.02, 4 s.e.)."""
-    a = value_at(df, 0.5, D_START, "relevant_weight_mean")
-    b = value_at(df, 0.5, D_LARGE, "relevant_weight_mean")
+    a = value_at(cells, 0.5, D_START, "relevant_weight_mean")
+    b = value_at(cells, 0.5, D_LARGE, "relevant_weight_mean")
     se = math.hypot(
-        value_at(df, 0.5, D_START, "relevant_weight_se"),
-        value_at(df, 0.5, D_LARGE, "relevant_weight_se"),
+        value_at(cells, 0.5, D_START, "relevant_weight_se"),
+        value_at(cells, 0.5, D_LARGE, "relevant_weight_se"),
     )
     tol = max(0.02, 4 * se)
     answer = 0 if b - a > tol else 2 if b - a < -tol else 1
@@ -408,25 +389,25 @@ def relevant_weight_question(df: pd.DataFrame, n_keys: int, rho: float) -> dict:
             "sqrt_vs_d_workshop.rel_explain",
             a=f"{a:.3f}",
             b=f"{b:.3f}",
-            c=f"{value_at(df, 1.0, D_START, 'relevant_weight_mean'):.3f}",
-            d=f"{value_at(df, 1.0, D_LARGE, 'relevant_weight_mean'):.3f}",
+            c=f"{value_at(cells, 1.0, D_START, 'relevant_weight_mean'):.3f}",
+            d=f"{value_at(cells, 1.0, D_LARGE, 'relevant_weight_mean'):.3f}",
             lo=D_START,
             hi=D_LARGE,
         ),
     }
 
 
-def myth_numbers(df: pd.DataFrame, n_keys: int) -> dict[str, str]:
+def myth_numbers(cells: Cells, n_keys: int) -> dict[str, str]:
     """Entropy share and largest weight at d_k = 4096 for α = ½ and α = 1, formatted."""
     ln_n = math.log(n_keys)
     out = {}
     for name, alpha in (("half", 0.5), ("one", 1.0)):
-        out[f"h_{name}"] = f"{value_at(df, alpha, D_LARGE, 'entropy_mean') / ln_n:.3f}"
-        out[f"m_{name}"] = f"{value_at(df, alpha, D_LARGE, 'max_weight_mean'):.3f}"
+        out[f"h_{name}"] = f"{value_at(cells, alpha, D_LARGE, 'entropy_mean') / ln_n:.3f}"
+        out[f"m_{name}"] = f"{value_at(cells, alpha, D_LARGE, 'max_weight_mean'):.3f}"
     return out
 
 
-def myth_reality(df: pd.DataFrame, n_keys: int, rho: float) -> str:
+def myth_reality(cells: Cells, n_keys: int, rho: float) -> str:
     """The misconception card's answer, with the live counter-example at d_k = 4096."""
     return t(
         "sqrt_vs_d_workshop.myth_reality" if rho == 0 else "sqrt_vs_d_workshop.myth_reality_rho",
@@ -434,5 +415,5 @@ def myth_reality(df: pd.DataFrame, n_keys: int, rho: float) -> str:
         n=n_keys,
         rho=f"{rho:g}",
         chance=f"{1 / n_keys:.3g}",
-        **myth_numbers(df, n_keys),
+        **myth_numbers(cells, n_keys),
     )

@@ -9,6 +9,7 @@ from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
     MARKER_RULE,
+    ChartText,
     band_and_line,
     check_rows,
     legend_colors,
@@ -35,15 +36,11 @@ def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
 
 def curves(
     df: pd.DataFrame,
+    text: ChartText,
     *,
-    title: str | list[str],
-    x_title: str,
-    y_title: str,
-    description: str,
-    tips: dict[str, str],
     log_y: bool = False,
     y_domain: tuple[float, float] | None = None,
-    reference: pd.DataFrame | None = None,
+    reference: float | None = None,
     legend_columns: int = 1,
     height: int = 380,
 ) -> alt.LayerChart:
@@ -54,16 +51,19 @@ def curves(
     df : DataFrame
         ``step``, ``series`` (legend label), ``color`` (hex), ``raw`` (the batch's
         value), ``smooth`` (moving average).
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``series``, ``step``, ``smooth``,
+        ``raw``; with a ``reference``, ``reference`` (its label) and ``tips.reference``.
     log_y : bool
         Logarithmic y-axis (values must be positive).
     y_domain : (float, float), optional
         Fixed y-range, e.g. (0, 1) for shares.
-    reference : DataFrame, optional
-        Horizontal dashed lines: ``y`` and ``label`` (e.g. ln n_keys, 1/n_keys).
-    tips : dict
-        Tooltip titles: ``series``, ``step``, ``smooth``, ``raw``, ``reference``.
+    reference : float, optional
+        A horizontal dashed line at this y (e.g. ln n_keys, 1/C(n_keys, m)), labelled
+        ``text["reference"]``.
     """
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
     color = _color(df, legend_columns)
     x = alt.X("step:Q", title=x_title)
     y_axis = alt.Undefined
@@ -100,9 +100,10 @@ def curves(
         tooltip=tooltip,
     )
     layers = [points, line]
-    if reference is not None and len(reference):
+    if reference is not None:
+        ref = pd.DataFrame({"y": [reference], "label": [text["reference"]]})
         layers.append(
-            alt.Chart(reference)
+            alt.Chart(ref)
             .mark_rule(color=COLORS["theory"], strokeDash=[4, 3])
             .encode(
                 y=alt.Y("y:Q"),
@@ -113,23 +114,16 @@ def curves(
             )
         )
         layers.append(
-            alt.Chart(reference)
+            alt.Chart(ref)
             .mark_text(align="right", baseline="bottom", x="width", dx=-4, dy=-2, tooltip=False)
             .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
         )
-    return alt.layer(*layers, title=alt.Title(title), description=description, height=height)
+    return alt.layer(
+        *layers, title=alt.Title(text.title), description=text.description, height=height
+    )
 
 
-def probe_heatmap(
-    df: pd.DataFrame,
-    *,
-    title: str | list[str],
-    x_title: str,
-    color_title: str,
-    step_title: str,
-    description: str,
-    tips: dict[str, str],
-) -> alt.FacetChart:
+def probe_heatmap(df: pd.DataFrame, text: ChartText) -> alt.FacetChart:
     """Attention weights of the probe rows: one heatmap per variant, steps down its side.
 
     Each panel has a column per key (labelled) and a band per snapshot step (labelled);
@@ -142,12 +136,12 @@ def probe_heatmap(
         ``series`` (variant label, one panel each), ``snapshot`` (step), ``row`` (probe
         row), ``key``, ``weight`` (0 … 1), ``target`` (1 on the row's target key, which
         gets an orange outline).
-    step_title : str
-        Title of the step axis.
-    tips : dict
-        Tooltip titles: ``series``, ``row``, ``key``, ``weight``.
+    text : ChartText
+        ``title``, ``x`` (the keys), ``y`` (the steps), ``color``, ``alt``; ``tips``:
+        ``series``, ``row``, ``key``, ``weight``.
     """
     check_rows(df)
+    x_title, step_title, tips = text.x, text.y, text.tips
     order = list(pd.unique(df["series"]))
     n_keys = int(df["key"].max()) + 1 if len(df) else 1
     n_rows = int(df["row"].max()) + 1 if len(df) else 1
@@ -182,7 +176,7 @@ def probe_heatmap(
             yOffset=y_offset,
             color=alt.Color(
                 "weight:Q",
-                title=color_title,
+                title=text["color"],
                 scale=alt.Scale(scheme="blues", domain=[0, 1]),
                 legend=alt.Legend(orient="bottom", gradientLength=160),
             ),
@@ -216,22 +210,17 @@ def probe_heatmap(
                 labelFontSize=13,
             ),
         ),
-        title=alt.Title(title),
-        description=description,
+        title=alt.Title(text.title),
+        description=text.description,
         spacing={"row": 10},
     )
 
 
 def lr_lines(
-    df: pd.DataFrame,
+    frames: pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame],
+    text: ChartText,
     *,
-    current_lr: float | None,
-    title: str | list[str],
-    x_title: str,
-    y_title: str,
-    description: str,
-    tips: dict[str, str],
-    initial: pd.DataFrame | None = None,
+    current_lr: float | None = None,
     uniform: float | None = None,
     y_domain: tuple[float, float] | None = None,
     legend_columns: int = 2,
@@ -242,26 +231,28 @@ def lr_lines(
 
     Parameters
     ----------
-    df : DataFrame
-        ``lr``, ``series``, ``color``, ``value`` (median over seeds, > 0), ``lo``,
-        ``hi`` (min and max over seeds), ``ratio`` (median gap left), ``diverged``
-        (seeds that diverged).
+    frames : DataFrame, or (DataFrame, DataFrame)
+        The sweep, one row per (variant, rate): ``lr``, ``series``, ``color``,
+        ``value`` (median over seeds, > 0), ``lo``, ``hi`` (min and max over seeds),
+        ``ratio`` (median gap left), ``diverged`` (seeds that diverged); optionally with
+        ℓ₀ of each variant: ``series``, ``color``, ``y`` — dashed rules in its colour.
+    text : ChartText
+        ``title`` (a ``|`` breaks its line), ``x``, ``y``, ``alt``; ``tips``:
+        ``series``, ``lr``, ``value``, ``lo``, ``hi``, ``ratio``, ``diverged``, and
+        ``initial`` with ℓ₀, ``uniform`` with ``uniform``.
     current_lr : float or None
         The learner's learning rate, marked with a vertical rule (None: no rule).
-    initial : DataFrame, optional
-        ℓ₀ of each variant: ``series``, ``color``, ``y`` — dashed rules in its colour.
     uniform : float, optional
-        The loss of uniform attention on the task: a solid grey rule (tooltip
-        ``tips["uniform"]``); a run that ends above it fails.
+        The loss of uniform attention on the task: a solid grey rule; a run that ends
+        above it fails.
     y_domain : (float, float), optional
         Shared y-range of small multiples.
-    tips : dict
-        Tooltip titles: ``series``, ``lr``, ``value``, ``lo``, ``hi``, ``ratio``,
-        ``diverged``, ``initial``.
     width_px : float
         The narrowest the plot is drawn, px (the rate axis is labelled to fit).
     """
+    df, initial = frames if isinstance(frames, tuple) else (frames, None)
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
     color = _color(df, legend_columns)
     x_axis = log_axis(*positive_range(df["lr"]), length=width_px, orient="x")
     x = alt.X("lr:Q", title=x_title, scale=alt.Scale(type="log"), axis=x_axis)
@@ -318,4 +309,6 @@ def lr_lines(
             .mark_rule(**MARKER_RULE)
             .encode(x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", title=tips["lr"], format=".3~g")])
         )
-    return alt.layer(*layers, title=alt.Title(title), description=description, height=height)
+    lines = text.title.split("|")  # a title of several lines, or one string
+    title = alt.Title(lines if len(lines) > 1 else text.title)
+    return alt.layer(*layers, title=title, description=text.description, height=height)

@@ -6,12 +6,18 @@ QK-norm) on one data stream at one learning rate (:func:`single_run`); it is cac
 thinned to at most ``CURVE_POINTS`` points per variant, the probe rows' attention
 weights and one summary row per variant.
 
-The LR sweep is cut into cells, one :func:`core.training.train_recall_variants` call
-per (m, optimizer, d_k, seed, steps, variants) over the optimizer's grid
-(:func:`sweep_cell`, cached). Cells of the shipped configuration are read from
-``data/training_sweep.json`` (``scripts/precompute_training.py``: α = 0, ½, 1); the
-page computes the others on demand and keeps them in the session. The sweep's five
-seeds are the sidebar seed to seed + 4: the file holds seeds 0 … 4, i.e. sidebar seed 0.
+The LR sweep is cut into cells (:mod:`ui.training.cells`), one
+:func:`core.training.train_recall_variants` call per (m, optimizer, d_k, seed, steps,
+variants) over the optimizer's grid (:func:`sweep_cell`, cached). Cells of the shipped
+configuration are read from ``data/training_sweep.json``
+(``scripts/precompute_training.py``: α = 0, ½, 1); the page computes the others on
+demand, and the session notes which. The sweep's five seeds are the sidebar seed to
+seed + 4: the file holds seeds 0 … 4, i.e. sidebar seed 0.
+
+What the page writes comes from cached functions of plain values (:func:`run_stats`,
+:func:`sweep_stats`, :func:`multiples_stats`, :func:`task_headline`), so a rerun with
+settings already seen copies no frame; the charts' frames are made in
+:mod:`ui.training.frames` when a chart is first drawn.
 
 Verdicts (:func:`verdict`) put every variant of a task on one scale, from the loss of
 uniform attention ℓ_u = ½(1/m − 1/16) (a model that does nothing) down to ℓ*, the best
@@ -25,24 +31,45 @@ the integer seed), not from :func:`ui.common.data.rng_for`.
 
 from __future__ import annotations
 
-import json
+import functools
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.training import DEFAULT_LRS, LR_GRIDS, final_loss, train_recall_variants, uniform_loss
+from core.training import DEFAULT_LRS, uniform_loss
+from ui.common import pages
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import alpha_label
 from ui.common.i18n import t
-from ui.common.pages import lr_text, page
+from ui.common.pages import page
+from ui.training.cells import (  # noqa: F401  (re-exported)
+    CELL_COLUMNS,
+    COMPUTED,
+    PRECOMPUTED_SEEDS,
+    PRECOMPUTED_STEPS,
+    SHIPPED_BEST,
+    SWEEP_D_KS,
+    SWEEP_FILE,
+    SWEEP_SEEDS,
+    cell_cost,
+    cell_frames,
+    cell_source,
+    needed_cells,
+    precomputed,
+    shipped_cell,
+    store,
+    sweep_cell,
+    sweep_doc,
+    sweep_seeds,
+)
 from ui.training.one_run import (  # noqa: F401  (re-exported: the page's data in one place)
     CURVE_POINTS,
     LAST,
     METRICS,
     SMOOTH,
+    run_stats,
     shipped_runs,
     single_run,
     smooth,
@@ -50,13 +77,10 @@ from ui.training.one_run import (  # noqa: F401  (re-exported: the page's data i
 )
 from ui.training.runs import BASE_VARIANTS, N_PROBE, SNAPSHOTS, VARIANTS  # noqa: F401
 
-SWEEP_FILE = Path(__file__).resolve().parents[2] / "data" / "training_sweep.json"
-
 #: Task settings (the issue's defaults; the page does not change them but m).
 N_KEYS = 16
-#: Steps the page offers, and the d_k of the small multiples.
+#: Steps the page offers.
 STEPS_OPTIONS = page("training").param("steps").options
-SWEEP_D_KS = (16, 64, 256, 1024)
 #: The verdicts' thresholds, on the gap left g = (ℓ − ℓ*)/(ℓ_u − ℓ*) (module docstring):
 #: "learns" if g ≤ LEARN_RATIO (within a tenth of the way from the task's best to
 #: uniform attention), "fails" if g ≥ FAIL_RATIO — which includes every run that ends
@@ -71,6 +95,9 @@ BARELY_MOVES = 0.9
 #: Learning rates of the control (the page's table): quarter decades from 1e-6 to 1e4,
 #: covering both optimisers' sweep grids (core.training.LR_GRIDS) and defaults.
 LR_OPTIONS = page("training").param("lr").options
+#: A learning rate as the page writes it (:func:`ui.common.pages.lr_text`), remembered: the
+#: sweep's sentences and tables write the same few rates a hundred times a run.
+lr_text = functools.lru_cache(maxsize=512)(pages.lr_text)
 DEFAULT_LR_TEXT = {opt: lr_text(lr) for opt, lr in DEFAULT_LRS.items()}
 
 
@@ -91,6 +118,16 @@ def variant_short(name: str) -> str:
     if name in ("folded", "qk_norm"):
         return t(f"training.variant_{name}_short")
     return {"alpha_0": "α = 0", "alpha_half": "α = ½", "alpha_1": "α = 1"}[name]
+
+
+def variant_labels(variants: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(variant, legend text) pairs in the current language: what a frame is labelled with."""
+    return tuple((name, variant_label(name)) for name in variants)
+
+
+def variant_shorts(variants: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(variant, short label) pairs in the current language (:func:`variant_short`)."""
+    return tuple((name, variant_short(name)) for name in variants)
 
 
 def variant_color(name: str) -> str:
@@ -128,19 +165,11 @@ def gap_verdict(gap: float) -> str:
     return "learns" if gap <= LEARN_RATIO else "fails" if gap >= FAIL_RATIO else "partly"
 
 
-@st.cache_data(show_spinner=False)
 def task_best(m: int) -> float:
     """ℓ*: the lowest median-over-seeds final loss of any variant, optimizer, d_k and rate
-    in the shipped sweep for this m (0 for an m the file does not hold)."""
-    per_setting: dict[tuple, list[np.ndarray]] = {}
-    for (mm, opt, d_k, _seed, _steps), cell in precomputed().items():
-        if mm == m:  # the seeds of one (optimizer, d_k) have the same rows in the same order
-            per_setting.setdefault((opt, d_k), []).append(cell["final_loss"].to_numpy(float))
-    if not per_setting:
-        return 0.0
-    with np.errstate(all="ignore"):
-        medians = [np.nanmedian(np.stack(v), axis=0) for v in per_setting.values()]
-    return float(min(np.nanmin(x) for x in medians))
+    in the shipped sweep for this m (0 for an m the file does not hold); read from the
+    file as the page loads (``SHIPPED_BEST``), a lookup on every verdict."""
+    return SHIPPED_BEST.get(m, 0.0)
 
 
 def thresholds(m: int) -> pd.DataFrame:
@@ -168,191 +197,60 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f} %" if 0 < x < 0.01 else f"{100 * x:.0f} %"
 
 
-def labelled(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with ``series`` (legend label) and ``color`` columns from ``variant``."""
+def labelled(df: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
+    """``df`` with ``series`` (legend label, ``labels`` of its ``variant``: see
+    :func:`variant_labels`) and ``color`` columns."""
     names = df["variant"].to_numpy()
-    labels = {v: variant_label(v) for v in pd.unique(names)}
-    colors = {v: variant_color(v) for v in labels}
+    colors = {v: variant_color(v) for v in pd.unique(names)}
     return df.assign(series=[labels[v] for v in names], color=[colors[v] for v in names])
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def shipped_multiples(
-    m: int, optimizer: str, seed: int, steps: int, variants: tuple[str, ...]
-) -> dict[int, pd.DataFrame]:
-    """Per d_k of ``SWEEP_D_KS`` the :func:`sweep_summary` of its seeds, when every cell
-    is shipped (else {}): the small multiples."""
-    out = {}
-    for d_k in SWEEP_D_KS:
-        frames = [shipped_cell((m, optimizer, d_k, s, steps), variants) for s in sweep_seeds(seed)]
-        if any(f is None for f in frames):
-            return {}
-        out[d_k] = sweep_summary(frames, m)
-    return out
-
-
-# --- the LR sweep --------------------------------------------------------------------------
-#: Columns of a sweep cell: one row per (variant, lr).
-CELL_COLUMNS = ("variant", "lr", "final_loss", "final_accuracy", "diverged_at", "initial_loss")
-
-
-@st.cache_resource(show_spinner=False)
-def sweep_doc() -> dict:
-    """The shipped sweep file, parsed once per process."""
-    return json.loads(SWEEP_FILE.read_text(encoding="utf-8"))
-
-
-#: The shipped file's configuration: 300 steps, sidebar seed 0 (the file's seeds, 0 … 4);
-#: the sweep takes as many seeds per point as the file holds.
-PRECOMPUTED_STEPS = 300
-PRECOMPUTED_SEEDS = tuple(json.loads(SWEEP_FILE.read_text(encoding="utf-8"))["seeds"])
-SWEEP_SEEDS = len(PRECOMPUTED_SEEDS)
-
-
-@st.cache_resource(show_spinner=False)
-def precomputed() -> dict[tuple, pd.DataFrame]:
-    """The shipped sweep as cells: {(m, optimizer, d_k, seed, steps): frame (CELL_COLUMNS)}.
-
-    Read once per process and shared (``cache_resource``: no copy per rerun); callers
-    never modify the frames.
-    """
-    doc = sweep_doc()
-    steps = int(doc["params"]["steps"])
-    names = [v["name"] for v in doc["variants"]]
-    diverged = {tuple(d[:-1]): d[-1] for d in doc["diverged"]}
-    out = {}
-    for mi, m in enumerate(doc["m"]):
-        for oi, opt in enumerate(doc["optimizers"]):
-            lrs = np.asarray(doc["lrs"][opt], dtype=float)
-            n = lrs.size
-            for di, d_k in enumerate(doc["d_k"]):
-                for si, seed in enumerate(doc["seeds"]):
-                    final = np.array(
-                        [doc["final_loss"][mi][oi][di][vi][si] for vi in range(len(names))],
-                        dtype=float,
-                    )  # null (diverged) -> NaN
-                    accuracy = np.array(
-                        [doc["final_accuracy"][mi][oi][di][vi][si] for vi in range(len(names))],
-                        dtype=float,
-                    )
-                    steps_at = np.array(
-                        [
-                            [diverged.get((mi, oi, di, vi, si, li), -1) for li in range(n)]
-                            for vi in range(len(names))
-                        ]
-                    )
-                    initial = [doc["initial_loss"][mi][oi][di][vi][si] for vi in range(len(names))]
-                    out[(int(m), opt, int(d_k), int(seed), steps)] = pd.DataFrame(
-                        {
-                            "variant": np.repeat(names, n),
-                            "lr": np.tile(lrs, len(names)),
-                            "final_loss": final.ravel(),
-                            "final_accuracy": accuracy.ravel(),
-                            "diverged_at": steps_at.ravel(),
-                            "initial_loss": np.repeat(np.asarray(initial, dtype=float), n),
-                        }
-                    )
-    return out
-
-
-@st.cache_data(max_entries=128, show_spinner=False)
-def sweep_cell(
+# --- the LR sweep: what the page concludes from its cells ------------------------------
+@st.cache_data(max_entries=64, show_spinner=False)
+def sweep_at(
     m: int, optimizer: str, d_k: int, seed: int, steps: int, variants: tuple[str, ...]
 ) -> pd.DataFrame:
-    """One cell of the LR sweep, computed: ``variants`` × the optimizer's grid.
-
-    Same call as ``scripts/precompute_training.py`` (so a cell of the shipped
-    configuration computed here equals the file's). Frame: ``CELL_COLUMNS``.
-    """
-    lrs = np.asarray(LR_GRIDS[optimizer])
-    histories = train_recall_variants(
-        d_k,
-        [VARIANTS[v] for v in variants],
-        lrs,
-        optimizer=optimizer,
-        steps=steps,
-        seed=seed,
-        snapshot_steps=(),
-        n_probe=1,
-        m=m,
-    )
-    last = min(LAST, steps)
-    return pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "variant": name,
-                    "lr": lrs,
-                    "final_loss": final_loss(h, last),
-                    "final_accuracy": h.accuracy[-last:].mean(axis=0),
-                    "diverged_at": h.diverged_at,
-                    "initial_loss": h.initial_loss,
-                }
-            )
-            for name, h in zip(variants, histories, strict=True)
-        ],
-        ignore_index=True,
-    )
-
-
-def sweep_seeds(seed: int) -> tuple[int, ...]:
-    """The sweep's seeds for a sidebar seed: seed … seed + SWEEP_SEEDS − 1."""
-    return tuple(seed + i for i in range(SWEEP_SEEDS))
-
-
-def needed_cells(m: int, optimizer: str, d_k: int, seed: int, steps: int) -> list[tuple]:
-    """Cells the sweep section needs: the learner's d_k first, then the small multiples."""
-    d_ks = [d_k] + [d for d in SWEEP_D_KS if d != d_k]
-    return [(m, optimizer, d, s, steps) for d in d_ks for s in sweep_seeds(seed)]
-
-
-#: Relative CPU cost of one sweep cell by d_k (measured on the shipped sweep's grids: 2 s
-#: at 16, 14 s at 1024 for 3 variants, 300 steps, SGD); the estimate of time left scales
-#: it by what has been measured.
-def cell_cost(d_k: int, steps: int, n_variants: int) -> float:
-    """Rough CPU seconds of one sweep cell (for the estimate before anything ran)."""
-    return (1.8 + 0.012 * d_k) * steps / 300 * n_variants / 3
-
-
-#: Session-state entry: {(m, optimizer, d_k, seed, steps, variants): frame} computed here.
-COMPUTED = "_training_cells"
-
-
-def available(cell: tuple, variants: tuple[str, ...]) -> tuple[pd.DataFrame, str] | None:
-    """(frame restricted to ``variants``, "precomputed" | "computed") or None."""
-    frame = shipped_cell(cell, variants)
-    if frame is not None:
-        return frame, "precomputed"
-    stored = st.session_state.get(COMPUTED, {}).get((*cell, variants))
-    if stored is None:
-        return None
-    return stored[stored["variant"].isin(variants)], "computed"
-
-
-def shipped_cell(cell: tuple, variants: tuple[str, ...]) -> pd.DataFrame | None:
-    """The shipped cell ``cell`` restricted to ``variants`` (None if not shipped, or if
-    the file does not hold every one of ``variants``: the folded initialisation and
-    QK-norm are computed on demand)."""
-    frame = precomputed().get(cell)
-    if frame is None or not set(variants) <= set(frame["variant"]):
-        return None
-    return frame[frame["variant"].isin(variants)]
+    """:func:`sweep_summary` of the sweep's seeds at one d_k (:func:`cell_frames`)."""
+    return sweep_summary(cell_frames(m, optimizer, d_k, seed, steps, variants), m)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def shipped_sweep(
+def sweep_stats(
     m: int, optimizer: str, d_k: int, seed: int, steps: int, variants: tuple[str, ...]
-) -> tuple[pd.DataFrame, dict] | None:
-    """:func:`sweep_summary` and :func:`conclusions` of the shipped cells at one d_k (its
-    seeds' cells), or None unless every one of them is shipped."""
-    cells = [shipped_cell((m, optimizer, d_k, s, steps), variants) for s in sweep_seeds(seed)]
-    if any(cell is None for cell in cells):
-        return None
-    return sweep_summary(cells, m), conclusions(cells, m)
+) -> dict:
+    """What the page writes about the sweep at one d_k: ``per``, its
+    :func:`conclusions`, and ``diverged``, the count of diverged runs (every rate and
+    seed)."""
+    cells = cell_frames(m, optimizer, d_k, seed, steps, variants)
+    return {
+        "per": conclusions(cells, m),
+        "diverged": int(sweep_at(m, optimizer, d_k, seed, steps, variants)["diverged"].sum()),
+    }
 
 
-def store(cell: tuple, variants: tuple[str, ...], frame: pd.DataFrame) -> None:
-    st.session_state.setdefault(COMPUTED, {})[(*cell, variants)] = frame
+@st.cache_data(max_entries=32, show_spinner=False)
+def multiples_stats(
+    m: int,
+    optimizer: str,
+    seed: int,
+    steps: int,
+    variants: tuple[str, ...],
+    d_ks: tuple[int, ...],
+) -> dict:
+    """The small multiples at ``d_ks`` (those available): ``domain``, the y-range they
+    share, (lo, hi); ``best``, per d_k the (variant, rate) pairs of each variant's lowest
+    median final loss, in legend order."""
+    sweeps = {d_k: sweep_at(m, optimizer, d_k, seed, steps, variants) for d_k in d_ks}
+    values = pd.concat(sweeps.values())
+    best = {
+        d_k: tuple(
+            (name, float(part.loc[part["value"].idxmin(), "lr"]))
+            for name, part in frame.groupby("variant", sort=False)
+        )
+        for d_k, frame in sweeps.items()
+    }
+    lo, hi = float(values["lo"].min()), float(values["hi"].max())
+    return {"domain": (max(1e-5, lo * 0.8), hi * 1.25), "best": best}
 
 
 def sweep_summary(cells: list[pd.DataFrame], m: int) -> pd.DataFrame:
@@ -481,3 +379,50 @@ def task_findings(m: int) -> pd.DataFrame:
                     }
                 )
     return pd.DataFrame(rows)
+
+
+@st.cache_data(show_spinner=False)
+def task_headline(m: int) -> dict | None:
+    """The numbers of the page's answer for task m (:func:`task_findings`, α = 0 against
+    α = ½ at every optimizer and d_k), or None if the task is not shipped.
+
+    Returns
+    -------
+    dict with
+        ``r0``, ``rh``: (min, max) of the best final loss over the task's best ℓ* at
+        d_k ≥ 64, for α = 0 and α = ½; ``n0``, ``nh``: (setting, rate) pairs that learn,
+        ``total``: pairs per variant; ``failing``, ``learning``: per optimizer (in the
+        file's order) the d_k at which α = 0 ends better than uniform attention at no
+        rate, and at which it learns at some rate; ``every_d_k``: how many (optimizer,
+        d_k) settings there are; ``half_best``: (min, max) of α = ½'s best final loss
+        where α = 0 fails (None if it fails nowhere).
+    """
+    found = task_findings(m)
+    if found.empty:
+        return None
+    unscaled = found[found["variant"] == "alpha_0"].set_index(["optimizer", "d_k"])
+    half = found[found["variant"] == "alpha_half"].set_index(["optimizer", "d_k"])
+    wide = unscaled.index.get_level_values("d_k") >= 64
+    r0, rh = unscaled["vs_task_best"][wide], half["vs_task_best"][wide]
+    failing = ~unscaled["beats_uniform"]
+    learning = unscaled["n_learns"] > 0
+    there = half["best"][failing.to_numpy()]
+
+    def where(mask: pd.Series) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        optimizers = dict.fromkeys(unscaled.index.get_level_values("optimizer"))
+        return tuple(
+            (opt, tuple(int(d) for (o, d), hit in mask.items() if o == opt and hit))
+            for opt in optimizers
+        )
+
+    return {
+        "r0": (float(r0.min()), float(r0.max())),
+        "rh": (float(rh.min()), float(rh.max())),
+        "n0": int(unscaled["n_learns"].sum()),
+        "nh": int(half["n_learns"].sum()),
+        "total": int(unscaled["n_rates"].sum()),
+        "failing": where(failing),
+        "learning": where(learning),
+        "every_d_k": len(unscaled),
+        "half_best": (float(there.min()), float(there.max())) if failing.any() else None,
+    }

@@ -140,3 +140,45 @@ def single_run(
         }
     )
     return {"curves": curves, "probe": pd.concat(probe, ignore_index=True), "summary": summary}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def run_stats(
+    d_k: int,
+    optimizer: str,
+    lr: float,
+    steps: int,
+    variants: tuple[str, ...],
+    seed: int,
+    m: int = 1,
+) -> dict:
+    """The numbers the page writes about :func:`single_run` (same arguments), plain values
+    only: a hit copies no frame.
+
+    Returns
+    -------
+    dict with
+        ``summary``: per variant, in the order of ``variants``, the columns of
+        :func:`single_run`'s ``summary`` (``initial_loss``, ``final_loss``, ``accuracy``,
+        ``entropy``, ``dead``, ``dead_0``, ``entropy_0``, ``diverged_at``), and of its
+        probe rows ``top_0`` (the largest weight at step 0) and ``on_target`` (the mean
+        weight on the targets at the last snapshot);
+        ``last``: the last snapshot's step.
+    """
+    run = single_run(d_k, optimizer, lr, steps, variants, seed, m)
+    probe = run["probe"]
+    last = int(probe["snapshot"].max())
+    top = probe.groupby(["variant", "snapshot"], sort=False)["weight"].max().groupby(level=0)
+    top_0 = top.first()
+    on_target = (
+        probe[probe["target"] == 1].groupby(["variant", "snapshot"], sort=False)["weight"].mean()
+    )
+    summary = {}
+    for row in run["summary"].to_dict("records"):
+        name = row.pop("variant")
+        summary[name] = {
+            **{k: int(v) if k == "diverged_at" else float(v) for k, v in row.items()},
+            "top_0": float(top_0[name]),
+            "on_target": float(on_target[(name, last)]),
+        }
+    return {"summary": summary, "last": last}

@@ -18,12 +18,14 @@ from core.training import train_recall_variants
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.common.params import nearest_power
-from ui.training import charts, data
+from ui.training import charts, data, frames
 from ui.training.runs import D_K_POWERS, M_OPTIONS
 
 
 @dataclass(frozen=True)
 class View:
+    """The learner's settings and the single run's numbers (:func:`data.run_stats`)."""
+
     d_k: int
     optimizer: str
     lr: float
@@ -43,11 +45,13 @@ def view(
     qk_norm: bool,
     seed: int,
     m: str = "1",
-):
+) -> View:
+    """The settings of the controls as a :class:`View`; trains the single run, with a
+    spinner, unless the cache holds it."""
     variants = data.variant_names(folded, qk_norm)
     seconds = data.cell_cost(d_k, int(steps), len(variants)) / 10  # one rate of ~13
     with st.spinner(t("training.training_now", seconds=f"{seconds:.0f}"), show_time=True):
-        run = data.single_run(d_k, optimizer, float(lr), int(steps), variants, seed, int(m))
+        run = data.run_stats(d_k, optimizer, float(lr), int(steps), variants, seed, int(m))
     return View(d_k, optimizer, float(lr), int(steps), variants, seed, run, int(m))
 
 
@@ -78,7 +82,7 @@ def lr_select(optimizer: str) -> str:
         st.session_state["lr"] = data.DEFAULT_LR_TEXT[optimizer]
     return controls.choice(
         "lr",
-        t("training.lr"),
+        t("training.lr_label"),
         widget="select_slider",
         help=t(
             "training.lr_help", sgd=data.DEFAULT_LR_TEXT["sgd"], adam=data.DEFAULT_LR_TEXT["adam"]
@@ -126,11 +130,6 @@ def d_k_input() -> int:
 
 
 # --- shared pieces ------------------------------------------------------------------------------
-def tips(*names: str) -> dict[str, str]:
-    """Tooltip titles of a chart, from the catalog (``training.tip_<name>``)."""
-    return {name: t(f"training.tip_{name}") for name in names}
-
-
 def opt_name(optimizer: str) -> str:
     return t(f"training.opt_{optimizer}")
 
@@ -147,17 +146,17 @@ def gap_text(gap: float) -> str:
     return f"{100 * gap:.0f} %" if math.isfinite(gap) else "—"
 
 
-def finals_text(summary: pd.DataFrame) -> str:
-    return "; ".join(
-        f"{data.variant_label(r.variant)} {fmt(r.final_loss)}" for r in summary.itertuples()
-    )
+def per_variant(summary: dict[str, dict], text) -> str:
+    """``text(row)`` of every variant of a run's ``summary``, each after its legend text."""
+    return "; ".join(f"{data.variant_label(name)} {text(r)}" for name, r in summary.items())
 
 
 # --- 1: one run, side by side ------------------------------------------------------------------
 def one_run(v: View) -> None:
+    summary = v.run["summary"]
     st.header(t("training.s1_title"))
     setting = {"d_k": v.d_k, "opt": opt_name(v.optimizer), "lr": data.lr_text(v.lr)}
-    workshop.takeaway(one_run_takeaway(v.run["summary"], v.m, **setting))
+    workshop.takeaway(one_run_takeaway(summary, v.m, **setting))
     st.markdown(
         t(
             "training.s1_text",
@@ -167,8 +166,7 @@ def one_run(v: View) -> None:
             steps=v.steps,
         )
     )
-    parts = one_run_parts(v)
-    st.table(parts["table"])
+    st.table(summary_table(summary, v.m))
     st.caption(
         t(
             "training.table_caption",
@@ -179,26 +177,60 @@ def one_run(v: View) -> None:
         )
     )
     st.table(data.thresholds(v.m))
-    for text in parts["warnings"]:
-        st.warning(text)
-    for i, (metric, chart, frame) in enumerate(parts["charts"]):
-        if i % 2 == 0:  # row by row, so a narrow screen stacks them in reading order
-            cols = st.columns(2)
-        with cols[i % 2]:
-            workshop.legacy_chart(
-                chart, key=f"training_{metric}", data=frame, source=train_recall_variants
-            )
+    for name, r in summary.items():
+        if r["diverged_at"] >= 0:
+            st.warning(t("training.diverged", name=data.variant_label(name), step=r["diverged_at"]))
+    curves(v)
     st.caption(
         t("training.curves_caption", window=data.SMOOTH, points=data.CURVE_POINTS, last=data.LAST)
     )
-    st.caption(parts["dead_caption"])
+    st.caption(dead_rows_caption(summary))
 
 
-def one_run_takeaway(summary: pd.DataFrame, m: int = 1, **setting) -> str:
-    """Section 1's takeaway, read from the run: whether it learns with and without the
-    scale (the verdicts of α = 0 and α = ½); ``setting`` (d_k, opt, lr, m) names the
-    run the sentence speaks for."""
-    verdicts = {r.variant: data.verdict(r.final_loss, m) for r in summary.itertuples()}
+def curves(v: View) -> None:
+    """Loss, accuracy, entropy and dead rows against step, two to a row."""
+    summary, m = v.run["summary"], v.m
+    ln_n = math.log(data.N_KEYS)
+    chance = 1 / math.comb(data.N_KEYS, m)  # top-m equal to the m targets by chance
+    options = {
+        "loss": {"log_y": True},
+        "accuracy": {"y_domain": (0, 1), "reference": chance},
+        "entropy": {"y_domain": (0, ln_n * 1.05), "reference": ln_n},
+        "dead_fraction": {"y_domain": (0, 1)},
+    }
+    values = {
+        "loss": {"values": per_variant(summary, lambda r: fmt(r["final_loss"]))},
+        "accuracy": {
+            "values": per_variant(summary, lambda r: f"{r['accuracy']:.2f}"),
+            "value": f"{chance:.2g}",
+        },
+        "entropy": {
+            "values": per_variant(summary, lambda r: f"{r['entropy_0']:.2f} → {r['entropy']:.2f}"),
+            "value": f"{ln_n:.2f}",
+        },
+        "dead_fraction": {
+            "values": per_variant(summary, lambda r: f"{pct(r['dead_0'])} → {pct(r['dead'])}")
+        },
+    }
+    labels = data.variant_labels(v.variants)
+    for i, metric in enumerate(data.METRICS):
+        if i % 2 == 0:  # row by row, so a narrow screen stacks them in reading order
+            cols = st.columns(2)
+        with cols[i % 2]:
+            workshop.chart(
+                f"training.{metric}", charts.curves,
+                partial(frames.curve, metric, v.d_k, v.optimizer, v.lr, v.steps, v.variants,
+                        v.seed, v.m, labels),
+                options=options[metric], source=train_recall_variants, steps=v.steps,
+                **values[metric],
+            )  # fmt: skip
+
+
+def one_run_takeaway(summary: dict[str, dict], m: int = 1, **setting) -> str:
+    """Section 1's takeaway, read from the run's ``summary`` (:func:`data.run_stats`):
+    whether it learns with and without the scale (the verdicts of α = 0 and α = ½);
+    ``setting`` (d_k, opt, lr, m) names the run the sentence speaks for."""
+    verdicts = {name: data.verdict(r["final_loss"], m) for name, r in summary.items()}
     if verdicts["alpha_half"] != "learns":
         key = "training.s1_takeaway_rate"
         verdict = verdicts["alpha_half"]
@@ -223,215 +255,113 @@ def m_sentence(m: int) -> str:
 
 def headline(m: int) -> str:
     """The page's answer for the task m, from the shipped sweep (α = 0 against α = ½ at
-    every optimizer and d_k): whether the unscaled model fails somewhere — no rate ends
-    better than uniform attention —, learns everywhere, or in between; at how many
-    (setting, rate) pairs it learns against 1/√d_k; and its best final loss over the
-    task's best ℓ* at d_k ≥ 64."""
-    found = data.task_findings(m)
-    if found.empty:
+    every optimizer and d_k, :func:`data.task_headline`): whether the unscaled model fails
+    somewhere — no rate ends better than uniform attention —, learns everywhere, or in
+    between; at how many (setting, rate) pairs it learns against 1/√d_k; and its best
+    final loss over the task's best ℓ* at d_k ≥ 64."""
+    found = data.task_headline(m)
+    if found is None:
         return t("training.headline_missing")
-    unscaled = found[found["variant"] == "alpha_0"].set_index(["optimizer", "d_k"])
-    half = found[found["variant"] == "alpha_half"].set_index(["optimizer", "d_k"])
-    wide = unscaled.index.get_level_values("d_k") >= 64
-    r0, rh = unscaled["vs_task_best"][wide], half["vs_task_best"][wide]
     numbers = {
         "m": m,
         "seeds": data.SWEEP_SEEDS,
-        "lo": f"{r0.min():.1f}",
-        "hi": f"{r0.max():.1f}",
-        "hlo": f"{rh.min():.1f}",
-        "hhi": f"{rh.max():.1f}",
+        "lo": f"{found['r0'][0]:.1f}",
+        "hi": f"{found['r0'][1]:.1f}",
+        "hlo": f"{found['rh'][0]:.1f}",
+        "hhi": f"{found['rh'][1]:.1f}",
         "best": fmt(data.task_best(m)),
         "uniform": fmt(data.uniform(m)),
-        "n0": int(unscaled["n_learns"].sum()),
-        "nh": int(half["n_learns"].sum()),
-        "total": int(unscaled["n_rates"].sum()),
+        "n0": found["n0"],
+        "nh": found["nh"],
+        "total": found["total"],
     }
 
-    def where(mask) -> str:
-        parts = []
-        for opt in dict.fromkeys(unscaled.index.get_level_values("optimizer")):
-            d_ks = [str(d) for (o, d), hit in mask.items() if o == opt and hit]
-            if d_ks:
-                parts.append(t("training.where_item", opt=opt_name(opt), d_ks=", ".join(d_ks)))
+    def where(settings: tuple[tuple[str, tuple[int, ...]], ...]) -> str:
+        parts = [
+            t("training.where_item", opt=opt_name(opt), d_ks=", ".join(str(d) for d in d_ks))
+            for opt, d_ks in settings
+            if d_ks
+        ]
         return t("training.where_sep").join(parts)
 
-    failing = ~unscaled["beats_uniform"]
-    if failing.any():
-        there = half["best"][failing.to_numpy()]
+    if found["half_best"] is not None:  # somewhere α = 0 ends no better than uniform
         return t(
             "training.headline_fails",
-            where=where(failing),
-            best_lo=fmt(there.min()),
-            best_hi=fmt(there.max()),
+            where=where(found["failing"]),
+            best_lo=fmt(found["half_best"][0]),
+            best_hi=fmt(found["half_best"][1]),
             **numbers,
         )
-    learning = unscaled["n_learns"] > 0
-    if learning.all():
+    if sum(len(d_ks) for _, d_ks in found["learning"]) == found["every_d_k"]:
         return t("training.headline_learns", **numbers)
-    return t("training.headline_partly", where=where(learning), **numbers)
+    return t("training.headline_partly", where=where(found["learning"]), **numbers)
 
 
-def one_run_parts(v: View) -> dict:
-    """What section 1 draws for the run of ``v``: the summary ``table``, divergence
-    ``warnings``, per metric (name, deferred chart, CSV frame) in ``charts``, and the
-    ``dead_caption``."""
-    run, steps = v.run, v.steps
-    summary = run["summary"]
-    m = v.m
-    ln_n = math.log(data.N_KEYS)
-    chance = 1 / math.comb(data.N_KEYS, m)  # top-m equal to the m targets by chance
-    specs = {
-        "loss": {"log_y": True},
-        "accuracy": {
-            "y_domain": (0, 1),
-            "reference": pd.DataFrame(
-                {
-                    "y": [chance],
-                    "label": [t("training.ref_chance", value=f"{chance:.2g}")],
-                }
-            ),
-        },
-        "entropy": {
-            "y_domain": (0, ln_n * 1.05),
-            "reference": pd.DataFrame(
-                {"y": [ln_n], "label": [t("training.ref_uniform", value=f"{ln_n:.2f}")]}
-            ),
-        },
-        "dead_fraction": {"y_domain": (0, 1)},
-    }
-    finals = {
-        "loss": finals_text(summary),
-        "accuracy": "; ".join(
-            f"{data.variant_label(r.variant)} {r.accuracy:.2f}" for r in summary.itertuples()
-        ),
-        "entropy": "; ".join(
-            f"{data.variant_label(r.variant)} {r.entropy_0:.2f} → {r.entropy:.2f}"
-            for r in summary.itertuples()
-        ),
-        "dead_fraction": "; ".join(
-            f"{data.variant_label(r.variant)} {pct(r.dead_0)} → {pct(r.dead)}"
-            for r in summary.itertuples()
-        ),
-    }
-    curves = {metric: data.labelled(run["curves"][metric]) for metric in data.METRICS}
-    charts_ = []
-    for metric in data.METRICS:
-        frame = curves[metric]
-        chart = partial(
-            charts.curves,
-            frame,
-            title=t(f"training.{metric}_title"),
-            x_title=t("training.axis_step"),
-            y_title=t(f"training.{metric}_y"),
-            description=t(f"training.{metric}_alt", values=finals[metric], steps=steps),
-            tips=tips("series", "step", "smooth", "raw", "reference"),
-            **specs[metric],
-        )
-        charts_.append((metric, chart, frame.drop(columns="color")))
-    diverged = summary[summary["diverged_at"] >= 0]
-    return {
-        "table": summary_table(summary, m),
-        "warnings": [
-            t("training.diverged", name=data.variant_label(r.variant), step=r.diverged_at)
-            for r in diverged.itertuples()
-        ],
-        "charts": charts_,
-        "dead_caption": dead_rows_caption(summary),
-    }
-
-
-def summary_table(summary: pd.DataFrame, m: int = 1) -> pd.DataFrame:
-    """One row per variant, indexed by its name: the run's numbers and verdict."""
+def summary_table(summary: dict[str, dict], m: int = 1) -> pd.DataFrame:
+    """One row per variant of the run's ``summary``, indexed by its name: the run's
+    numbers and verdict."""
     rows = []
-    for r in summary.itertuples():
+    for name, r in summary.items():
         rows.append(
             {
-                t("training.col_scaling"): data.variant_label(r.variant),
-                t("training.col_initial"): fmt(r.initial_loss),
-                t("training.col_final"): fmt(r.final_loss),
-                t("training.col_ratio"): gap_text(data.gap_left(r.final_loss, m)),
-                t("training.col_accuracy"): f"{r.accuracy:.2f}",
-                t("training.col_dead"): f"{pct(r.dead_0)} → {pct(r.dead)}",
-                t("training.col_verdict"): t(f"training.verdict_{data.verdict(r.final_loss, m)}"),
+                t("training.col_scaling"): data.variant_label(name),
+                t("training.col_initial"): fmt(r["initial_loss"]),
+                t("training.col_final"): fmt(r["final_loss"]),
+                t("training.col_ratio"): gap_text(data.gap_left(r["final_loss"], m)),
+                t("training.col_accuracy"): f"{r['accuracy']:.2f}",
+                t("training.col_dead"): f"{pct(r['dead_0'])} → {pct(r['dead'])}",
+                t("training.col_verdict"): t(
+                    f"training.verdict_{data.verdict(r['final_loss'], m)}"
+                ),
             }
         )
     table = pd.DataFrame(rows)
     return table.set_index(table.columns[0])
 
 
-def dead_rows_caption(summary: pd.DataFrame) -> str:
+def dead_rows_caption(summary: dict[str, dict]) -> str:
     """Dead rows at step 0 and at the end, per variant, with how to read them."""
-    unscaled = summary[summary["variant"] == "alpha_0"].iloc[0]
+    unscaled = summary["alpha_0"]
     return t(
         "training.dead_caption",
-        dead_0=pct(unscaled.dead_0),
-        dead=pct(unscaled.dead),
-        acc=f"{unscaled.accuracy:.2f}",
+        dead_0=pct(unscaled["dead_0"]),
+        dead=pct(unscaled["dead"]),
+        acc=f"{unscaled['accuracy']:.2f}",
     )
 
 
 # --- 2: inside one run ---------------------------------------------------------------------------
 def inside_run(v: View) -> None:
+    summary = v.run["summary"]
     st.header(t("training.s2_title"))
-    start = v.run["summary"].set_index("variant")["entropy_0"]
     workshop.takeaway(
         t(
             "training.s2_takeaway",
-            h0=f"{start['alpha_0']:.2f}",
-            hh=f"{start['alpha_half']:.2f}",
+            h0=f"{summary['alpha_0']['entropy_0']:.2f}",
+            hh=f"{summary['alpha_half']['entropy_0']:.2f}",
             ln_n=f"{math.log(data.N_KEYS):.2f}",
         )
     )
     st.markdown(t("training.s2_text", n=data.N_PROBE))
-    chart, frame, caption = inside_run_parts(v)
-    workshop.legacy_chart(chart, key="training_probe", data=frame, source=train_recall_variants)
-    st.caption(caption)
-
-
-def inside_run_parts(v: View) -> tuple[partial, pd.DataFrame, str]:
-    """Section 2 for the run of ``v``: the deferred probe heatmap, its frame (the CSV) and
-    the caption."""
-    run, variants = v.run, v.variants
-    probe = run["probe"]
-    short = {name: data.variant_short(name) for name in pd.unique(probe["variant"])}
-    frame = probe.assign(series=probe["variant"].map(short))
-    last = int(frame["snapshot"].max())
-    top = (
-        frame.groupby(["variant", "snapshot"], sort=False)["weight"]
-        .max()
-        .groupby(level=0)
-        .agg(["first", "last"])
-    )
-    on_target = (
-        frame[frame["target"] == 1].groupby(["variant", "snapshot"], sort=False)["weight"].mean()
-    )
     described = "; ".join(
         t(
             "training.probe_alt_part",
             name=data.variant_label(name),
-            top0=f"{top.loc[name, 'first']:.2f}",
-            target=f"{on_target.loc[(name, last)]:.2f}",
+            top0=f"{r['top_0']:.2f}",
+            target=f"{r['on_target']:.2f}",
         )
-        for name in variants
+        for name, r in summary.items()
     )
-    chart = partial(
-        charts.probe_heatmap,
-        frame,
-        title=t("training.probe_title"),
-        x_title=t("training.probe_x"),
-        color_title=t("training.probe_color"),
-        step_title=t("training.axis_step"),
-        description=t("training.probe_alt", last=last, parts=described),
-        tips=tips("series", "row", "key", "weight"),
+    workshop.chart(
+        "training.probe", charts.probe_heatmap,
+        partial(frames.probe, v.d_k, v.optimizer, v.lr, v.steps, v.variants, v.seed, v.m,
+                data.variant_shorts(v.variants)),
+        source=train_recall_variants, last=v.run["last"], parts=described,
+    )  # fmt: skip
+    st.caption(
+        t(
+            "training.probe_caption",
+            ln_n=f"{math.log(data.N_KEYS):.2f}",
+            entropies=per_variant(summary, lambda r: f"{r['entropy_0']:.2f} → {r['entropy']:.2f}"),
+        )
     )
-    summary = run["summary"]
-    caption = t(
-        "training.probe_caption",
-        ln_n=f"{math.log(data.N_KEYS):.2f}",
-        entropies="; ".join(
-            f"{data.variant_label(r.variant)} {r.entropy_0:.2f} → {r.entropy:.2f}"
-            for r in summary.itertuples()
-        ),
-    )
-    return chart, frame, caption

@@ -17,8 +17,8 @@ import streamlit as st
 from core.training import LR_GRIDS, final_loss, lr_sensitivity
 from ui.common import workshop
 from ui.common.i18n import t
-from ui.training import charts, data
-from ui.training.sections import View, fmt, opt_name, pct, tips
+from ui.training import charts, data, frames
+from ui.training.sections import View, fmt, opt_name, pct
 
 
 # --- 3: LR sensitivity ---------------------------------------------------------------------------
@@ -32,13 +32,14 @@ def grid_text(optimizer: str) -> dict[str, str]:
     }
 
 
-def gather(v: View) -> dict[tuple, tuple[pd.DataFrame, str]]:
-    """The sweep cells available now (shipped or computed in this session)."""
+def gather(v: View) -> dict[tuple, str]:
+    """The sweep cells available now, each with where it comes from: "precomputed" or
+    "computed" (in this session)."""
     out = {}
     for cell in data.needed_cells(v.m, v.optimizer, v.d_k, v.seed, v.steps):
-        got = data.available(cell, v.variants)
-        if got is not None:
-            out[cell] = got
+        source = data.cell_source(cell, v.variants)
+        if source is not None:
+            out[cell] = source
     return out
 
 
@@ -64,7 +65,8 @@ def compute_missing(v: View, missing: list[tuple]) -> None:
                 left=f"{eta:.0f}",
             ),
         )
-        data.store(cell, v.variants, data.sweep_cell(m, opt, d_k, seed, steps, v.variants))
+        data.sweep_cell(m, opt, d_k, seed, steps, v.variants)
+        data.store(cell, v.variants)
         done_cost += costs[i]
         spent = time.perf_counter() - t0
     bar.progress(1.0, text=t("training.progress_done", n=len(missing), seconds=f"{spent:.0f}"))
@@ -101,7 +103,7 @@ def lr_sweep(v: View) -> dict | None:
         ):
             compute_missing(v, missing)
             have = gather(v)
-    sources = [s for _, s in have.values()]
+    sources = list(have.values())
     if have:
         st.caption(
             t(
@@ -118,8 +120,7 @@ def lr_sweep(v: View) -> dict | None:
             workshop.takeaway(t("training.s3_takeaway_missing"))
         small_multiples(v, have)
         return None
-    keys = tuple(here)
-    numbers = sweep_numbers(v, keys, [have[c][0] for c in keys])
+    numbers = data.sweep_stats(v.m, v.optimizer, v.d_k, v.seed, v.steps, v.variants)
     if workshop.predict(**learns_question(v, numbers)):
         n0, nh = (count(numbers["per"][k], "learns") for k in ("alpha_0", "alpha_half"))
         with top:
@@ -133,17 +134,6 @@ def lr_sweep(v: View) -> dict | None:
             )
         sweep_charts(v, have, numbers)
     return numbers
-
-
-def sweep_numbers(v: View, keys: tuple[tuple, ...], cells: list) -> dict:
-    """The sweep at the learner's d_k (cells ``keys``, one per seed, frames ``cells``):
-    the seeds' ``summary`` and, per variant, :func:`ui.training.data.conclusions` (of the
-    shipped cells, cached, when they are all shipped)."""
-    shipped = data.shipped_sweep(v.m, v.optimizer, v.d_k, v.seed, v.steps, v.variants)
-    if shipped is None:
-        shipped = data.sweep_summary(cells, v.m), data.conclusions(cells, v.m)
-    summary, per = shipped
-    return {"summary": summary, "per": per, "keys": keys, "variants": v.variants}
 
 
 def lr_list(entry: dict, which: str, mark: bool = True) -> str:
@@ -163,31 +153,8 @@ def count(entry: dict, which: str) -> int:
 
 
 def sweep_charts(v: View, have: dict, numbers: dict) -> None:
-    chart, frame, table, borderline, diverged = sweep_parts(numbers, v.lr)
-    workshop.legacy_chart(
-        chart, key="training_lr", data=frame, source=[data.sweep_cell, final_loss, lr_sensitivity]
-    )
-    st.caption(t("training.lr_caption", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO)))
-    st.table(table)
-    if borderline:
-        st.caption(borderline)
-    st.caption(t("training.sensitivity_caption", **grid_text(v.optimizer)))
-    st.caption(t("training.diverged_some", n=diverged) if diverged else t("training.diverged_none"))
-    small_multiples(v, have)
-
-
-def sweep_parts(
-    numbers: dict, lr: float
-) -> tuple[partial, pd.DataFrame, pd.DataFrame, str | None, int]:
-    """The LR chart (deferred), its CSV frame, the sensitivity table, the caption of its
-    borderline results (None if none) and the count of diverged runs at the learner's
-    rate ``lr``, for :func:`sweep_numbers` ``numbers``."""
-    keys = numbers["keys"]
-    m, optimizer, d_k = keys[0][0], keys[0][1], keys[0][2]
-    summary = data.labelled(numbers["summary"])
-    initial = data.labelled(
-        summary.groupby("variant", sort=False)["initial_loss"].first().reset_index()
-    ).rename(columns={"initial_loss": "y"})
+    """The LR chart at the learner's d_k, its table and captions (``numbers``:
+    :func:`data.sweep_stats`), then the small multiples."""
     per = numbers["per"]
     described = "; ".join(
         t(
@@ -199,30 +166,28 @@ def sweep_parts(
         )
         for name, e in per.items()
     )
-    grid = LR_GRIDS[optimizer]
-    chart = partial(
-        charts.lr_lines,
-        summary,
-        current_lr=lr if grid[0] <= lr <= grid[-1] else None,
-        title=t("training.lr_title", d_k=d_k, opt=opt_name(optimizer)).split("|"),
-        x_title=t("training.axis_lr"),
-        y_title=t("training.lr_y", last=data.LAST),
-        description=t(
-            "training.lr_alt",
-            d_k=d_k,
-            m=m,
-            opt=opt_name(optimizer),
-            parts=described,
-            n=data.SWEEP_SEEDS,
-            uniform=fmt(data.uniform(m)),
-        ),
-        tips=tips("series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial", "uniform"),
-        initial=initial[["series", "color", "y"]],
-        uniform=data.uniform(m),
-    )
-    diverged = int(numbers["summary"]["diverged"].sum())
-    table = sensitivity_table(per)
-    return chart, summary.drop(columns="color"), table, borderline_caption(per), diverged
+    grid = LR_GRIDS[v.optimizer]
+    options = {
+        "current_lr": v.lr if grid[0] <= v.lr <= grid[-1] else None,
+        "uniform": data.uniform(v.m),
+    }
+    workshop.chart(
+        "training.lr", charts.lr_lines,
+        partial(frames.lr_sweep, v.m, v.optimizer, v.d_k, v.seed, v.steps, v.variants,
+                data.variant_labels(v.variants)),
+        options=options, source=[data.sweep_cell, final_loss, lr_sensitivity],
+        d_k=v.d_k, m=v.m, opt=opt_name(v.optimizer), last=data.LAST, parts=described,
+        n=data.SWEEP_SEEDS, uniform=fmt(data.uniform(v.m)),
+    )  # fmt: skip
+    st.caption(t("training.lr_caption", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO)))
+    st.table(sensitivity_table(per))
+    borderline = borderline_caption(per)
+    if borderline:
+        st.caption(borderline)
+    st.caption(t("training.sensitivity_caption", **grid_text(v.optimizer)))
+    diverged = numbers["diverged"]
+    st.caption(t("training.diverged_some", n=diverged) if diverged else t("training.diverged_none"))
+    small_multiples(v, have)
 
 
 def sensitivity_table(per: dict) -> pd.DataFrame:
@@ -293,101 +258,66 @@ def borderline_caption(per: dict) -> str | None:
 
 
 def small_multiples(v: View, have: dict) -> None:
+    """The LR chart at every d_k of ``data.SWEEP_D_KS`` whose seeds are all available
+    (``have``: :func:`gather`), on one y-range, with the best rate per d_k."""
     title = t("training.multiples_title", opt=opt_name(v.optimizer))
-    shipped = data.shipped_multiples(v.m, v.optimizer, v.seed, v.steps, v.variants)
-    labelled = {d_k: data.labelled(summary) for d_k, summary in shipped.items()}
-    parts = multiples_parts(labelled, v.optimizer, v.m) if labelled else None
-    if parts is None:  # not all shipped: from what is here
-        frames = {}
-        for d_k in data.SWEEP_D_KS:
-            keys = [
-                c
-                for c in data.needed_cells(v.m, v.optimizer, d_k, v.seed, v.steps)[
-                    : data.SWEEP_SEEDS
-                ]
-                if c in have
-            ]
-            if len(keys) == data.SWEEP_SEEDS:
-                summary = data.sweep_summary([have[c][0] for c in keys], v.m)
-                frames[d_k] = data.labelled(summary)
-        if not frames:
-            st.subheader(title)
-            workshop.takeaway(t("training.multiples_takeaway_missing"))
-            st.caption(t("training.multiples_missing"))
-            return
-        parts = multiples_parts(frames, v.optimizer, v.m)
-    panels, caption, takeaway = parts
+    d_ks = tuple(
+        d_k
+        for d_k in data.SWEEP_D_KS
+        if all(
+            c in have
+            for c in data.needed_cells(v.m, v.optimizer, d_k, v.seed, v.steps)[: data.SWEEP_SEEDS]
+        )
+    )
     st.subheader(title)
-    workshop.takeaway(takeaway)
+    if not d_ks:
+        workshop.takeaway(t("training.multiples_takeaway_missing"))
+        st.caption(t("training.multiples_missing"))
+        return
+    found = data.multiples_stats(v.m, v.optimizer, v.seed, v.steps, v.variants, d_ks)
+    best = {}  # per variant its best rate at each d_k, from the smallest d_k up
+    for d_k in d_ks:
+        for name, lr in found["best"][d_k]:
+            best.setdefault(name, []).append(data.lr_text(lr))
+    half = best["alpha_half"]
+    workshop.takeaway(
+        t("training.multiples_takeaway_same", lr=half[0], lo=d_ks[0], hi=d_ks[-1])
+        if len(set(half)) == 1
+        else t(
+            "training.multiples_takeaway_moves",
+            first=half[0], last=half[-1], lo=d_ks[0], hi=d_ks[-1],
+        )
+    )  # fmt: skip
+    labels = data.variant_labels(v.variants)
+    options = {
+        "uniform": data.uniform(v.m),
+        "y_domain": found["domain"],
+        "legend_columns": 1,  # two panels to a row: ~210 px each at 800 px
+        "height": 340,
+        "width_px": 170,
+    }
     cols = st.columns(2)
-    for i, (d_k, chart, frame) in enumerate(panels):
+    for i, d_k in enumerate(data.SWEEP_D_KS):
         with cols[i % 2]:
-            if chart is None:
+            if d_k not in d_ks:
                 st.caption(t("training.multiple_missing", d_k=d_k))
                 continue
-            workshop.legacy_chart(
-                chart, key=f"training_lr_{d_k}", data=frame, source=data.sweep_cell
+            rates = "; ".join(
+                f"{data.variant_label(name)} {data.lr_text(lr)}" for name, lr in found["best"][d_k]
             )
-    st.caption(caption)
-
-
-def multiples_parts(
-    frames: dict[int, pd.DataFrame], optimizer: str, m: int = 1
-) -> tuple[list, str, str]:
-    """Per d_k of ``SWEEP_D_KS`` (d_k, deferred LR chart or None, CSV frame or None) on a
-    shared y scale, the caption naming each variant's best rate per d_k, and the
-    takeaway: whether the best rate with 1/√d_k moves with d_k."""
-    values = pd.concat(frames.values())
-    domain = (max(1e-5, float(values["lo"].min()) * 0.8), float(values["hi"].max()) * 1.25)
-    panels = []
-    for d_k in data.SWEEP_D_KS:
-        if d_k not in frames:
-            panels.append((d_k, None, None))
-            continue
-        frame = frames[d_k]
-        best = "; ".join(
-            f"{data.variant_label(name)} {data.lr_text(part.loc[part['value'].idxmin(), 'lr'])}"
-            for name, part in frame.groupby("variant", sort=False)
+            workshop.chart(
+                f"training.lr_{d_k}", charts.lr_lines,
+                partial(frames.lr_panel, v.m, v.optimizer, d_k, v.seed, v.steps, v.variants,
+                        labels),
+                table="training.lr_panel", options=options, source=data.sweep_cell, d_k=d_k, opt=opt_name(v.optimizer),
+                best=rates, n=data.SWEEP_SEEDS,
+            )  # fmt: skip
+    st.caption(
+        t(
+            "training.multiples_caption",
+            best="; ".join(f"{data.variant_label(n)}: {' → '.join(v)}" for n, v in best.items()),
         )
-        chart = partial(
-            charts.lr_lines,
-            frame,
-            current_lr=None,
-            title=t("training.multiple_title", d_k=d_k),
-            x_title=t("training.axis_lr"),
-            y_title=t("training.lr_y_short"),
-            description=t(
-                "training.multiple_alt",
-                d_k=d_k,
-                opt=opt_name(optimizer),
-                best=best,
-                n=data.SWEEP_SEEDS,
-            ),
-            tips=tips(
-                "series", "lr", "value", "lo", "hi", "ratio", "diverged", "initial", "uniform"
-            ),
-            uniform=data.uniform(m),
-            y_domain=domain,
-            legend_columns=1,  # two panels to a row: ~210 px each at 800 px
-            height=340,
-            width_px=170,
-        )
-        panels.append((d_k, chart, frame.drop(columns="color")))
-    best = {}
-    for frame in frames.values():
-        for name, part in frame.groupby("variant", sort=False):
-            best.setdefault(name, []).append(data.lr_text(part.loc[part["value"].idxmin(), "lr"]))
-    caption = t(
-        "training.multiples_caption",
-        best="; ".join(f"{data.variant_label(n)}: {' → '.join(v)}" for n, v in best.items()),
     )
-    half, lo, hi = best["alpha_half"], min(frames), max(frames)
-    takeaway = (
-        t("training.multiples_takeaway_same", lr=half[0], lo=lo, hi=hi)
-        if len(set(half)) == 1
-        else t("training.multiples_takeaway_moves", first=half[0], last=half[-1], lo=lo, hi=hi)
-    )
-    return panels, caption, takeaway
 
 
 def learns_question(v: View, numbers: dict) -> dict:
@@ -437,15 +367,15 @@ def myth(v: View, numbers: dict | None) -> None:
         n_learn, n = count(e0, "learns"), len(e0["lrs"])
         key = "training.s4_takeaway_too_strong" if n_learn else "training.s4_takeaway_holds"
         workshop.takeaway(t(key, n_learn=n_learn, n=n))
-    summary = v.run["summary"].set_index("variant")
+    zero, half = v.run["summary"]["alpha_0"], v.run["summary"]["alpha_half"]
     run_part = t(
         "training_workshop.myth_run",
         lr=data.lr_text(v.lr),
-        f0=fmt(summary.loc["alpha_0", "final_loss"]),
-        l0=fmt(summary.loc["alpha_0", "initial_loss"]),
-        v0=t(f"training.verdict_{data.verdict(summary.loc['alpha_0', 'final_loss'], v.m)}"),
-        fh=fmt(summary.loc["alpha_half", "final_loss"]),
-        vh=t(f"training.verdict_{data.verdict(summary.loc['alpha_half', 'final_loss'], v.m)}"),
+        f0=fmt(zero["final_loss"]),
+        l0=fmt(zero["initial_loss"]),
+        v0=t(f"training.verdict_{data.verdict(zero['final_loss'], v.m)}"),
+        fh=fmt(half["final_loss"]),
+        vh=t(f"training.verdict_{data.verdict(half['final_loss'], v.m)}"),
     )
     definition = t(
         "training_workshop.myth_define",
@@ -461,7 +391,7 @@ def myth(v: View, numbers: dict | None) -> None:
     else:
         e0, eh = numbers["per"]["alpha_0"], numbers["per"]["alpha_half"]
         key = "myth_sweep" if count(e0, "learns") else "myth_sweep_holds"
-        dead_0 = float(summary.loc["alpha_0", "dead_0"])  # step 0: the same at every rate
+        dead_0 = zero["dead_0"]  # step 0: the same at every rate
         start = (
             t("training_workshop.myth_start_dead", dead_0=pct(dead_0))
             if dead_0 > 0

@@ -9,23 +9,18 @@ from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
     D_K,
+    ChartText,
     band_tooltip,
     chart_title,
     check_rows,
-    d_marker,
     legend_below,
 )
 
 
 def histogram_with_law(
     df: pd.DataFrame,
+    text: ChartText,
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    law_labels: tuple[str, str],
-    description: str,
-    tips: dict[str, str],
     color: str = COLORS["sqrt"],
     x_domain: tuple[float, float] | None = None,
 ) -> alt.LayerChart:
@@ -36,17 +31,19 @@ def histogram_with_law(
     df : DataFrame
         One row per bin: ``x0``, ``x1`` (bin edges), ``x`` (centre), ``density``
         (empirical), ``exact`` (exact law), ``gauss`` (Gaussian limit).
-    title, x_title, y_title, description : str
-        Chart title, axis titles and alt text.
-    law_labels : (str, str)
-        Legend labels of the exact law and of the Gaussian limit.
-    tips : dict
-        Tooltip title of the curves' legend field: ``law``.
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``law_exact`` and ``law_gauss``: the legend
+        labels of the exact law and of the Gaussian limit; ``tips.law``: the curves'
+        legend field.
+    color : str
+        Bar colour.
     x_domain : (lo, hi), optional
         The x-axis range, to draw two histograms on one axis (the unscaled one's range);
         None: the data's own range.
     """
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
+    law_labels = (text["law_exact"], text["law_gauss"])
     x_scale = alt.Scale() if x_domain is None else alt.Scale(domain=list(x_domain), nice=False)
     base = alt.Chart(df)
     tooltip = [
@@ -84,33 +81,29 @@ def histogram_with_law(
             ],
         )
     )
-    return alt.layer(bars, lines, title=chart_title(title), description=description, height=300)
+    return alt.layer(
+        bars, lines, title=chart_title(text.title), description=text.description, height=300
+    )
 
 
-def variance_sweep(
-    df: pd.DataFrame,
-    *,
-    series_order: tuple[str, str],
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-    tips: dict[str, str],
-) -> alt.LayerChart:
-    """Empirical Var(q·k) and Var(q·k/√d_k) against d_k on log–log axes.
+def variance_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
+    """Empirical Var(q·k) and Var(q·k/√d_k) against d_k on log–log axes (the learner's
+    d_k: ``marker=``).
 
     Parameters
     ----------
     df : DataFrame
         Rows per (d_k, series): ``d``, ``series`` (legend label), ``var``, ``lo``,
         ``hi`` (95 % interval), ``theory``.
-    series_order : (str, str)
-        The unscaled and the scaled series' labels (drawn vermillion and blue).
-    tips : dict
-        Tooltip titles: ``series``, ``value`` (the variance), ``lo``, ``hi`` (the
-        interval's ends), ``theory``.
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``series_raw`` and ``series_scaled``: the
+        unscaled and the scaled series' labels (drawn vermillion and blue); ``tips``:
+        ``series``, ``value`` (the variance), ``lo``, ``hi`` (the interval's ends),
+        ``theory``.
     """
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
+    series_order = (text["series_raw"], text["series_scaled"])
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log")
     # the plot takes about 200 of the chart's 320 px
@@ -123,16 +116,23 @@ def variance_sweep(
     )
     theory_tip = alt.Tooltip("theory:Q", title=tips["theory"], format=".4g")
     tooltip = band_tooltip(tips, "var", theory_tip)
+    # each layer names the one dataset itself, the chart's shape with the d_k marker's own
+    # data layered on: Altair lifts a frame object that every layer shares to the top
+    # level, so the theory line gets an equal copy
     base = alt.Chart(df)
-    theory = base.mark_line(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5).encode(
-        x=x,
-        y=alt.Y("theory:Q", scale=y_scale, title=y_title, axis=y_axis),
-        detail=alt.Detail("series:N"),
-        tooltip=[
-            alt.Tooltip("series:N", title=tips["series"]),
-            alt.Tooltip("d:Q", title=D_K, format="d"),
-            theory_tip,
-        ],
+    theory = (
+        alt.Chart(df.copy(deep=False))
+        .mark_line(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5)
+        .encode(
+            x=x,
+            y=alt.Y("theory:Q", scale=y_scale, title=y_title, axis=y_axis),
+            detail=alt.Detail("series:N"),
+            tooltip=[
+                alt.Tooltip("series:N", title=tips["series"]),
+                alt.Tooltip("d:Q", title=D_K, format="d"),
+                theory_tip,
+            ],
+        )
     )
     bars = base.mark_rule(strokeWidth=2).encode(
         x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=series, tooltip=tooltip
@@ -143,34 +143,30 @@ def variance_sweep(
         color=series,
         tooltip=tooltip,
     )
-    marker = d_marker()
     return alt.layer(
-        theory, bars, points, marker, title=chart_title(title), description=description, height=320
+        theory,
+        bars,
+        points,
+        title=chart_title(text.title),
+        description=text.description,
+        height=320,
     )
 
 
-def running_sums(
-    paths: pd.DataFrame,
-    envelope: pd.DataFrame,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-    tips: dict[str, str],
-) -> alt.LayerChart:
+def running_sums(frames: tuple[pd.DataFrame, pd.DataFrame], text: ChartText) -> alt.LayerChart:
     """Partial sums of qᵢkᵢ against i for several pairs, with ±√i and ±2√i envelopes.
 
     Parameters
     ----------
-    paths : DataFrame
-        ``i``, ``path`` (pair id), ``sum``.
-    envelope : DataFrame
-        ``i``, ``band`` (legend label, e.g. "±1 std"), ``lo``, ``hi``.
-    tips : dict
-        Tooltip titles: ``path`` (the pair's number), ``band`` (the envelope's label),
-        ``lo``, ``hi`` (its lower and upper line).
+    frames : (DataFrame, DataFrame)
+        ``paths``: ``i``, ``path`` (pair id), ``sum``; and ``envelope``: ``i``,
+        ``band`` (legend label, e.g. "±1 std"), ``lo``, ``hi``.
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``path`` (the pair's number),
+        ``band`` (the envelope's label), ``lo``, ``hi`` (its lower and upper line).
     """
+    paths, envelope = frames
+    x_title, y_title, tips = text.x, text.y, text.tips
     check_rows(paths)
     check_rows(envelope)
     x = alt.X("i:Q", title=x_title, axis=alt.Axis(tickMinStep=1))  # dimensions are whole
@@ -206,30 +202,25 @@ def running_sums(
         for edge in ("hi", "lo")
     )
     return alt.layer(
-        lines, upper, lower, title=chart_title(title), description=description, height=320
+        lines, upper, lower, title=chart_title(text.title), description=text.description, height=320
     )
 
 
-def term_bars(
-    df: pd.DataFrame,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    sign_title: str,
-    sign_order: tuple[str, str],
-    description: str,
-) -> alt.Chart:
+def term_bars(df: pd.DataFrame, text: ChartText) -> alt.Chart:
     """Bars of the per-dimension products qᵢkᵢ of one pair, coloured by sign.
 
     Parameters
     ----------
     df : DataFrame
         ``i`` (1-based dimension), ``term`` (qᵢkᵢ), ``sign`` (legend label).
-    sign_order : (str, str)
-        Labels of positive and negative terms (blue and vermillion).
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``color``: the sign's legend and tooltip
+        title; ``sign_pos`` and ``sign_neg``: the labels of positive and negative terms
+        (blue and vermillion).
     """
     check_rows(df)
+    x_title, y_title, sign_title = text.x, text.y, text["color"]
+    sign_order = (text["sign_pos"], text["sign_neg"])
     return (
         alt.Chart(df)
         .mark_bar()
@@ -265,5 +256,5 @@ def term_bars(
                 alt.Tooltip("sign:N", title=sign_title),
             ],
         )
-        .properties(title=chart_title(title), description=description, height=300)
+        .properties(title=chart_title(text.title), description=text.description, height=300)
     )

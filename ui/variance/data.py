@@ -1,7 +1,10 @@
 """Cached data of the variance page: binned q·k samples, the variance sweep, running sums.
 
 Conventions (hashable inputs, small frames, one random stream per picture):
-:mod:`ui.common.data`.
+:mod:`ui.common.data`. The functions under "The charts' frames" make each chart's data
+from plain values (the deferred ``frame`` of :func:`ui.common.workshop.chart`): the
+words a frame holds (legend labels) come in as arguments, never from the current
+language, since the chart's cache key holds them.
 """
 
 from __future__ import annotations
@@ -94,6 +97,17 @@ def score_histograms(
     return raw, scaled, var_core.sample_moments(s)
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def score_stats(
+    d_k: int, n_samples: int, dist: str, sigma_q: float, sigma_k: float, seed: int
+) -> dict[str, float]:
+    """The sample moments of :func:`score_histograms` (:func:`core.variance.sample_moments`)
+    and the unscaled histogram's outer bin edges ``x_lo``, ``x_hi`` (plain numbers: a hit
+    copies no frame)."""
+    raw, _, moments = score_histograms(d_k, n_samples, dist, sigma_q, sigma_k, seed)
+    return {**moments, "x_lo": float(raw.x0.min()), "x_hi": float(raw.x1.max())}
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def variance_sweep(dist: str, seed: int) -> pd.DataFrame:
     """Var(q·k) at unit σ over d_k = 1…4096, unscaled and divided by √d_k.
@@ -162,3 +176,54 @@ def pair_terms(
     shown = terms[:MAX_TERMS_SHOWN]
     df = pd.DataFrame({"i": np.arange(1, shown.size + 1), "term": shown, "positive": shown >= 0})
     return df, float(terms.sum())
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def pair_sum(d_k: int, dist: str, sigma_q: float, sigma_k: float, seed: int) -> float:
+    """q·k of the pair of :func:`pair_terms`: the sum of all its d_k products."""
+    return pair_terms(d_k, dist, sigma_q, sigma_k, seed)[1]
+
+
+# --- the charts' frames, from plain values ---------------------------------------------
+def histogram(
+    d_k: int, n_samples: int, dist: str, sigma_q: float, sigma_k: float, seed: int, scaled: bool
+) -> pd.DataFrame:
+    """The binned q·k (``scaled``: q·k/√d_k) of :func:`score_histograms`, ≤ 61 rows: x0,
+    x1, x, density, exact, gauss."""
+    raw, divided, _ = score_histograms(d_k, n_samples, dist, sigma_q, sigma_k, seed)
+    return divided if scaled else raw
+
+
+def scaled_sweep(
+    dist: str, seed: int, sigma_q: float, sigma_k: float, series: tuple[str, str]
+) -> pd.DataFrame:
+    """:func:`variance_sweep` at σ_q, σ_k: 26 rows of d, var, lo, hi, theory (each times
+    σ_q²σ_k²) and ``series``, the legend label of the unscaled and the scaled rows."""
+    c2v = (sigma_q * sigma_k) ** 2
+    sweep = variance_sweep(dist, seed)
+    return sweep.assign(
+        var=sweep["var"] * c2v,
+        lo=sweep.lo * c2v,
+        hi=sweep.hi * c2v,
+        theory=sweep.theory * c2v,
+        series=sweep.scaled.map(dict(zip((False, True), series, strict=True))),
+    ).drop(columns="scaled")
+
+
+def walks(
+    d_k: int, dist: str, sigma_q: float, sigma_k: float, seed: int, bands: tuple[str, str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`running_sums`: the paths (i, path, sum) and the envelopes (i, k, lo, hi,
+    ``band``: the legend labels of ±1 and ±2 standard deviations)."""
+    paths, envelope = running_sums(d_k, dist, sigma_q, sigma_k, seed)
+    return paths, envelope.assign(band=envelope.k.map(dict(zip((1, 2), bands, strict=True))))
+
+
+def signed_terms(
+    d_k: int, dist: str, sigma_q: float, sigma_k: float, seed: int, signs: tuple[str, str]
+) -> pd.DataFrame:
+    """The products of :func:`pair_terms` (i, term) with ``sign``, the legend label of a
+    positive or a negative term (``signs``, in that order)."""
+    terms, _ = pair_terms(d_k, dist, sigma_q, sigma_k, seed)
+    names = dict(zip((True, False), signs, strict=True))
+    return terms.assign(sign=terms.positive.map(names)).drop(columns="positive")

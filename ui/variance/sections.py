@@ -43,11 +43,15 @@ class View:
         """σ_q σ_k: the spread of one product q_i·k_i, and of q·k/√d_k."""
         return self.sigma_q * self.sigma_k
 
-    def histograms(self):
-        """:func:`ui.variance.data.score_histograms` at these settings."""
-        return data.score_histograms(
-            self.d_k, self.n_samples, self.dist, self.sigma_q, self.sigma_k, self.seed
-        )
+    @property
+    def samples(self) -> tuple[int, int, str, float, float, int]:
+        """The arguments of :func:`ui.variance.data.score_histograms` at these settings."""
+        return self.d_k, self.n_samples, self.dist, self.sigma_q, self.sigma_k, self.seed
+
+    @property
+    def pair(self) -> tuple[int, str, float, float, int]:
+        """The arguments of the running sums and the pair's terms at these settings."""
+        return self.d_k, self.dist, self.sigma_q, self.sigma_k, self.seed
 
 
 # --- 1. predict the spread, then the sum's measured moments and the derivation ----------
@@ -60,7 +64,7 @@ def spread(v: View) -> bool:
     d_k, n_samples, sigma_q, sigma_k, c = v.d_k, v.n_samples, v.sigma_q, v.sigma_k, v.c
     st.header(t("variance.step_1"))
     top = st.container()  # the takeaway, once the question is answered
-    _, _, moments = v.histograms()
+    moments = data.score_stats(*v.samples)
     var_theory = dot_product_variance(d_k, sigma_q, sigma_k)
     drawn = data.samples_for(v.dist, d_k, n_samples)
     if drawn < n_samples:
@@ -98,51 +102,30 @@ def histograms(v: View, revealed: bool) -> None:
         return
     workshop.takeaway(t("variance.s2_takeaway"))
     d_k = v.d_k
-    raw, scaled, _ = v.histograms()
+    stats = data.score_stats(*v.samples)
     std_theory = math.sqrt(dot_product_variance(d_k, v.sigma_q, v.sigma_k))
-    laws = (t("variance.law_exact"), t("variance.law_gauss"))
     axes = controls.choice(
         "hist_axes",
         t("variance.hist_axes"),
         labels=[t(f"variance.hist_axes_{a}") for a in HIST_AXES],
     )
     # one x-axis (the unscaled histogram's range, the wider one) unless asked otherwise
-    shared = (float(raw.x0.min()), float(raw.x1.max())) if axes == "shared" else None
+    shared = (stats["x_lo"], stats["x_hi"]) if axes == "shared" else None
     left, right = st.columns(2)
     with left:
-        workshop.legacy_chart(
-            partial(
-                charts.histogram_with_law,
-                raw,
-                title=t("variance.hist_raw_title", d_k=d_k),
-                x_title=t("variance.axis_score"),
-                y_title=t("variance.axis_density"),
-                law_labels=laws,
-                description=t("variance.hist_raw_alt", d_k=d_k, std=f"{std_theory:.3g}"),
-                tips={"law": t("variance.tip_law")},
-                color=COLORS["unscaled"],
-                x_domain=shared,
-            ),
-            key="variance_hist_raw",
-            data=raw,
+        workshop.chart(
+            "variance.hist_raw", charts.histogram_with_law,
+            partial(data.histogram, *v.samples, False),
+            options={"color": COLORS["unscaled"], "x_domain": shared},
             source=[dot_products, variance_core.expected_density],
-        )
+            d_k=d_k, std=f"{std_theory:.3g}",
+        )  # fmt: skip
     with right:
-        workshop.legacy_chart(
-            partial(
-                charts.histogram_with_law,
-                scaled,
-                title=t("variance.hist_scaled_title", d_k=d_k),
-                x_title=t("variance.axis_scaled_score"),
-                y_title=t("variance.axis_density"),
-                law_labels=laws,
-                description=t("variance.hist_scaled_alt", std=f"{v.c:.3g}"),
-                tips={"law": t("variance.tip_law")},
-                x_domain=shared,
-            ),
-            key="variance_hist_scaled",
-            data=scaled,
-        )
+        workshop.chart(
+            "variance.hist_scaled", charts.histogram_with_law,
+            partial(data.histogram, *v.samples, True),
+            options={"x_domain": shared}, d_k=d_k, std=f"{v.c:.3g}",
+        )  # fmt: skip
     st.caption(t("variance.hist_caption", uniform_max=variance_core.UNIFORM_EXACT_MAX_D))
     st.caption(t(f"variance.hist_axes_note_{axes}"))
     score_size_cards()
@@ -191,35 +174,12 @@ def variance_against_d_k(v: View) -> None:
     """Var(q·k) and Var(q·k/√d_k) over d_k = 1…4096 with theory (log–log)."""
     st.header(t("variance.step_3"))
     workshop.takeaway(t("variance.s3_takeaway"))
-    c2v = v.c**2
-    sweep = data.variance_sweep(v.dist, v.seed)
-    sweep = sweep.assign(
-        var=sweep["var"] * c2v,
-        lo=sweep.lo * c2v,
-        hi=sweep.hi * c2v,
-        theory=sweep.theory * c2v,
-        series=sweep.scaled.map(
-            {False: t("variance.series_raw"), True: t("variance.series_scaled")}
-        ),
-    ).drop(columns="scaled")
-    workshop.legacy_chart(
-        partial(
-            charts.variance_sweep,
-            sweep,
-            series_order=(t("variance.series_raw"), t("variance.series_scaled")),
-            title=t("variance.sweep_title"),
-            x_title=t("variance.axis_d_k"),
-            y_title=t("variance.axis_variance"),
-            description=t("variance.sweep_alt"),
-            tips={
-                key: t(f"variance.tip_{key}") for key in ("series", "value", "lo", "hi", "theory")
-            },
-        ),
-        key="variance_sweep",
-        data=sweep,
-        source=variance_core.variance_sweep,
-        current_d=v.d_k,
-    )
+    series = (t("variance.sweep.series_raw"), t("variance.sweep.series_scaled"))
+    workshop.chart(
+        "variance.sweep", charts.variance_sweep,
+        partial(data.scaled_sweep, v.dist, v.seed, v.sigma_q, v.sigma_k, series),
+        marker=v.d_k, source=variance_core.variance_sweep,
+    )  # fmt: skip
     st.caption(t("variance.sweep_caption", n=f"{data.SWEEP_SAMPLES:,}"))
     if v.dist == "uniform":
         st.caption(t("variance.sweep_uniform_note"))
@@ -230,55 +190,22 @@ def dimension_by_dimension(v: View) -> None:
     """Running sums of q_i k_i with their ±√i envelopes, and one pair's terms."""
     st.header(t("variance.step_4"))
     workshop.takeaway(t("variance.s4_takeaway"))
-    d_k, dist, sigma_q, sigma_k, seed = v.d_k, v.dist, v.sigma_q, v.sigma_k, v.seed
+    d_k = v.d_k
     left, right = st.columns(2)
     with left:
-        paths, envelope = data.running_sums(d_k, dist, sigma_q, sigma_k, seed)
-        envelope = envelope.assign(
-            band=envelope.k.map({1: t("variance.band_1"), 2: t("variance.band_2")})
-        )
-        workshop.legacy_chart(
-            partial(
-                charts.running_sums,
-                paths,
-                envelope,
-                title=t("variance.paths_title", n=data.N_PATHS),
-                x_title=t("variance.axis_i"),
-                y_title=t("variance.axis_partial_sum"),
-                description=t("variance.paths_alt", d_k=d_k),
-                tips={
-                    "path": t("variance.tip_path"),
-                    "band": t("variance.tip_band"),
-                    "lo": t("variance.tip_band_lo"),
-                    "hi": t("variance.tip_band_hi"),
-                },
-            ),
-            key="variance_paths",
-            data=paths,
-            source=variance_core.running_sums,
-        )
+        bands = (t("variance.band_1"), t("variance.band_2"))
+        workshop.chart(
+            "variance.paths", charts.running_sums, partial(data.walks, *v.pair, bands),
+            source=variance_core.running_sums, n=data.N_PATHS, d_k=d_k,
+        )  # fmt: skip
         st.caption(t("variance.paths_caption"))
     with right:
-        terms, total = data.pair_terms(d_k, dist, sigma_q, sigma_k, seed)
-        signs = (t("variance.sign_pos"), t("variance.sign_neg"))
-        terms = terms.assign(sign=terms.positive.map({True: signs[0], False: signs[1]})).drop(
-            columns="positive"
-        )
-        workshop.legacy_chart(
-            partial(
-                charts.term_bars,
-                terms,
-                title=t("variance.terms_title", total=f"{total:.3g}"),
-                x_title=t("variance.axis_i"),
-                y_title=t("variance.axis_term"),
-                sign_title=t("variance.sign_title"),
-                sign_order=signs,
-                description=t("variance.terms_alt", d_k=d_k, total=f"{total:.3g}"),
-            ),
-            key="variance_terms",
-            data=terms,
-            source=sample_qk,
-        )
+        signs = (t("variance.terms.sign_pos"), t("variance.terms.sign_neg"))
+        total = f"{data.pair_sum(*v.pair):.3g}"
+        workshop.chart(
+            "variance.terms", charts.term_bars, partial(data.signed_terms, *v.pair, signs),
+            source=sample_qk, d_k=d_k, total=total,
+        )  # fmt: skip
         if d_k > data.MAX_TERMS_SHOWN:
             st.caption(t("variance.terms_truncated", shown=data.MAX_TERMS_SHOWN, d_k=d_k))
 

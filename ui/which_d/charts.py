@@ -18,6 +18,7 @@ from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
     MARKER_RULE,
+    ChartText,
     chart_title,
     check_rows,
     legend_below,
@@ -48,49 +49,45 @@ def _two_line_labels(labels: list[str]) -> str:
 
 
 def divisor_bars(
-    bars: pd.DataFrame,
-    points: pd.DataFrame,
+    frames: tuple[pd.DataFrame, pd.DataFrame],
+    text: ChartText,
     *,
     value: str,
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-    head_title: str,
-    tips: dict[str, str],
     theory: bool = True,
     value_labels: bool = True,
-    reference: pd.DataFrame | None = None,
+    reference_y: float | None = None,
 ) -> alt.LayerChart:
     """One bar per divisor (mean over heads), each head as a dot, theory as a black tick.
 
     Parameters
     ----------
-    bars : DataFrame
-        One row per divisor, in display order: ``label`` (axis text), ``color`` (hex),
-        ``selected`` (bool: drawn opaque with an outline), the column ``value`` and,
-        with ``theory``, ``theory_std``.
-    points : DataFrame
-        One row per (divisor, head): ``label``, ``head`` and the column ``value``.
+    frames : (DataFrame, DataFrame)
+        ``points``, one row per (divisor, head): ``label``, ``head`` and the column
+        ``value`` (first: the chart's CSV); and ``bars``, one row per divisor, in
+        display order: ``label`` (axis text), ``color`` (hex), ``selected`` (bool: drawn
+        opaque with an outline), the column ``value`` and, with ``theory``,
+        ``theory_std``.
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``head`` (the head's number),
+        ``theory`` (with ``theory``) and ``reference`` (with ``reference_y``); with
+        ``reference_y``, ``reference``: the line's label.
     value : str
         The statistic shown, e.g. ``"std"`` or ``"entropy"``.
-    head_title : str
-        Tooltip title of the head number.
-    tips : dict
-        Tooltip titles: ``theory`` (with ``theory``) and ``reference`` (with a
-        ``reference``).
     theory : bool
         Draw ``theory_std`` as a black tick on each bar.
     value_labels : bool
         Print each bar's value above it.
-    reference : DataFrame, optional
-        Horizontal dashed reference lines: ``y`` and ``label`` (tooltip), e.g. ln n_keys.
+    reference_y : float, optional
+        A horizontal dashed reference line at this value, e.g. ln n_keys.
 
     Notes
     -----
     Each layer costs about 1.5 ms when the spec is built (once per distinct input): x
     and y are written once on the layer and inherited by its marks, which share its data.
     """
+    points, bars = frames
+    x_title, y_title, tips = text.x, text.y, text.tips
+    head_title = tips["head"]
     check_rows(bars)
     check_rows(points)
     order = list(bars["label"])
@@ -158,10 +155,11 @@ def divisor_bars(
                 ],
             )
         )
-    options = {"title": chart_title(title), "description": description, "height": 280}
+    options = {"title": chart_title(text.title), "description": text.description, "height": 280}
     shared = alt.FacetedEncoding(x=x, y=y)  # given to the constructor: .encode() copies
-    if reference is None or not len(reference):
+    if reference_y is None:
         return alt.layer(*marks, data=data, encoding=shared, **options)
+    reference = pd.DataFrame({"y": [reference_y], "label": [text["reference"]]})
     rule = (
         alt.Chart(reference)
         .mark_rule(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5)
@@ -177,15 +175,7 @@ def divisor_bars(
 
 
 def scale_lines(
-    df: pd.DataFrame,
-    *,
-    current: float,
-    title: str,
-    x_title: str,
-    y_title: str,
-    description: str,
-    theory_title: str,
-    tips: dict[str, str],
+    df: pd.DataFrame, text: ChartText, *, current: float, alt_entry: str = "alt"
 ) -> alt.LayerChart:
     """A statistic against an input scale on log–log axes, one line per series, with
     dashed theory lines and a rule at the current scale.
@@ -195,14 +185,18 @@ def scale_lines(
     df : DataFrame
         One row per (series, scale): ``scale`` (> 0), ``series`` (legend label),
         ``color`` (hex, one per series), ``value`` (> 0), ``theory`` (> 0).
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``series`` (the legend field),
+        ``theory`` (the theory value).
     current : float
         The scale marked with a vertical rule.
-    theory_title : str
-        Tooltip title of the theory value.
-    tips : dict
-        Tooltip title of the legend field: ``series``.
+    alt_entry : str
+        The entry of ``text`` that describes the chart (``alt``, or a variant such as
+        ``alt_one_dim`` for data that lack a series).
     """
     check_rows(df)
+    x_title, y_title, tips = text.x, text.y, text.tips
+    theory_title = tips["theory"]
     order, colors = legend_colors(df, "series")
     color = alt.Color(
         "series:N",
@@ -253,7 +247,7 @@ def scale_lines(
         theory,
         marker,
         data=df.drop(columns="color"),
-        title=chart_title(title),
-        description=description,
+        title=chart_title(text.title),
+        description=text[alt_entry],
         height=320,
     )

@@ -1,7 +1,12 @@
 """Data of the "Which d?" page: cached multi-head, cross-attention and QK-LayerNorm
 experiments, and the chart frames built from them.
 
-Conventions of the cached wrappers: :mod:`ui.common.data`.
+Conventions of the cached wrappers: :mod:`ui.common.data`. The functions under "The
+charts' frames" make each chart's data from plain values (the deferred ``frame`` of
+:func:`ui.common.workshop.chart`): the words a frame holds (axis and legend labels) come
+in as arguments, never from the current language, since the chart's cache key holds
+them. The numbers the page's texts quote come from cached functions that return plain
+values (a hit copies no frame).
 """
 
 from __future__ import annotations
@@ -14,7 +19,6 @@ import streamlit as st
 
 from ui.common.charts import COLORS
 from ui.common.data import rng_for
-from ui.common.i18n import t
 from ui.common.pages import page
 
 STREAM_WHICH_D_HEADS, STREAM_WHICH_D_CROSS, STREAM_WHICH_D_QK = 50, 51, 52
@@ -254,32 +258,89 @@ def divisor_frames(
     return bars, points
 
 
-def fan_in_means(frame: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """Mean over heads of ``std`` and ``entropy`` per divisor, fan-in projections only:
-    ``{divisor: {"std": …, "entropy": …}}``."""
-    fan_in = frame["init"].to_numpy() == "fan_in"
-    names = frame["divisor"].to_numpy()[fan_in]
-    stats = {c: frame[c].to_numpy()[fan_in] for c in ("std", "entropy")}
+def divisor_means(
+    frame: pd.DataFrame, init: str, columns: tuple[str, ...] = ("std", "entropy")
+) -> dict[str, dict[str, float]]:
+    """Mean over heads of each of ``columns`` per divisor, for the projections of
+    ``init``: ``{divisor: {column: …}}``, divisors in the frame's order."""
+    rows = frame["init"].to_numpy() == init
+    names = frame["divisor"].to_numpy()[rows]
+    stats = {c: frame[c].to_numpy()[rows] for c in columns}
     return {
         name: {c: float(v[names == name].mean()) for c, v in stats.items()}
         for name in dict.fromkeys(names)
     }
 
 
-def qk_lines(sweep: pd.DataFrame) -> tuple[pd.DataFrame, dict[bool, str]]:
-    """The QK-LayerNorm sweep as :func:`ui.which_d.charts.scale_lines` data, and the series labels."""
-    series = {False: t("which_d.series_raw"), True: t("which_d.series_ln")}
+@st.cache_data(max_entries=32, show_spinner=False)
+def head_means(d_model: int, n_heads: int, seed: int, init: str) -> dict[str, dict[str, float]]:
+    """:func:`divisor_means` of :func:`which_d_heads` (``std``, ``entropy``,
+    ``max_weight``): the bars of the multi-head charts as numbers."""
+    frame, _ = which_d_heads(d_model, n_heads, seed)
+    return divisor_means(frame, init, ("std", "entropy", "max_weight"))
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def head_extras(d_model: int, n_heads: int, seed: int) -> dict[str, float]:
+    """The ``extras`` of :func:`which_d_heads` alone: ``d_k``, ``heads_shown``,
+    ``quarter_gap``."""
+    return which_d_heads(d_model, n_heads, seed)[1]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def init_values(
+    d_model: int, n_heads: int, seed: int
+) -> list[tuple[str, float, float, float, str]]:
+    """Per initialisation of :func:`which_d_heads`: (name, Var(q_i), mean logit std and
+    entropy under ÷√d_k, theory std as text)."""
+    from core.which_d import INITS, init_stds
+
+    frame, _ = which_d_heads(d_model, n_heads, seed)
+    inits, under_d_k = frame["init"].to_numpy(), frame["divisor"].to_numpy() == "d_k"
+    std, entropy = frame["std"].to_numpy(), frame["entropy"].to_numpy()
+    theory = frame["theory_std"].to_numpy()
+    out = []
+    for init in INITS:
+        rows = np.flatnonzero((inits == init) & under_d_k)
+        var_q = d_model * init_stds(init, d_model, d_model)[0] ** 2
+        out.append(
+            (
+                init,
+                var_q,
+                float(std[rows].mean()),
+                float(entropy[rows].mean()),
+                f"{theory[rows[0]]:.4g}",
+            )
+        )
+    return out
+
+
+def qk_lines(sweep: pd.DataFrame, series: tuple[str, str]) -> pd.DataFrame:
+    """The QK-LayerNorm sweep as :func:`ui.which_d.charts.scale_lines` data; ``series``:
+    the legend labels without and with LayerNorm."""
+    labels = dict(zip((False, True), series, strict=True))
     colors = {False: COLORS["unscaled"], True: COLORS["sqrt"]}
-    lines = pd.DataFrame(
+    return pd.DataFrame(
         {
             "scale": sweep["scale"],
-            "series": sweep["layernorm"].map(series),
+            "series": sweep["layernorm"].map(labels),
             "color": sweep["layernorm"].map(colors),
             "value": sweep["std"],
             "theory": sweep["theory_std"],
         }
     )
-    return lines, series
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def qk_point(d_model: int, n_heads: int, seed: int, scale: float) -> dict[bool, dict[str, float]]:
+    """Logit std and entropy of :func:`which_d_qk_sweep` at one input ``scale``, without
+    (False) and with (True) QK LayerNorm."""
+    sweep = which_d_qk_sweep(d_model, n_heads, seed)
+    now = sweep[sweep["scale"] == scale]
+    return {
+        bool(ln): {"std": float(std), "entropy": float(h)}
+        for ln, std, h in zip(now["layernorm"], now["std"], now["entropy"], strict=True)
+    }
 
 
 def std_options(n_heads: int) -> tuple[list[float], list[str]]:
@@ -303,3 +364,44 @@ def closest_option(values: list[float], measured: float) -> int:
     if not measured > 0:
         return 0
     return min(range(len(values)), key=lambda i: abs(math.log(values[i] / measured)))
+
+
+# --- the charts' frames, from plain values ---------------------------------------------
+def head_divisors(
+    d_model: int,
+    n_heads: int,
+    seed: int,
+    init: str,
+    selected: str,
+    labels: tuple[tuple[str, str], ...],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The multi-head charts' (points, bars): :func:`divisor_frames` of
+    :func:`which_d_heads`; ``labels``: (divisor, axis label) pairs in display order."""
+    frame, _ = which_d_heads(d_model, n_heads, seed)
+    bars, points = divisor_frames(frame, init, selected, dict(labels))
+    return points, bars
+
+
+def cross_divisors(
+    d_q_in: int,
+    d_kv_in: int,
+    d_proj: int,
+    seed: int,
+    init: str,
+    labels: tuple[tuple[str, str], ...],
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The cross-attention charts' (points, bars): :func:`divisor_frames` of
+    :func:`which_d_cross`, √d_k highlighted."""
+    bars, points = divisor_frames(
+        which_d_cross(d_q_in, d_kv_in, d_proj, seed), init, "d_k", dict(labels)
+    )
+    return points, bars
+
+
+def qk_frame(d_model: int, n_heads: int, seed: int, series: tuple[str, str]) -> pd.DataFrame:
+    """:func:`qk_lines` of :func:`which_d_qk_sweep`. At d_k = 1 LayerNorm maps every q and
+    k to 0: the unnormalised line alone (a log axis has no 0)."""
+    sweep = which_d_qk_sweep(d_model, n_heads, seed)
+    if d_model // n_heads == 1:
+        sweep = sweep[~sweep["layernorm"]]
+    return qk_lines(sweep, series)

@@ -14,8 +14,6 @@ from __future__ import annotations
 import math
 from functools import partial
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core import heads as heads_core
@@ -32,7 +30,7 @@ from core.which_d import (
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.which_d import charts, data, formulas
-from ui.which_d.data import closest_option, divisor_frames, fan_in_means, std_options
+from ui.which_d.data import closest_option, std_options
 
 #: Tokens per sequence in every experiment of the page.
 N = data.WHICH_D_TOKENS
@@ -86,16 +84,18 @@ def cross_inputs() -> tuple[int, int, int]:
     return tuple(values)
 
 
-def multi_head_metrics(bars: pd.DataFrame, divisor: str, label: str, n_heads: int) -> None:
+def multi_head_metrics(
+    means: dict[str, dict[str, float]], divisor: str, label: str, n_heads: int
+) -> None:
     """Logit std, entropy and largest weight under the chosen divisor, and the ratio of the
-    ÷√d_k and ÷√d_model stds (= √n_heads); ``bars`` from :func:`divisor_charts`."""
+    ÷√d_k and ÷√d_model stds (= √n_heads); ``means``: :func:`ui.which_d.data.head_means`."""
     off = {"delta_color": "off", "delta_arrow": "off"}
     m = st.columns(4)
-    m[0].metric(t("which_d.m_std", div=label), f"{bars.loc[divisor, 'std']:.4g}")
-    m[1].metric(t("which_d.m_entropy", div=label), f"{bars.loc[divisor, 'entropy']:.3f}")
-    m[2].metric(t("which_d.m_max", div=label), f"{bars.loc[divisor, 'max_weight']:.3f}")
-    wrong_std = bars.loc["d_model", "std"]
-    ratio = f"{bars.loc['d_k', 'std'] / wrong_std:.4g}" if wrong_std > 0 else "—"  # W_q = 0
+    m[0].metric(t("which_d.m_std", div=label), f"{means[divisor]['std']:.4g}")
+    m[1].metric(t("which_d.m_entropy", div=label), f"{means[divisor]['entropy']:.3f}")
+    m[2].metric(t("which_d.m_max", div=label), f"{means[divisor]['max_weight']:.3f}")
+    wrong_std = means["d_model"]["std"]
+    ratio = f"{means['d_k']['std'] / wrong_std:.4g}" if wrong_std > 0 else "—"  # W_q = 0
     r = f"{math.sqrt(n_heads):.4g}"
     m[3].metric(t("which_d.m_ratio"), ratio, t("which_d.m_ratio_delta", n=n_heads, r=r), **off)
 
@@ -111,76 +111,28 @@ def divisor_labels(prefix: str, names, *, d_k: int, d_q: int, d_kv: int) -> dict
     }
 
 
-def divisor_templates(
-    frame: pd.DataFrame,
-    init: str,
-    selected: str,
-    labels: dict[str, str],
-    prefix: str,
-    fmt: dict[str, object],
-) -> tuple[pd.DataFrame, list[tuple[str, partial, pd.DataFrame]]]:
-    """The logit-std and entropy bar charts of one experiment, deferred.
-
-    ``prefix`` selects the catalog strings (``which_d.<prefix>_std_title`` …); ``fmt``
-    fills their placeholders. Returns the bars indexed by divisor and, per statistic,
-    (name, deferred chart, the per-head frame of :func:`divisor_frames`: its CSV).
-    """
-    bars, points = divisor_frames(frame, init, selected, labels)
-    uniform = pd.DataFrame({"y": [math.log(N)], "label": [t("which_d.ref_uniform", n=N)]})
-    out = []
-    for value in ("std", "entropy"):
-        chart = partial(
-            charts.divisor_bars,
-            bars,
-            points,
-            value=value,
-            title=t(f"which_d.{prefix}_{value}_title", **fmt),
-            x_title=t("which_d.axis_divisor"),
-            y_title=t(f"which_d.axis_{value}"),
-            description=t(f"which_d.{prefix}_{value}_alt", **fmt),
-            head_title=t("which_d.head"),
-            tips={"theory": t("which_d.tip_theory"), "reference": t("common.tip_reference")},
-            theory=value == "std",
-            value_labels=value == "std",
-            reference=uniform if value == "entropy" else None,
-        )
-        out.append((value, chart, points))
-    return bars.set_index("divisor"), out
+#: The two bar charts of an experiment: the logit std with the theory's ticks and the
+#: bars' values, the entropy with the uniform attention's ln n as a dashed line.
+DIVISOR_CHARTS = {
+    "std": {"value": "std"},
+    "entropy": {
+        "value": "entropy", "theory": False, "value_labels": False, "reference_y": math.log(N),
+    },
+}  # fmt: skip
 
 
-def divisor_charts(templates: list, prefix: str, sources: dict[str, list]) -> None:
-    """Draw :func:`divisor_templates`' two charts side by side; ``sources`` maps
-    ``std``/``entropy`` to the core functions shown under each chart."""
-    for col, (value, chart, points) in zip(st.columns(2), templates, strict=True):
+def divisor_charts(prefix: str, frame: partial, sources: dict[str, list], **values: object) -> None:
+    """The logit-std and entropy bar charts of one experiment side by side
+    (``which_d.<prefix>_std``, ``…_entropy``), both from ``frame``
+    (:func:`ui.which_d.data.head_divisors`, :func:`…cross_divisors`); ``sources`` maps
+    ``std``/``entropy`` to the core functions shown under each chart; ``values`` fill
+    the charts' texts."""
+    for col, (value, options) in zip(st.columns(2), DIVISOR_CHARTS.items(), strict=True):
         with col:
-            workshop.legacy_chart(
-                chart, key=f"which_d_{prefix}_{value}", data=points, source=sources[value]
-            )
-
-
-def multi_head_parts(
-    d_model: int, n_heads: int, divisor: str, w_init: str, seed: int
-) -> tuple[pd.DataFrame, list, dict[str, str]]:
-    """:func:`divisor_templates` of the multi-head experiment, and the axis labels."""
-    heads, _ = data.which_d_heads(d_model, n_heads, seed)
-    d_k = d_model // n_heads
-    fmt = {"d_model": d_model, "n_heads": n_heads, "d_k": d_k, "n": N}
-    labels = divisor_labels("div", DIVISORS_SELF, d_k=d_k, d_q=d_model, d_kv=d_model)
-    bars, templates = divisor_templates(heads, w_init, divisor, labels, "mh", fmt)
-    return bars, templates, labels
-
-
-def cross_parts(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> list:
-    """:func:`divisor_templates` of the cross-attention experiment."""
-    frame = data.which_d_cross(d_q, d_kv, d_proj, seed)
-    labels = divisor_labels("cdiv", DIVISORS_CROSS, d_k=d_proj, d_q=d_q, d_kv=d_kv)
-    fmt = {"d_q": d_q, "d_kv": d_kv, "d_k": d_proj, "n": N}
-    return divisor_templates(frame, w_init, "d_k", labels, "cross", fmt)[1]
-
-
-def heads_means(d_model: int, n_heads: int, seed: int) -> dict[str, dict[str, float]]:
-    """:func:`fan_in_means` of the multi-head experiment."""
-    return fan_in_means(data.which_d_heads(d_model, n_heads, seed)[0])
+            workshop.chart(
+                f"which_d.{prefix}_{value}", charts.divisor_bars, frame, options=options,
+                source=sources[value], **values,
+            )  # fmt: skip
 
 
 def predict_head_std(
@@ -188,9 +140,10 @@ def predict_head_std(
 ) -> bool:
     """Ask for the per-head logit std under ÷√d_model (fan-in) before the section-1 charts.
 
-    The answer is the option nearest to the measurement in ``frame``
-    (``means``: :func:`heads_means`). With one head d_k = d_model: nothing to ask. With
-    another ``w_init`` the answer says the charts below use it.
+    The answer is the option nearest to the measurement (``means``:
+    :func:`ui.which_d.data.head_means` of fan-in projections). With one head d_k =
+    d_model: nothing to ask. With another ``w_init`` the answer says the charts below
+    use it.
     """
     d_k = d_model // n_heads
     if n_heads == 1:
@@ -225,7 +178,7 @@ def predict_head_std(
 
 def myth_card(means: dict, d_model: int, n_heads: int) -> None:
     """“The d in √d is d_model”, against the live fan-in numbers of ÷√d_k and ÷√d_model
-    (``means``: :func:`heads_means`)."""
+    (``means``: :func:`ui.which_d.data.head_means` of fan-in projections)."""
     n = N
     d_k = d_model // n_heads
     live = {
@@ -245,10 +198,10 @@ def myth_card(means: dict, d_model: int, n_heads: int) -> None:
 
 def init_cards(d_model: int, n_heads: int, seed: int, current: str) -> None:
     """One card per initialisation: Var(q_i), and the logit std and entropy under ÷√d_k
-    (measured and theory) from :func:`ui.which_d.data.which_d_heads`; ◀ marks ``current``."""
+    (measured and theory) from :func:`ui.which_d.data.init_values`; ◀ marks ``current``."""
     off = {"delta_color": "off", "delta_arrow": "off"}
     uniform = t("which_d.m_uniform", n=N, h=f"{math.log(N):.3f}")
-    values = init_values(d_model, n_heads, seed)
+    values = data.init_values(d_model, n_heads, seed)
     for col, (init, var_q, std, entropy, theory) in zip(
         st.columns(len(INITS)), values, strict=True
     ):
@@ -259,29 +212,6 @@ def init_cards(d_model: int, n_heads: int, seed: int, current: str) -> None:
                 t("which_d.m_init_std"), f"{std:.4g}", t("which_d.m_theory", theory=theory), **off
             )
             st.metric(t("which_d.m_init_entropy"), f"{entropy:.3f}", uniform, **off)
-
-
-def init_values(d_model: int, n_heads: int, seed: int) -> list[tuple]:
-    """Per initialisation (name, Var(q_i), mean logit std and entropy under ÷√d_k, theory
-    std as text)."""
-    frame, _ = data.which_d_heads(d_model, n_heads, seed)
-    inits, under_d_k = frame["init"].to_numpy(), frame["divisor"].to_numpy() == "d_k"
-    std, entropy = frame["std"].to_numpy(), frame["entropy"].to_numpy()
-    theory = frame["theory_std"].to_numpy()
-    out = []
-    for init in INITS:
-        rows = np.flatnonzero((inits == init) & under_d_k)
-        var_q = d_model * init_stds(init, d_model, d_model)[0] ** 2
-        out.append(
-            (
-                init,
-                var_q,
-                float(std[rows].mean()),
-                float(entropy[rows].mean()),
-                f"{theory[rows[0]]:.4g}",
-            )
-        )
-    return out
 
 
 # --- 1. multi-head self-attention --------------------------------------------------------
@@ -297,7 +227,7 @@ def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int,
     :func:`multi_head_intro` left under the heading) the formulas, the bar charts, the
     metrics and the misconception card."""
     shown = min(n_heads, data.WHICH_D_MAX_HEADS)  # as many as which_d_heads computes
-    means = heads_means(d_model, n_heads, seed)
+    means = data.head_means(d_model, n_heads, seed, "fan_in")
     if not predict_head_std(means, d_model, n_heads, shown, w_init):
         return
     with top:
@@ -305,10 +235,17 @@ def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int,
     d_k = d_model // n_heads
     var = score_variance(d_k, d_model, d_model, *init_stds(w_init, d_model, d_model))
     st.latex(formulas.multi_head_latex(d_model, n_heads, var))
-    bars, templates, labels = multi_head_parts(d_model, n_heads, divisor, w_init, seed)
+    labels = divisor_labels("div", DIVISORS_SELF, d_k=d_k, d_q=d_model, d_kv=d_model)
+    frame = partial(
+        data.head_divisors, d_model, n_heads, seed, w_init, divisor, tuple(labels.items())
+    )
     mh_src = [which_d_core.projected_multi_head_logits, heads_core.multi_head_logits, *STATS]
-    divisor_charts(templates, "mh", {"std": mh_src, "entropy": STATS})
-    multi_head_metrics(bars, divisor, labels[divisor], n_heads)
+    divisor_charts(
+        "mh", frame, {"std": mh_src, "entropy": STATS},
+        d_model=d_model, n_heads=n_heads, d_k=d_k, n=N,
+    )  # fmt: skip
+    means_chosen = data.head_means(d_model, n_heads, seed, w_init)
+    multi_head_metrics(means_chosen, divisor, labels[divisor], n_heads)
     st.caption(t("which_d.mh_caption", n=N, shown=shown, n_heads=n_heads))
     myth_card(means, d_model, n_heads)
 
@@ -324,9 +261,13 @@ def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
     """Cross-attention: the formulas and the bar charts under √d_k, √d_q and √d_kv."""
     var_x = score_variance(d_proj, d_q, d_kv, *init_stds(w_init, d_q, d_kv))
     st.latex(formulas.cross_latex(d_proj, d_q, d_kv, var_x))
-    templates = cross_parts(d_q, d_kv, d_proj, w_init, seed)
+    labels = divisor_labels("cdiv", DIVISORS_CROSS, d_k=d_proj, d_q=d_q, d_kv=d_kv)
+    frame = partial(data.cross_divisors, d_q, d_kv, d_proj, seed, w_init, tuple(labels.items()))
     x_src = [which_d_core.projected_cross_attention_logits, heads_core.cross_attention_logits]
-    divisor_charts(templates, "cross", {"std": x_src + STATS, "entropy": STATS})
+    divisor_charts(
+        "cross", frame, {"std": x_src + STATS, "entropy": STATS},
+        d_q=d_q, d_kv=d_kv, d_k=d_proj, n=N,
+    )  # fmt: skip
     st.caption(t("which_d.cross_caption", n=N, heads=data.WHICH_D_CROSS_HEADS))
 
 
@@ -343,7 +284,7 @@ def initialisation(d_model: int, n_heads: int, w_init: str, seed: int) -> None:
 # --- 4. where the scale goes -------------------------------------------------------------
 def where_scale(d_model: int, n_heads: int, seed: int) -> None:
     """d_k^-¼ on q and k is 1/√d_k on q·k: the measured gap, and the temperature view."""
-    _, extras = data.which_d_heads(d_model, n_heads, seed)
+    extras = data.head_extras(d_model, n_heads, seed)
     d_k = d_model // n_heads
     st.header(t("which_d.where_header"))
     workshop.takeaway(t("which_d.where_takeaway"))
@@ -374,58 +315,30 @@ def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
     st.latex(formulas.qk_latex(x_scale, d_k))
     if d_k == 1:
         st.info(t("which_d.qk_one_dim"), icon=":material/info:")
-    chart, frame, metrics, caption = qk_parts(d_model, n_heads, x_scale, seed)
-    left, right = st.columns([3, 2])  # room for the metrics' labels
-    with left:
-        workshop.legacy_chart(
-            chart,
-            key="which_d_qk",
-            data=frame,
-            source=[which_d_core.input_scale_sweep, heads_core.layer_norm],
-        )
-    for label, value, delta in metrics:
-        right.metric(label, value, delta, **OFF)
-    st.caption(caption)
-
-
-def qk_parts(
-    d_model: int, n_heads: int, x_scale: float, seed: int
-) -> tuple[partial, pd.DataFrame, list[tuple[str, str, str]], str]:
-    """The deferred chart, its CSV frame, the metrics (label, value, delta) and the caption
-    of the QK-normalisation section."""
-    d_k = d_model // n_heads
-    sweep = data.which_d_qk_sweep(d_model, n_heads, seed)
     # LayerNorm over one dimension maps everything to 0: no normalised line, no theory
     ln_std = f"{which_d_core.layernorm_logit_std(d_k):.4g}" if d_k >= 2 else ""
     suffix = "" if d_k >= 2 else "_one_dim"
-    # at d_k = 1 LayerNorm maps every q and k to 0: no normalised line (a log axis has no 0)
-    shown_ln = (False, True) if d_k >= 2 else (False,)
-    if d_k == 1:
-        sweep = sweep[~sweep.layernorm]
-    lines, series = data.qk_lines(sweep)
-    chart = partial(
-        charts.scale_lines,
-        lines,
-        current=x_scale,
-        title=t("which_d.qk_title", r=f"{math.sqrt(d_k):.3g}"),
-        x_title=t("which_d.axis_scale"),
-        y_title=t("which_d.axis_std_log"),
-        description=t(f"which_d.qk_alt{suffix}", ln_std=ln_std),
-        theory_title=t("which_d.theory"),
-        tips={"series": t("which_d.tip_series")},
-    )
-    now = sweep[sweep.scale == x_scale].set_index("layernorm")
-    metrics = [
-        (
+    series = (t("which_d.series_raw"), t("which_d.series_ln"))
+    left, right = st.columns([3, 2])  # room for the metrics' labels
+    with left:
+        workshop.chart(
+            "which_d.qk", charts.scale_lines, partial(data.qk_frame, d_model, n_heads, seed, series),
+            options={"current": x_scale, "alt_entry": f"alt{suffix}"},
+            source=[which_d_core.input_scale_sweep, heads_core.layer_norm],
+            r=f"{math.sqrt(d_k):.3g}", ln_std=ln_std,
+        )  # fmt: skip
+    now = data.qk_point(d_model, n_heads, seed, x_scale)
+    for ln in (False, True) if d_k >= 2 else (False,):
+        right.metric(
             t("which_d.m_qk", series=series[ln], s=f"{x_scale:g}"),
-            f"{now.loc[ln, 'std']:.4g}",
-            t("which_d.m_qk_delta", h=f"{now.loc[ln, 'entropy']:.3f}"),
+            f"{now[ln]['std']:.4g}",
+            t("which_d.m_qk_delta", h=f"{now[ln]['entropy']:.3f}"),
+            **OFF,
         )
-        for ln in shown_ln
-    ]
     heads = min(n_heads, data.WHICH_D_QK_HEADS)  # as many as the sweep computes
-    caption = t(
-        f"which_d.qk_caption{suffix}", heads=heads, n_heads=n_heads, d_model=d_model, d_k=d_k,
-        ln_std=ln_std,
+    st.caption(
+        t(
+            f"which_d.qk_caption{suffix}", heads=heads, n_heads=n_heads, d_model=d_model,
+            d_k=d_k, ln_std=ln_std,
+        )
     )  # fmt: skip
-    return chart, lines.drop(columns="color"), metrics, caption

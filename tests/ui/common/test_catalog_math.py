@@ -4,7 +4,7 @@ written in Unicode (dₖ, qᵢ, dₖ⁻ᵅ, 10⁻³), never plain-text TeX (``d_
 
 The captions and subtitles are found in the code (``st.caption(t("…"))``,
 ``subtitle=t("…")``) and by their keys' names (``…_caption``, ``…_subtitle``, ``…_sub``,
-``source``), in both catalogs.
+``source``, and the ``subtitle`` of a chart's table), in both catalogs.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[3]
 LANGS = ("en", "zh")
 _CALLED = re.compile(r'(?:caption|subtitle)\s*[(=]\s*t\(\s*f?"([a-z_]+\.[a-z0-9_{}]+)"')
 _NAMED = re.compile(r"(?:caption|subtitle|_sub|^[a-z_]+\.source|_caption_[a-z0-9]+)$")
+#: A chart table's subtitle (``[gradients.jac_sweep]``'s ``subtitle``): drawn as it is.
+_TABLE_SUBTITLE = re.compile(r"^[a-z_]+\.[a-z0-9_]+\.subtitle(?:_[a-z]+)?$")
 _SUBTITLE_CALL = re.compile(r'subtitle\s*=\s*t\(\s*"([a-z_]+\.[a-z0-9_]+)"')
 
 # plain-text TeX, outside $…$, `code` and {placeholders}
@@ -38,7 +40,17 @@ _PROTECTED = re.compile(r"\$[^$]*\$|`[^`]*`|\{[a-z_0-9]+\}")
 def _catalog(lang: str) -> dict[str, str]:
     with open(ROOT / "ui" / "common" / "locales" / f"{lang}.toml", "rb") as f:
         tree = tomllib.load(f)
-    return {f"{section}.{k}": v for section, keys in tree.items() for k, v in keys.items()}
+    flat: dict[str, str] = {}
+
+    def walk(table: dict, prefix: str) -> None:
+        for key, value in table.items():
+            if isinstance(value, dict):
+                walk(value, f"{prefix}{key}.")
+            else:
+                flat[f"{prefix}{key}"] = value
+
+    walk(tree, "")
+    return flat
 
 
 def _sources() -> str:
@@ -51,11 +63,12 @@ def caption_keys() -> set[str]:
     can be: ``sqrt_vs_d.{caption}`` is matched by name)."""
     en = _catalog("en")
     called = {k for k in _CALLED.findall(_sources()) if "{" not in k}
-    return {k for k in en if _NAMED.search(k)} | (called & set(en))
+    return {k for k in en if _NAMED.search(k) or _TABLE_SUBTITLE.match(k)} | (called & set(en))
 
 
 def subtitle_keys() -> set[str]:
-    return set(_SUBTITLE_CALL.findall(_sources()))
+    tables = {k for k in _catalog("en") if _TABLE_SUBTITLE.match(k)}
+    return set(_SUBTITLE_CALL.findall(_sources())) | tables
 
 
 def plain_tex(text: str) -> list[str]:
@@ -71,7 +84,7 @@ def test_the_scan_finds_the_captions_and_subtitles():
     keys, subtitles = caption_keys(), subtitle_keys()
     assert len(keys) >= 60
     assert {"variance.source", "gradients.gap_law_na", "sqrt_vs_d.logit_caption"} <= keys
-    assert {"gradients.heat_subtitle", "gradients.sweep_subtitle"} <= subtitles
+    assert {"gradients.heat_unscaled.subtitle", "gradients.jac_sweep.subtitle"} <= subtitles
     assert subtitles <= set(_catalog("en"))
 
 
@@ -121,8 +134,8 @@ def test_math_is_closed_and_subtitles_have_none_to_render(lang):
 @pytest.mark.parametrize("columns", [HALF_SUBTITLE_LINE_COLUMNS, SUBTITLE_LINE_COLUMNS])
 def test_a_subtitle_never_breaks_inside_a_symbol(lang, columns):
     texts = catalog(lang)
-    heat = texts["gradients.heat_subtitle"].format(p="1 − 2.50·10⁻⁴", fro=sig3(6.3e-12))
-    band = texts["gradients.sweep_subtitle"]
+    heat = texts["gradients.heat_unscaled.subtitle"].format(p="1 − 2.50·10⁻⁴", fro=sig3(6.3e-12))
+    band = texts["gradients.jac_sweep.subtitle"]
     whole = {
         "en": ["‖J‖\u00a0=\u00a06.30·10⁻¹²", "10–90\u00a0%"],
         "zh": ["‖J‖\u00a0=\u00a06.30·10⁻¹²", "10%–90%的行", "范数"],

@@ -129,16 +129,19 @@ def test_every_literal_key_used_in_code_exists():
 def _key_patterns(source: str) -> list[re.Pattern]:
     """Every catalog key a source file can name: literal keys, f-string templates such as
     f"home.step_{name}_title" (placeholders match any text) and literal prefixes that are
-    concatenated ("which_d_workshop.myth_reality" + suffix)."""
+    concatenated ("which_d_workshop.myth_reality" + suffix). A key may name a table (a
+    chart's words, ``[saturation.overflow]``): its entries count as named."""
     patterns = [
-        re.compile(re.escape(key) + ("" if plus is None or not plus else ".*"))
+        re.compile(re.escape(key) + (r"(\..+)?" if not plus else ".*"))
         for key, plus in re.findall(r"""["']([a-z_]+\.[a-z0-9_]+)["'](\s*\+)?""", source)
     ]
     for body in re.findall(r"""(?=\bf(["'])(.*?)\1)""", source):  # overlapping: nested f-strings
         template = body[1]
         literal = re.sub(r"\{[^}]*\}", "", template)
-        if "." in literal and re.fullmatch(r"[a-z0-9_.]+", literal):
-            patterns.append(re.compile(re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(template))))
+        # a template with no word of its own ("{module}.{name}") names no key
+        if re.search(r"[a-z]{2}", literal) and re.fullmatch(r"[a-z0-9_.]+", literal):
+            named = re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(template))
+            patterns.append(re.compile(named + r"(\..+)?"))
     return patterns
 
 

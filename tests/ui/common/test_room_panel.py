@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from ui.common import room_charts, room_panel
-from ui.common.charts import INK
+from ui.common.charts import INK, ChartText
 
 VALUES = {
     "d_k": 256,
@@ -65,16 +65,15 @@ def test_answers_chart():
     assert df["share"].tolist() == [3 / 8, 4 / 8, 0.0, 1 / 8]  # exact: small binary fractions
     assert df["label"].tolist() == ["3 · 38%", "4 · 50%", "0 · 0%", "1 · 12%"]
     assert df["mine"].tolist() == [False, True, False, False]
-    chart = room_charts.answers_chart(
-        df,
-        title="The room's answers",
-        subtitle="8 answered",
-        option_title="option",
-        count_title="answers",
-        share_title="share",
-        description="d",
-    )
+    text = ChartText.of(
+        title="The room's answers", subtitle="per option", subtitle_mine="yours in orange",
+        x="answers", alt="d", tips={"option": "option", "share": "share"},
+    )  # fmt: skip
+    chart = room_charts.answers_chart(df, text, own=True)
     spec = chart.to_dict()  # validates against the Vega-Lite schema
+    assert spec["title"]["subtitle"] == "yours in orange"
+    others = room_charts.answers_chart(df, text).to_dict()  # the presenter's view
+    assert others["title"]["subtitle"] == "per option"
     bars, text = spec["layer"]
     assert bars["mark"]["type"] == "bar" and text["mark"]["type"] == "text"
     # the counts are text: in the theme's ink, not in a mark colour

@@ -1,4 +1,4 @@
-"""Gradients page: chart builders and the cached frames behind them."""
+"""Gradients page: chart builders, the charts' frames and the cached data behind them."""
 
 import math
 
@@ -10,8 +10,8 @@ from tests.ui.helpers import legend_columns_at
 from ui.common import axes
 from ui.common import charts as common_charts
 from ui.common import data as common_data
-from ui.common.charts import NARROW_CHART_PX
-from ui.gradients import charts, data
+from ui.common.charts import MARKER_DATASET, NARROW_CHART_PX, ChartText, d_marker
+from ui.gradients import charts, data, frames
 
 
 def _layers(spec):
@@ -19,6 +19,10 @@ def _layers(spec):
 
 
 SWEEP_TIPS = {"series": "scaling", "value": "median J", "lo": "q10", "hi": "q90", "mean": "mean J"}
+SWEEP_TEXT = ChartText.of(
+    title="T", subtitle="S", x="d", y="J", alt="alt", mean_label="mean", tips=SWEEP_TIPS
+)
+LABELS = ((0.0, "none"), (0.5, "1/√d"), (1.0, "1/d"))
 
 
 def _rows(spec) -> list[int]:
@@ -106,13 +110,53 @@ def test_gradient_sweep_frames_recompute_only_the_chosen_alpha():
 
 
 def test_gradient_at_current_d_k():
-    table = data.gradient_at(1000, 10, 0.5, 0)
-    assert list(table.columns) == ["unscaled", "scaled"]
-    assert table.loc["dead_fraction", "unscaled"] > 0.5
-    assert table.loc["dead_fraction", "scaled"] == 0.0
-    assert table.loc["grad_fro_mean", "scaled"] == pytest.approx(
-        1000**-0.5 * table.loc["jacobian_fro_mean", "scaled"]
+    at = data.gradient_at(1000, 10, 0.5, 0)
+    assert list(at) == ["unscaled", "scaled"]
+    assert all(list(stats) == list(data.GRADIENT_AT_FIELDS) for stats in at.values())
+    assert at["unscaled"]["dead_fraction"] > 0.5
+    assert at["scaled"]["dead_fraction"] == 0.0
+    assert at["scaled"]["grad_fro_mean"] == pytest.approx(
+        1000**-0.5 * at["scaled"]["jacobian_fro_mean"]
     )
+
+
+def test_plain_numbers_match_the_frames_they_come_from():
+    """The texts' numbers (cached, plain) are the charts' numbers."""
+    cells, summary = data.jacobian_row(64, 10, 0.5, 0)
+    assert data.jacobian_summary(64, 10, 0.5, 0) == (summary, cells.value.abs().max())
+    _, stats, geo = data.query_grad_histogram(64, 10, 0.5, 0)
+    assert data.query_grad_stats(64, 10, 0.5, 0) == (stats, geo)
+    sweep = data.gradient_sweep(10, 0.75, 0).set_index(["alpha", "d"])
+    quotes = data.jacobian_quotes(10, 0)
+    assert set(quotes) == {(a, d) for a in (0.0, 0.5, 1.0) for d in data.QUOTED_D}
+    for (a, d), q in quotes.items():
+        assert q["mean"] == sweep.loc[(a, d), "jacobian_fro_mean"]
+        assert q["median"] == sweep.loc[(a, d), "jacobian_fro_median"]
+    # by d_k = 1024 the median row without scaling has collapsed; with 1/√d_k it has not
+    assert quotes[0.0, 1024]["median"] < 1e-4 * quotes[0.5, 1024]["median"]
+    assert quotes[0.5, 1024]["median"] > 0.1
+
+
+def test_chart_frames_from_plain_values():
+    cells, _ = data.jacobian_row(64, 10, 0.5, 0)
+    heat = frames.heatmap(64, 10, 0.5, 0, "scaled")
+    assert list(heat.columns) == ["i", "j", "value", "p_i", "p_j"] and len(heat) == 100
+    assert heat.value.tolist() == cells[cells.which == "scaled"].value.tolist()
+    names = (("fro", "F"), ("offdiag", "O"), ("exact", "E"), ("law", "L"))
+    gap = frames.gap(10, None, names)
+    assert set(gap.quantity) == {"F", "O"} and set(gap.kind) == {"E", "L"}
+    assert len(gap) == len(data.gap_curves(10, None))
+    sweep = frames.sweep("jac", 10, 0.75, 0, (*LABELS, (0.75, "α = 0.75")))
+    assert list(sweep.columns) == ["alpha", "d", "value", "lo", "hi", "mean", "series", "color"]
+    assert sweep.groupby("alpha").series.first().to_dict() == {
+        0.0: "none", 0.5: "1/√d", 1.0: "1/d", 0.75: "α = 0.75"
+    }  # fmt: skip
+    assert sweep.color.tolist() == [common_charts.alpha_color(a) for a in sweep.alpha]
+    bins, _, _ = data.query_grad_histogram(64, 10, 0.5, 0)
+    qgrad = frames.qgrad(64, 10, 0.5, 0, "unscaled")
+    assert list(qgrad.columns) == ["x0", "x1", "share"]
+    assert qgrad.share.sum() == pytest.approx(100.0)
+    assert len(qgrad) == (bins.which == "unscaled").sum()
 
 
 # --------------------------------------------------------------------------- builders
@@ -121,18 +165,13 @@ def test_gradient_at_current_d_k():
 def test_jacobian_heatmap_shares_a_symmetric_diverging_scale():
     cells, _ = data.jacobian_row(64, 10, 0.5, 0)
     block = cells[cells.which == "scaled"].drop(columns="which")
-    spec = charts.jacobian_heatmap(
-        block,
-        domain_max=0.2,
-        title="T",
-        subtitle="S",
-        x_title="j",
-        y_title="i",
-        color_title="J",
-        description="alt",
+    text = ChartText.of(
+        title="T", subtitle="S", x="j", y="i", color="J", alt="alt",
         tips={"p_i": "weight pᵢ", "p_j": "weight pⱼ"},
-    ).to_dict()
+    )  # fmt: skip
+    spec = charts.jacobian_heatmap(block, text, domain_max=0.2).to_dict()
     assert spec["description"] == "alt"
+    assert spec["title"] == {"text": "T", "subtitle": "S"}
     assert spec["mark"]["type"] == "rect"
     color = spec["encoding"]["color"]
     assert color["field"] == "value"
@@ -151,21 +190,17 @@ def test_gap_explorer_chart():
     df = data.gap_curves(10, None).replace(
         {"fro": "F", "offdiag": "O", "exact": "exact", "law": "law"}
     )
-    spec = charts.gap_explorer(
-        df,
-        current_g=6.0,
-        quantity_order=("F", "O"),
-        kind_order=("exact", "law"),
-        title="T",
-        x_title="g",
-        y_title="size",
-        description="alt",
+    text = ChartText.of(
+        title="T", x="g", y="size", alt="alt", fro="F", offdiag="O", exact="exact", law="law",
         tips={"quantity": "quantity", "kind": "curve"},
-    ).to_dict()
+    )  # fmt: skip
+    spec = charts.gap_explorer(df, text, current_g=6.0).to_dict()
     lines, name_f, name_o, marker = _layers(spec)
     assert lines["encoding"]["y"]["scale"]["type"] == "log"
     assert lines["encoding"]["strokeDash"]["scale"]["range"] == [[1, 0], [6, 4]]
     assert lines["encoding"]["color"]["scale"]["domain"] == ["F", "O"]
+    assert lines["encoding"]["strokeDash"]["scale"]["domain"] == ["exact", "law"]
+    assert [t["title"] for t in lines["encoding"]["tooltip"]] == ["quantity", "curve", "g", "size"]
     assert marker["mark"]["type"] == "rule"
     # readable on a phone: the plot itself is GAP_PLOT_PX tall (title and legend add to
     # it), at least 200 px, with at least 4 labelled decades, all written 1e−N
@@ -188,26 +223,18 @@ def test_gap_explorer_chart():
 def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():
     df = data.gradient_sweep_frames(10, 0.5, 0)["jac"]
     df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(common_charts.alpha_color))
-    chart = charts.median_mean_sweep(
-        df,
-        title="T",
-        subtitle="S",
-        x_title="d",
-        y_title="J",
-        mean_label="mean",
-        description="alt",
-        tips=SWEEP_TIPS,
-    )
+    chart = charts.median_mean_sweep(df, SWEEP_TEXT)
     spec = chart.to_dict()
     assert spec["title"] == {"text": "T", "subtitle": "S"}
     layers = _layers(spec)
-    band, line, _marker, means = layers
+    band, line, means = layers  # the d_k marker is workshop.chart's to add
     assert band["mark"]["type"] == "area" and band["encoding"]["y"]["field"] == "lo"
     assert line["encoding"]["y"]["field"] == "value"
     assert line["encoding"]["y"]["scale"]["type"] == "log"
     assert means["encoding"]["y"]["field"] == "mean"
     assert means["encoding"]["strokeDash"]["scale"]["range"] == [[6, 4]]
     assert [t["title"] for t in means["encoding"]["tooltip"]] == ["scaling", "dₖ", "mean J"]
+    assert means["encoding"]["strokeDash"]["scale"]["domain"] == ["mean"]
     assert line["encoding"]["y"]["axis"]["labelExpr"] == axes.EXP_LABEL
     assert (
         means["encoding"]["color"]["scale"]["range"] == line["encoding"]["color"]["scale"]["range"]
@@ -218,22 +245,22 @@ def test_log_histogram_chart():
     bins, stats, geo = data.query_grad_histogram(64, 10, 0.5, 0)
     b = bins[bins.which == "scaled"].drop(columns="which")
     s = stats["scaled"]
+    text = ChartText.of(
+        title="T", subtitle="S", x="log10", y="%", alt="alt",
+        tips={"bin_from": "from", "bin_to": "to", "median": "median"},
+    )  # fmt: skip
     spec = charts.log_histogram(
         b,
+        text,
         median=s["median"],
         median_log10=s["median_log10"],
         x_domain=(geo["lo"], geo["hi"]),
         color=common_charts.COLORS["sqrt"],
-        title="T",
-        subtitle="S",
-        x_title="log10",
-        y_title="%",
-        median_title="median",
-        description="alt",
-        bin_titles=("from", "to"),
     ).to_dict()
     bars, rule = _layers(spec)
-    assert [tip.get("title") for tip in bars["encoding"]["tooltip"][:2]] == ["from", "to"]
+    assert [tip.get("title") for tip in bars["encoding"]["tooltip"]] == ["from", "to", "%"]
+    assert rule["encoding"]["tooltip"][0]["title"] == "median"
+    assert bars["mark"]["color"] == common_charts.COLORS["sqrt"]
     assert bars["mark"]["type"] == "bar" and bars["encoding"]["x2"]["field"] == "x1"
     assert bars["encoding"]["y2"] == {"datum": 0}
     assert bars["encoding"]["x"]["scale"]["domain"] == [geo["lo"], geo["hi"]]
@@ -243,28 +270,15 @@ def test_log_histogram_chart():
 
 def test_gradient_builders_reject_too_many_rows():
     big = pd.DataFrame({"i": range(6000), "j": 1, "value": 0.0, "p_i": 0.1, "p_j": 0.1})
+    text = ChartText.of(title="", x="", y="", color="", alt="", tips={"p_i": "", "p_j": ""})
     with pytest.raises(ValueError, match="at most"):
-        charts.jacobian_heatmap(
-            big,
-            domain_max=1,
-            title="",
-            subtitle="",
-            x_title="",
-            y_title="",
-            color_title="",
-            description="",
-            tips={"p_i": "", "p_j": ""},
-        )
+        charts.jacobian_heatmap(big, text, domain_max=1)
 
 
 def test_median_mean_sweep_legend_is_opaque_and_two_column():
     df = data.gradient_sweep_frames(10, 0.5, 0)["grad"]
     df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(common_charts.alpha_color))
-    kwargs = dict(
-        title="T", subtitle="S", x_title="d", y_title="g", mean_label="mean",
-        description="alt", tips=SWEEP_TIPS,
-    )  # fmt: skip
-    layers = _layers(charts.median_mean_sweep(df, **kwargs).to_dict())
+    layers = _layers(charts.median_mean_sweep(df, SWEEP_TEXT).to_dict())
     legends = [
         layer["encoding"]["color"]["legend"]
         for layer in layers
@@ -274,3 +288,35 @@ def test_median_mean_sweep_legend_is_opaque_and_two_column():
     assert all(
         legend_columns_at(leg, NARROW_CHART_PX) == 2 for leg in legends
     )  # two columns fit a half-width chart
+
+
+@pytest.mark.parametrize("name", ["jac", "dead"])
+def test_each_layer_names_its_dataset_when_the_marker_joins(name):
+    """The layers that share the sweep's frame keep it on each layer (the marker's layer
+    has its own data): with ``+ d_marker()``, as workshop.chart draws it, the spec has
+    no top-level data and the marker is the last layer."""
+    df = frames.sweep(name, 10, 0.5, 0, LABELS)
+    text = SWEEP_TEXT if name == "jac" else ChartText.of(
+        title="T", x="d", y="share", alt="alt", tips={"series": "s", "lo": "lo", "hi": "hi"}
+    )  # fmt: skip
+    builder = charts.median_mean_sweep if name == "jac" else charts.dead_share_lines
+    spec = (builder(df, text) + d_marker()).to_dict()
+    assert "data" not in spec
+    names = [layer["data"]["name"] for layer in spec["layer"]]
+    assert names[-1] == MARKER_DATASET and spec["layer"][-1]["mark"]["type"] == "rule"
+    assert len(set(names[:-1])) == 1  # one frame, one dataset
+    assert _rows(spec) == [len(df)]
+
+
+def test_dead_share_lines():
+    df = frames.sweep("dead", 10, 0.5, 0, LABELS)
+    text = ChartText.of(
+        title="T", x="d", y="share", alt="alt", tips={"series": "s", "lo": "lo", "hi": "hi"}
+    )
+    spec = charts.dead_share_lines(df, text).to_dict()
+    _band, line = _layers(spec)
+    assert line["encoding"]["y"]["scale"]["domain"] == [0, 1]
+    assert [t["title"] for t in line["encoding"]["tooltip"]] == ["s", "dₖ", "share", "lo", "hi"]
+    assert spec["height"] == 360 and spec["description"] == "alt"
+    legend = line["encoding"]["color"]["legend"]
+    assert legend_columns_at(legend, NARROW_CHART_PX) == 2

@@ -8,6 +8,7 @@ import altair as alt
 import numpy as np
 import pytest
 
+from ui.common.charts import ChartText
 from ui.common.pages import page
 from ui.home import charts, data, diagram
 
@@ -68,16 +69,13 @@ def test_vector_tables_show_four_entries_and_the_norm():
 
 
 def _matrix(value, diverging):
-    cells, _ = data.worked_example(16, 0)
+    text = ChartText.of(
+        title="Scores", subtitle="sub", x="key", y="query", color="score", alt="alt text"
+    )
     return charts.matrix_cells(
-        cells[["i", "j", value]],
+        data.example_cells(16, 0),
+        text,
         value=value,
-        title="Scores",
-        subtitle="sub",
-        x_title="key",
-        y_title="query",
-        value_title="score",
-        description="alt text",
         domain=(-5.0, 5.0) if diverging else (0.0, 1.0),
         diverging=diverging,
     )
@@ -95,10 +93,24 @@ def test_matrix_cells_spec(value, diverging):
     assert [t["title"] for t in rect["encoding"]["tooltip"]] == ["query", "key", "score"]
     assert text["mark"]["tooltip"] is False
     assert text["encoding"]["text"]["field"] == value
+    assert spec["description"] == "alt text"
+    assert spec["title"]["text"] == "Scores" and spec["title"]["subtitle"] == "sub"
+    # the frame holds the whole example (its CSV); the chart ships the drawn column only
     (rows,) = spec["datasets"].values()
     assert len(rows) == data.N_QUERIES * data.N_KEYS
+    assert set(rows[0]) == {"i", "j", value}
     assert rect["encoding"]["x"]["axis"]["grid"] is False
     assert rect["encoding"]["y"]["axis"]["grid"] is False
+
+
+def test_example_summary_quotes_the_cells():
+    cells, _ = data.worked_example(64, 2)
+    summary = data.example_summary(64, 2)
+    assert summary["reach"] == np.abs(cells["score"]).max()
+    assert summary["spread"] == cells["score"].std(ddof=0)
+    for name in ("unscaled", "scaled"):
+        top = cells.pivot(index="i", columns="j", values=f"weight_{name}").max(axis=1)
+        assert summary[f"top_{name}"] == tuple(top)
 
 
 def _labels(**overrides):

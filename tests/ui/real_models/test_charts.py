@@ -10,7 +10,8 @@ import pytest
 
 from core import real_models as rm
 from ui.common import i18n
-from ui.real_models import charts, data
+from ui.common.charts import ChartText
+from ui.real_models import charts, data, frames
 from ui.real_models.field_guide import COLUMNS, ROWS
 
 TIPS = {"layer": "layer", "head": "head", "value": "v", "min": "lo", "max": "hi"}
@@ -33,10 +34,8 @@ def _grid(n_layers=6, n_heads=12):
 @pytest.mark.parametrize("log_color", [False, True])
 def test_head_grid_heatmap(log_color):
     df = _grid()
-    spec = charts.head_grid_heatmap(
-        df, value="std", title="T\nsub", x_title="head", y_title="layer",
-        color_title="std", description="alt", tooltips=TIPS, log_color=log_color,
-    ).to_dict()  # fmt: skip
+    text = ChartText.of(title="T\nsub", x="head", y="layer", color="std", alt="alt", tips=TIPS)
+    spec = charts.head_grid_heatmap(df, text, value="std", log_color=log_color).to_dict()
     assert spec["description"] == "alt"
     assert spec["title"]["text"] == ["T", "sub"]  # a line break of the text stays
     assert spec["encoding"]["x"]["field"] == "head" and spec["encoding"]["y"]["field"] == "layer"
@@ -56,16 +55,45 @@ def test_head_grid_heatmap(log_color):
     # each number in black or white, whichever contrasts more with its own cell
     assert text["mark"]["color"] == charts.cell_ink("std").to_dict()
     assert "color" not in text["encoding"] and "resolve" not in spec
+    assert [tip["title"] for tip in rect["encoding"]["tooltip"]] == list(TIPS.values())
+    assert rect["encoding"]["color"]["title"] == "std"
     (rows,) = spec["datasets"].values()
     assert len(rows) == 72
 
 
+def test_one_sentence_grid_names_its_extremes_and_draws_the_same_chart():
+    """The CSV of one sentence's std grid says what its extremes are (the smallest and
+    largest logit); the chart reads them under the fields the glance grid uses."""
+    c = data.corpus()
+    frame = frames.sentence_grid(4, None, "none", "std")
+    assert list(frame.columns) == ["layer", "head", "std", "logit_min", "logit_max"]
+    z = c.logits[4] * rm.logit_multiplier("none", c.d_k)  # (layers, heads, T, T)
+    np.testing.assert_allclose(frame["logit_max"], z.max(axis=(-2, -1)).ravel(), rtol=1e-12)
+    lo, hi = data.grid_range(data.shipped_heads(4), "none", c.d_k, "std")
+    assert (lo, hi) == (frame["std"].min(), frame["std"].max())
+    text = ChartText.of(title="T", x="head", y="layer", color="std", alt="alt", tips=TIPS)
+    named = charts.head_grid_heatmap(
+        frame, text, value="std", extremes=frames.SENTENCE_EXTREMES["std"]
+    ).to_dict()
+    plain = charts.head_grid_heatmap(
+        frame.rename(columns={"logit_min": "std_min", "logit_max": "std_max"}), text, value="std"
+    ).to_dict()
+    assert named == plain
+    rect = named["layer"][0]
+    assert [tip["field"] for tip in rect["encoding"]["tooltip"]][2:] == [
+        "std",
+        "std_min",
+        "std_max",
+    ]
+
+
 def test_logit_histogram():
-    bars, curve = data.histogram_frames()
-    spec = charts.logit_histogram(
-        bars, curve, title="T", x_title="x", y_title="density", bars_label="pooled",
-        curve_label="N(0, 1)", description="alt", bin_titles=("from", "to"),
-    ).to_dict()  # fmt: skip
+    bars, curve = frames.histogram()
+    text = ChartText.of(
+        title="T", x="x", y="density", alt="alt", bars="pooled", curve="N(0, 1)",
+        tips={"bin_from": "from", "bin_to": "to"},
+    )  # fmt: skip
+    spec = charts.logit_histogram((bars, curve), text).to_dict()
     assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "line"]
     # bars rise from 0: a bar ranged in x without a base is drawn as a tick at its height
     assert spec["layer"][0]["encoding"]["y2"] == {"datum": 0}
@@ -87,11 +115,11 @@ def test_attention_heatmap_labels_rows_with_tokens():
     tokens = list(c.tokens[0])
     t = len(tokens)
     assert len(frame) == t * t
-    spec = charts.attention_heatmap(
-        frame, tokens, title="A\nB", x_title="key", y_title="query", color_title="w",
-        description="alt",
-        tooltips={"query": "q", "key": "k", "trained": "tr", "logit": "z", "weight": "p"},
-    ).to_dict()  # fmt: skip
+    text = ChartText.of(
+        title="A\nB", x="key", y="query", color="w", alt="alt",
+        tips={"query": "q", "key": "k", "trained": "tr", "logit": "z", "weight": "p"},
+    )  # fmt: skip
+    spec = charts.attention_heatmap(frame, text, tokens=c.tokens[0]).to_dict()
     enc = spec["encoding"]
     assert enc["x"]["field"] == "key" and enc["y"]["field"] == "query"
     assert enc["x"]["axis"]["labelExpr"].startswith('["[CLS]", "the", "cat"')
@@ -102,6 +130,7 @@ def test_attention_heatmap_labels_rows_with_tokens():
         "query_token", "key_token", "trained", "logit", "weight",
     ]  # fmt: skip
     assert spec["height"] == 190 + 22 * t
+    assert enc["color"]["title"] == "w" and spec["title"]["text"] == ["A", "B"]
     (rows,) = spec["datasets"].values()
     assert len(rows) == t * t and "row_entropy" not in rows[0]
 
@@ -110,46 +139,54 @@ def test_head_frame_divisors_rescale_the_same_logits():
     """The chart columns are float32: the trained logits (float16 values) exactly, the
     others rounded once, within half a float32 spacing (relative 2^-24)."""
     c = data.corpus()
-    frames = {d: data.head_frame(3, 2, 7, d) for d in rm.DIVISORS}
-    trained = frames["sqrt_d_k"]["trained"].to_numpy(dtype=np.float64)
+    maps = {d: data.head_frame(3, 2, 7, d) for d in rm.DIVISORS}
+    trained = maps["sqrt_d_k"]["trained"].to_numpy(dtype=np.float64)
     np.testing.assert_array_equal(trained, c.logits[3][2, 7].ravel())  # exact by construction
     r = math.sqrt(c.d_k)
     half_ulp = 2.0**-24
-    assert frames["sqrt_d_k"]["logit"].to_numpy() == pytest.approx(trained, rel=half_ulp)
-    assert frames["none"]["logit"].to_numpy() == pytest.approx(trained * r, rel=half_ulp)
-    assert frames["d_k"]["logit"].to_numpy() == pytest.approx(trained / r, rel=half_ulp)
+    assert maps["sqrt_d_k"]["logit"].to_numpy() == pytest.approx(trained, rel=half_ulp)
+    assert maps["none"]["logit"].to_numpy() == pytest.approx(trained * r, rel=half_ulp)
+    assert maps["d_k"]["logit"].to_numpy() == pytest.approx(trained / r, rel=half_ulp)
     t = c.logits[3].shape[-1]
-    for frame in frames.values():
+    for frame in maps.values():
         # T weights each within 2^-24 relative, summed in float32: T more roundings at most
         sums = frame.groupby("query")["weight"].sum().to_numpy(dtype=np.float64)
         assert sums == pytest.approx(np.ones(t), rel=2 * t * half_ulp)
         assert frame["query"].dtype == np.int16 and frame["query_token"].dtype == "category"
-    m = {d: data.head_metrics(f) for d, f in frames.items()}
+    m = {d: data.head_metrics(f) for d, f in maps.items()}
     assert m["none"]["entropy"] < m["sqrt_d_k"]["entropy"] < m["d_k"]["entropy"] < math.log(t)
+    # the page's numbers of a head: the same metrics, cached as plain values
+    assert data.head_stats(3, None, 2, 7, "none") == m["none"]
+    assert data.Chosen(data.shipped_heads(3), index=3).head_stats(2, 7, "d_k") == m["d_k"]
 
 
 def test_divisor_layer_bars():
-    layers = data.layer_frame()
+    layers = frames.layers()
     assert len(layers) == 18
-    labels = {"none": "none", "sqrt_d_k": "√d_k", "d_k": "d_k"}
-    ref = pd.DataFrame({"y": [2.7], "label": ["ln T"]})
+    labels = (("none", "none"), ("sqrt_d_k", "√d_k"), ("d_k", "d_k"))
+    words = {"title": "T", "x": "layer", "y": "share", "alt": "alt", "reference": "ln T"}
+    text = ChartText.of(**words, tips={"series": "divisor", "reference": "reference line"})
     spec = charts.divisor_layer_bars(
-        layers, value="collapsed", labels=labels, title="T", x_title="layer", y_title="share",
-        series_title="divisor", description="alt", fmt=".1%", axis_format="%", reference=ref,
-        reference_title="reference line",
+        layers, text, value="collapsed", labels=labels, fmt=".1%", axis_format="%",
+        reference=2.7,
     ).to_dict()  # fmt: skip
     bars, rule = spec["layer"]
     assert [t["title"] for t in rule["encoding"]["tooltip"]] == ["reference line", "share"]
-    with pytest.raises(ValueError, match="reference_title"):
+    assert spec["datasets"][rule["data"]["name"]] == [{"y": 2.7, "label": "ln T"}]
+    assert [t["title"] for t in bars["encoding"]["tooltip"]] == ["divisor", "layer", "share"]
+    with pytest.raises(ValueError, match=r"tips\.reference"):
         charts.divisor_layer_bars(
-            layers, value="collapsed", labels=labels, title="T", x_title="layer",
-            y_title="share", series_title="divisor", description="alt", reference=ref,
+            layers, ChartText.of(**words, tips={"series": "divisor"}), value="collapsed",
+            labels=labels, reference=2.7,
         )  # fmt: skip
     # the plot keeps its height; title and legend add to the chart's
     assert spec["height"] == 190 and spec["autosize"] == {"type": "fit-x", "contains": "padding"}
     assert bars["encoding"]["xOffset"]["field"] == "series"
     assert bars["encoding"]["y"]["axis"]["format"] == "%"
-    assert bars["encoding"]["color"]["scale"]["range"] == [charts.DIVISOR_COLORS[n] for n in labels]
+    assert bars["encoding"]["color"]["scale"]["range"] == [
+        charts.DIVISOR_COLORS[n] for n, _ in labels
+    ]
+    assert bars["encoding"]["color"]["scale"]["domain"] == ["none", "√d_k", "d_k"]
     assert rule["mark"]["type"] == "rule"
     assert sorted(len(v) for v in spec["datasets"].values()) == [1, 18]
 

@@ -1,4 +1,5 @@
-"""Builders and frames of the √d_k-vs-d_k page: valid Vega-Lite, encodings, row counts."""
+"""Builders and frames of the √d_k-vs-d_k page: valid Vega-Lite, encodings, row counts;
+the workshop questions and the misconception card from the sweep's numbers."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from core.experiments import saturation_sweep
 from tests.ui.helpers import legend_columns_at
 from ui.common import axes
 from ui.common import charts as common_charts
-from ui.common.charts import NARROW_CHART_PX
-from ui.sqrt_vs_d import charts, data, sections
+from ui.common.charts import MARKER_DATASET, NARROW_CHART_PX, ChartText, d_marker
+from ui.sqrt_vs_d import charts, data, frames, sections
 
 D = [int(d) for d in 2 ** np.arange(13)]
 
@@ -27,29 +28,43 @@ def _sweep(alphas=(0.0, 0.5, 1.0), rho=0.5, n_keys=10):
     return pd.DataFrame({k: np.asarray(v).ravel() for k, v in out.items()})
 
 
+def _cells(df: pd.DataFrame) -> dict[tuple[float, int], dict[str, float]]:
+    """A sweep frame as data.preset_cells gives it: statistics by (α, d_k)."""
+    return {
+        (float(r.pop("alpha")), int(r.pop("d"))): {k: float(v) for k, v in r.items()}
+        for r in df.to_dict("records")
+    }
+
+
 def _layers(spec):
     return spec.get("layer", [spec])
 
 
 SE_TIPS = {"series": "scaling", "lo": "mean − 2 s.e.", "hi": "mean + 2 s.e."}
+LABELS = {0.0: "none", 0.5: "1/√d", 1.0: "1/d"}
+NO_REFERENCE = data.reference_frame(())
+
+
+def _text(**entries: str) -> ChartText:
+    return ChartText.of(
+        **{"title": "T", "x": "d", "y": "p", "alt": "a", "tips": SE_TIPS, **entries}
+    )
 
 
 def test_logit_scale_chart():
-    df = data.logit_frame(_sweep(), "std", 0.5)
+    df = data.logit_frame(_sweep(), "std", 0.5, LABELS)
     assert len(df) == 39  # 3 α × 13 d_k
-    spec = charts.logit_scale(
-        df,
-        title="T",
-        subtitle="S",
-        x_title="d",
-        y_title="std",
-        theory_title="theory",
-        description="alt",
-        tips=SE_TIPS,
-    ).to_dict()
+    assert df.groupby("alpha").series.first().to_dict() == LABELS
+    text = ChartText.of(
+        title="T", subtitle="S", x="d", y="std", alt="alt", tips={**SE_TIPS, "theory": "theory"}
+    )
+    chart = charts.logit_scale(df, text)
+    spec = chart.to_dict()
     assert spec["description"] == "alt"
     assert spec["title"] == {"text": "T", "subtitle": "S"}
-    theory, bars, points, marker = _layers(spec)
+    # drawn half width; each layer names the frame (the marker, added by workshop.chart, last)
+    assert spec["height"] == charts.HALF_PLOT_PX and "data" not in spec
+    theory, bars, points, marker = _layers((chart + d_marker()).to_dict())
     assert [theory["mark"]["type"], bars["mark"]["type"], points["mark"]["type"]] == [
         "line",
         "rule",
@@ -61,7 +76,8 @@ def test_logit_scale_chart():
         assert layer["encoding"]["y"]["scale"] == {"type": "log"}
     colour = points["encoding"]["color"]["scale"]
     assert colour["range"] == [common_charts.alpha_color(a) for a in (0.0, 0.5, 1.0)]
-    assert marker["encoding"]["x"]["field"] == "d"
+    assert marker["encoding"]["x"]["field"] == "d" and marker["data"]["name"] == MARKER_DATASET
+    assert theory["data"] == bars["data"] == points["data"]
     # every mark titled: the theory line and the error bars too
     titles = ["scaling", "dₖ", "std", "mean − 2 s.e.", "mean + 2 s.e.", "theory"]
     assert [t["title"] for t in points["encoding"]["tooltip"]] == titles
@@ -75,9 +91,9 @@ def test_logit_scale_chart():
 
 def test_logit_frames_follow_theory():
     sweep = _sweep()
-    std = data.logit_frame(sweep, "std", 0.5)
+    std = data.logit_frame(sweep, "std", 0.5, LABELS)
     np.testing.assert_allclose(std["theory"], std["d"] ** (0.5 - std["alpha"]))
-    mean = data.logit_frame(sweep, "mean", 0.5)
+    mean = data.logit_frame(sweep, "mean", 0.5, LABELS)
     np.testing.assert_allclose(mean["theory"], 0.5 * mean["d"] ** (1 - mean["alpha"]))
     # error bars stay positive on the log axis
     assert (mean["lo"] > 0).all() and (mean["lo"] <= mean["value"]).all()
@@ -85,15 +101,17 @@ def test_logit_frames_follow_theory():
 
 def test_lines_frame_and_log_floor():
     sweep = _sweep()
-    ent = data.lines(sweep, "entropy_mean", divide_by=math.log(10))
+    ent = data.lines(sweep, "entropy_mean", LABELS, divide_by=math.log(10))
     assert set(ent.columns) >= {"d", "series", "color", "value", "lo", "hi"}
     assert ent["value"].between(0, 1.0001).all()
-    grad = data.lines(sweep, "grad_fro_mean", log=True)
+    assert ent.series.tolist() == [LABELS[a] for a in ent.alpha]
+    grad = data.lines(sweep, "grad_fro_mean", LABELS, log=True)
     assert (grad["value"] > data.LOG_FLOOR).all()
     assert len(grad) < len(ent)  # α = 0 at ρ = 0.5 underflows at large d_k and is dropped
     assert (grad["lo"] >= grad["value"] / 10 - 1e-300).all()
-    argmax = data.argmax_line(sweep)
-    assert argmax["series"].nunique() == 1 and len(argmax) == 13
+    argmax = data.argmax_line(sweep, "every α")
+    assert argmax["series"].unique().tolist() == ["every α"] and len(argmax) == 13
+    assert argmax["color"].unique().tolist() == [common_charts.COLORS["theory"]]
 
 
 def test_in_range():
@@ -103,10 +121,36 @@ def test_in_range():
 
 
 def test_references():
-    ref = data.references(10, 0.5, limit=True)
-    assert ref["y"].tolist() == [pytest.approx(0.154828, abs=1e-6)]
-    assert data.references(10, 0.0, limit=True)["y"].tolist() == [0.1]
-    assert data.references(10, 0.5, limit=False)["y"].tolist() == [0.1]
+    y, label = sections.reference(10, 0.5, limit=True)
+    assert y == pytest.approx(0.154828, abs=1e-6) and "0.155" in label and "0.1" in label
+    assert sections.reference(10, 0.0, limit=True) == (0.1, "1/n_keys = 0.1")
+    assert sections.reference(10, 0.5, limit=False) == (0.1, "1/n_keys = 0.1")
+    ref = data.reference_frame(((0.1, "1/n_keys = 0.1"),))
+    assert ref.to_dict("list") == {"y": [0.1], "label": ["1/n_keys = 0.1"]}
+    assert sections.floor_label(0.1) == "below_right"
+    assert sections.floor_label(1 / 512) == "above_right"  # clear of the tick labels
+
+
+def test_chart_frames_from_plain_values():
+    labels = tuple(LABELS.items())
+    ent, ref = frames.stat_lines("entropy", 10, 0.5, 0.5, 0, 4, 64, labels, ((1.0, "uniform"),))
+    assert sorted(ent["d"].unique()) == [4, 8, 16, 32, 64] and len(ent) == 3 * 5
+    assert ref.to_dict("list") == {"y": [1.0], "label": ["uniform"]}
+    grad, none = frames.stat_lines("grad", 10, 0.75, 0.5, 0, 1, 4096, (*labels, (0.75, "α")))
+    assert set(grad.series) == {"none", "1/√d", "1/d", "α"} and none.empty
+    assert (grad["value"] > data.LOG_FLOOR).all()
+    argmax, _ = frames.argmax(10, 0.5, 0, 1, 4096, "every α", ((0.1, "chance"),))
+    assert (argmax.alpha == 0.5).all() and len(argmax) == 13
+    logit = frames.logit("mean", 10, 0.5, 0.5, 0, 1, 4096, labels)
+    np.testing.assert_allclose(logit["theory"], 0.5 * logit["d"] ** (1 - logit["alpha"]))
+    heat, rules = frames.heatmap(10, 0.5, 0, 16, 256, ((0.5, "½"), (1.0, "1")))
+    assert sorted(heat["d"].unique()) == [16, 32, 64, 128, 256]
+    assert len(heat) == 5 * len(data.HEATMAP_ALPHAS)
+    assert rules.to_dict("list") == {
+        "alpha": [0.5, 1.0],
+        "label": ["½", "1"],
+        "color": [common_charts.COLORS["sqrt"], common_charts.COLORS["linear"]],
+    }
 
 
 def test_alpha_heatmap():
@@ -115,12 +159,14 @@ def test_alpha_heatmap():
     df = pd.DataFrame(
         {"d": d.ravel(), "alpha": a.ravel(), "share": 0.5, "share_se": 0.01}
     )  # 13 × 31 cells
-    rules = data.heatmap_rules()
+    rules = data.heatmap_rules(((0.5, "1/√d"), (1.0, "1/d")))
     assert rules["alpha"].tolist() == [0.5, 1.0]
-    spec = charts.alpha_heatmap(
-        df, rules, title="T", x_title="d", y_title="α", color_title="H", description="alt",
+    text = ChartText.of(
+        title="T", x="d", y="α", color="H", alt="alt",
         tips={"se": "standard error", "rule": "scaling"},
-    ).to_dict()  # fmt: skip
+    )  # fmt: skip
+    spec = charts.alpha_heatmap((df, rules), text).to_dict()
+    assert spec["config"]["legend"]["symbolOpacity"] == 1
     rect, lines = _layers(spec)
     # no grid lines across the cells
     assert rect["encoding"]["x"]["axis"]["grid"] is False
@@ -140,10 +186,8 @@ def test_alpha_heatmap():
 
 
 def test_legend_columns_and_rows_limit():
-    df = data.lines(_sweep(), "max_weight_mean")
-    chart = charts.chart(
-        "sweep_lines", df, title="T", x_title="d", y_title="p", description="a", tips=SE_TIPS
-    )
+    df = data.lines(_sweep(), "max_weight_mean", LABELS)
+    chart = charts.stat_lines((df, NO_REFERENCE), _text())
     spec = chart.to_dict()
     # the plot keeps its height; title and legend add to the chart's (fit-x)
     assert spec["height"] == charts.HALF_PLOT_PX
@@ -155,18 +199,9 @@ def test_legend_columns_and_rows_limit():
         if "color" in layer.get("encoding", {}) and "field" in layer["encoding"]["color"]
     ]
     assert legends and all(legend_columns_at(legend, NARROW_CHART_PX) == 2 for legend in legends)
-    big = pd.concat([data.logit_frame(_sweep(), "std", 0.5)] * 200, ignore_index=True)
+    big = pd.concat([data.logit_frame(_sweep(), "std", 0.5, LABELS)] * 200, ignore_index=True)
     with pytest.raises(ValueError, match="at most 5000 rows"):
-        charts.logit_scale(
-            big,
-            title="",
-            subtitle="",
-            x_title="",
-            y_title="",
-            theory_title="",
-            description="",
-            tips=SE_TIPS,
-        )
+        charts.logit_scale(big, _text(subtitle="", tips={**SE_TIPS, "theory": ""}))
     assert isinstance(chart, alt.LayerChart)
 
 
@@ -178,20 +213,13 @@ def test_logit_latex_substitutes_live_numbers():
     assert text.startswith(r"\begin{gathered}") and text.count(r"\\") == 3
 
 
-# --- workshop questions: the answer follows the numbers in the frame ---------------------------
-def _frame(values: dict[tuple[float, int], dict[str, float]]) -> pd.DataFrame:
-    rows = [{"alpha": a, "d": d, **stats} for (a, d), stats in values.items()]
-    return pd.DataFrame(rows)
-
-
-def _max_frame(start: float, end: float) -> pd.DataFrame:
-    return _frame(
-        {
-            (1.0, 1): {"max_weight_mean": start},
-            (1.0, 4096): {"max_weight_mean": end},
-            (0.5, 4096): {"max_weight_mean": 0.5},
-        }
-    )
+# --- workshop questions: the answer follows the numbers of the sweep ---------------------------
+def _max_cells(start: float, end: float) -> dict[tuple[float, int], dict[str, float]]:
+    return {
+        (1.0, 1): {"max_weight_mean": start},
+        (1.0, 4096): {"max_weight_mean": end},
+        (0.5, 4096): {"max_weight_mean": 0.5},
+    }
 
 
 @pytest.mark.parametrize(
@@ -199,7 +227,7 @@ def _max_frame(start: float, end: float) -> pd.DataFrame:
     [(0.27, 0.102, 2), (0.27, 0.155, 2), (0.68, 0.72, 1), (0.27, 0.22, 1), (0.3, 0.9, 0)],
 )
 def test_max_weight_question_picks_the_nearest_level(start, end, answer):
-    q = sections.max_weight_question(_max_frame(start, end), n_keys=10, rho=0.5)
+    q = sections.max_weight_question(_max_cells(start, end), n_keys=10, rho=0.5)
     assert q["answer"] == answer
     assert len(q["options"]) == 3 and f"{start:.2f}" in q["options"][1]
     assert f"{end:.3f}" in q["explain"] and "ρ = 0.5" in q["question"]
@@ -208,7 +236,7 @@ def test_max_weight_question_picks_the_nearest_level(start, end, answer):
 
 
 def test_max_weight_question_without_an_aligned_key_names_uniform():
-    q = sections.max_weight_question(_max_frame(0.27, 0.102), n_keys=10, rho=0.0)
+    q = sections.max_weight_question(_max_cells(0.27, 0.102), n_keys=10, rho=0.0)
     assert q["answer"] == 2 and "1/n_keys = 0.1" in q["options"][2]
 
 
@@ -226,23 +254,21 @@ def test_max_weight_question_is_asked_unless_stays_and_falls_coincide(n_keys, rh
     from core.scaling import linear_scaling_weight_limit
 
     limit = linear_scaling_weight_limit(n_keys, rho)
-    q = sections.max_weight_question(_max_frame(start, limit), n_keys=n_keys, rho=rho)
+    q = sections.max_weight_question(_max_cells(start, limit), n_keys=n_keys, rho=rho)
     assert (q["unanswerable"] is None) == asked
     assert asked == (abs(start / limit - 1) >= sections.MAX_WEIGHT_TIE)
     if not asked:
         assert f"{limit:.3f}" in q["unanswerable"] and "25 %" in q["unanswerable"]
 
 
-def _relevant_frame(a: float, b: float, se: float = 0.001) -> pd.DataFrame:
+def _relevant_cells(a: float, b: float, se: float = 0.001) -> dict:
     stats = {"relevant_weight_mean": 0.155, "relevant_weight_se": se}
-    return _frame(
-        {
-            (0.5, 16): {"relevant_weight_mean": a, "relevant_weight_se": se},
-            (0.5, 4096): {"relevant_weight_mean": b, "relevant_weight_se": se},
-            (1.0, 16): stats,
-            (1.0, 4096): stats,
-        }
-    )
+    return {
+        (0.5, 16): {"relevant_weight_mean": a, "relevant_weight_se": se},
+        (0.5, 4096): {"relevant_weight_mean": b, "relevant_weight_se": se},
+        (1.0, 16): stats,
+        (1.0, 4096): stats,
+    }
 
 
 @pytest.mark.parametrize(
@@ -257,13 +283,13 @@ def _relevant_frame(a: float, b: float, se: float = 0.001) -> pd.DataFrame:
     ],
 )
 def test_relevant_weight_question_reads_the_change(a, b, se, answer):
-    q = sections.relevant_weight_question(_relevant_frame(a, b, se), n_keys=10, rho=0.5)
+    q = sections.relevant_weight_question(_relevant_cells(a, b, se), n_keys=10, rho=0.5)
     assert q["answer"] == answer
     assert f"{a:.3f}" in q["explain"] and f"{b:.3f}" in q["explain"]
 
 
 def test_myth_numbers_from_a_real_sweep():
-    df = _sweep(rho=0.0)
+    df = _cells(_sweep(rho=0.0))
     nums = sections.myth_numbers(df, 10)
     assert float(nums["h_one"]) == pytest.approx(1.0, abs=0.005)  # 1/d_k: uniform
     assert float(nums["m_one"]) == pytest.approx(0.1, abs=0.005)
@@ -275,7 +301,7 @@ def test_myth_numbers_from_a_real_sweep():
 def test_myth_with_an_aligned_key_reads_the_numbers_it_shows():
     from core.scaling import linear_scaling_weight_limit
 
-    df = _sweep(rho=0.5)
+    df = _cells(_sweep(rho=0.5))
     nums = sections.myth_numbers(df, 10)
     # 1/√d_k locks onto the aligned key; 1/d_k gives softmax(ρ, 0, …, 0) at every width
     assert float(nums["m_half"]) > 0.99 and float(nums["h_half"]) < 0.02
@@ -284,19 +310,17 @@ def test_myth_with_an_aligned_key_reads_the_numbers_it_shows():
     assert nums["m_one"] in text and "softmax(ρ, 0, …, 0)" in text and "locks onto it" in text
 
 
-def test_value_at_needs_exactly_one_row():
+def test_value_at_needs_the_cell():
     with pytest.raises(ValueError, match=r"alpha=0\.25"):
-        sections.value_at(_sweep(), 0.25, 64, "entropy_mean")
+        sections.value_at(_cells(_sweep()), 0.25, 64, "entropy_mean")
+    assert sections.value_at(_cells(_sweep()), 0.5, 64, "max_weight_mean") > 0.1
 
 
 def test_gradient_scale_axis_labels_every_other_decade_in_one_format():
     """The gradient chart's log axis: 1e0 … 1e−10 (not a mix of 0.000001 and 1e-7), two
     decades apart in the half-width plot so that no two labels collide."""
-    df = data.lines(_sweep(), "grad_fro_mean", log=True)
-    spec = charts.chart(
-        "sweep_lines", df, title="T", x_title="d", y_title="g", description="a", tips=SE_TIPS,
-        log_y=True,
-    ).to_dict()  # fmt: skip
+    df = data.lines(_sweep(), "grad_fro_mean", LABELS, log=True)
+    spec = charts.stat_lines((df, NO_REFERENCE), _text(y="g"), log_y=True).to_dict()
     axis = _layers(spec)[1]["encoding"]["y"]["axis"]
     assert axis["labelExpr"] == axes.EXP_LABEL
     values = axis["values"]
@@ -304,3 +328,21 @@ def test_gradient_scale_axis_labels_every_other_decade_in_one_format():
     assert values[0] <= lo * 10 and values[-1] >= 1
     gaps = np.diff(np.log10(values))
     assert np.allclose(gaps, gaps[0]) and charts.HALF_PLOT_PX / len(values) >= 26
+
+
+def test_the_texts_numbers_are_the_sweeps():
+    """The questions, the myth card and the summary table read plain numbers (cached):
+    the same numbers as the sweeps the charts draw."""
+    cells = data.preset_cells(10, 0.5, 0, sections.QUOTED_D)
+    assert set(cells) == {(a, d) for a in (0.0, 0.5, 1.0) for d in sections.QUOTED_D}
+    full = data.sweep(10, 0.75, 0.5, 0)
+    for (a, d), stats in cells.items():
+        row = full[(full["alpha"] == a) & (full["d"] == d)]
+        assert stats == {k: float(row[k].iloc[0]) for k in stats}
+    # ρ = 0.5, 1/d_k: the largest weight settles at softmax(ρ, 0, …, 0)'s (docs §2.4)
+    assert sections.value_at(cells, 1.0, 4096, "max_weight_mean") == pytest.approx(0.155, abs=0.01)
+    rows = data.at_d(64, 10, 0.75, 0.5, 0)
+    assert [r["alpha"] for r in rows] == [0.0, 0.5, 1.0, 0.75]
+    table = data.summary_table(rows, 64, 10, 0.5)
+    assert len(table) == 4 and table.iloc[1, 1].endswith("(1)")  # α = ½: theory std 1
+    assert table.iloc[1, 1].split()[0] == f"{rows[1]['logit_std']:.3g}"

@@ -11,7 +11,7 @@ import pytest
 
 from core.training import DEFAULT_LRS, LR_GRIDS, Variant, final_loss, train_recall_variants
 from ui.common import axes
-from ui.common.charts import MAX_ROWS
+from ui.common.charts import MAX_ROWS, ChartText
 from ui.training import charts, data
 from ui.training.runs import M_OPTIONS
 
@@ -50,14 +50,16 @@ def _titles(layer) -> list[str]:
     return [tip["title"] for tip in layer["encoding"]["tooltip"]]
 
 
+def _text(tips: dict[str, str], **entries: str) -> ChartText:
+    return ChartText.of(**({"title": "T", "x": "x", "y": "y", "alt": "alt"} | entries), tips=tips)
+
+
 def test_curves_spec_has_points_line_and_reference():
-    ref = pd.DataFrame({"y": [math.log(16)], "label": ["uniform"]})
-    spec = charts.curves(
-        _curve_frame(), title="Loss", x_title="step", y_title="loss", description="alt",
-        log_y=True, reference=ref, tips=CURVE_TIPS,
-    ).to_dict()  # fmt: skip
+    text = _text(CURVE_TIPS, title="Loss", x="step", y="loss", reference="uniform")
+    spec = charts.curves(_curve_frame(), text, log_y=True, reference=math.log(16)).to_dict()
     layers = _layers(spec)
     assert [layer["mark"]["type"] for layer in layers] == ["circle", "line", "rule", "text"]
+    assert spec["title"] == {"text": "Loss"} and layers[0]["encoding"]["x"]["title"] == "step"
     assert layers[0]["encoding"]["y"]["field"] == "raw"
     assert layers[1]["encoding"]["y"]["field"] == "smooth"
     assert layers[1]["encoding"]["y"]["scale"]["type"] == "log"
@@ -67,6 +69,10 @@ def test_curves_spec_has_points_line_and_reference():
     assert "color" not in next(iter(spec["datasets"].values()))[0]
     assert _titles(layers[1]) == ["scaling", "step", "avg", "batch"]  # from the catalog
     assert _titles(layers[2]) == ["ref", "loss"]
+    # the reference line at its y, labelled with the chart's text
+    rule = spec["datasets"][layers[2]["data"]["name"]]
+    assert rule == [{"y": math.log(16), "label": "uniform"}]
+    assert layers[3]["encoding"]["text"]["field"] == "label"
     # a hover anywhere on a line finds its nearest step: invisible points carry the
     # tooltip (a line's own tooltip shows its first point), and so do the faint points
     assert layers[1]["mark"]["point"] == {"filled": True, "opacity": 0, "size": 60}
@@ -77,19 +83,15 @@ def test_curves_spec_has_points_line_and_reference():
 
 
 def test_curves_fixed_domain():
-    spec = charts.curves(
-        _curve_frame(), title="Acc", x_title="step", y_title="share", description="d",
-        y_domain=(0, 1), tips=CURVE_TIPS,
-    ).to_dict()  # fmt: skip
-    assert _layers(spec)[1]["encoding"]["y"]["scale"]["domain"] == [0, 1]
+    spec = charts.curves(_curve_frame(), _text(CURVE_TIPS), y_domain=(0, 1)).to_dict()
+    layers = _layers(spec)
+    assert layers[1]["encoding"]["y"]["scale"]["domain"] == [0, 1]
+    assert len(layers) == 2  # no reference line asked for
 
 
 def test_builders_refuse_too_many_rows():
     with pytest.raises(ValueError, match="at most"):
-        charts.curves(
-            _curve_frame(MAX_ROWS), title="t", x_title="x", y_title="y", description="d",
-            tips=CURVE_TIPS,
-        )  # fmt: skip
+        charts.curves(_curve_frame(MAX_ROWS), _text(CURVE_TIPS))
 
 
 def test_probe_heatmap_one_panel_per_variant_with_keys_and_steps_labelled():
@@ -100,10 +102,8 @@ def test_probe_heatmap_one_panel_per_variant_with_keys_and_steps_labelled():
          "target": (k == r).ravel().astype(int)}
     )  # fmt: skip
     df = pd.concat([one.assign(series="none"), one.assign(series="sqrt")], ignore_index=True)
-    spec = charts.probe_heatmap(
-        df, title="W", x_title="key", color_title="weight",
-        step_title="step", description="alt", tips=PROBE_TIPS,
-    ).to_dict()  # fmt: skip
+    text = _text(PROBE_TIPS, title="W", x="key", y="step", color="weight")
+    spec = charts.probe_heatmap(df, text).to_dict()
     # one panel per variant (2 here, 12 small ones before), nothing faceted by step
     assert set(spec["facet"]) == {"row"} and spec["facet"]["row"]["field"] == "series"
     assert spec["facet"]["row"]["sort"] == ["none", "sqrt"]
@@ -115,7 +115,8 @@ def test_probe_heatmap_one_panel_per_variant_with_keys_and_steps_labelled():
     assert enc["y"]["field"] == "snapshot" and enc["y"]["title"] == "step"
     assert enc["yOffset"]["field"] == "row"
     assert enc["x"]["axis"]["grid"] is False and enc["y"]["axis"]["grid"] is False
-    assert enc["color"]["scale"]["domain"] == [0, 1]
+    assert enc["color"]["scale"]["domain"] == [0, 1] and enc["color"]["title"] == "weight"
+    assert spec["title"] == {"text": "W"} and spec["description"] == "alt"
     assert outline["transform"] == [{"filter": "(datum.target === 1)"}]
     # cells large enough to read, and 16 keys still fit a 390-px phone's ~358-px chart
     assert spec["spec"]["width"] == charts.PROBE_KEY_PX * keys <= 300
@@ -146,10 +147,8 @@ def test_lr_lines_log_log_with_rules():
     initial = pd.DataFrame(
         {"series": ["none", "sqrt"], "color": ["#D55E00", "#0072B2"], "y": [0.88, 0.54]}
     )
-    spec = charts.lr_lines(
-        _lr_frame(), current_lr=0.01, title=["Final loss", "d_k = 64"], x_title="lr",
-        y_title="loss", description="alt", initial=initial, tips=LR_TIPS,
-    ).to_dict()  # fmt: skip
+    text = _text(LR_TIPS, title="Final loss|d_k = 64", x="lr", y="loss")
+    spec = charts.lr_lines((_lr_frame(), initial), text, current_lr=0.01).to_dict()
     layers = _layers(spec)
     assert [layer["mark"]["type"] for layer in layers] == ["area", "line", "rule", "rule"]
     assert layers[1]["encoding"]["x"]["scale"]["type"] == "log"
@@ -163,22 +162,19 @@ def test_lr_lines_log_log_with_rules():
     assert x_axis["labelExpr"] == axes.EXP_LABEL
     assert x_axis["values"] == [1e-6, 1e-4, 1e-2, 1.0]
     # uniform attention's loss: one grey rule, the scale every verdict is read on
-    with_uniform = charts.lr_lines(
-        _lr_frame(), current_lr=None, title="t", x_title="lr", y_title="loss",
-        description="alt", uniform=0.21875, tips=LR_TIPS | {"uniform": "uniform"},
-    ).to_dict()  # fmt: skip
+    text = _text(LR_TIPS | {"uniform": "uniform"}, x="lr", y="loss")
+    with_uniform = charts.lr_lines(_lr_frame(), text, uniform=0.21875).to_dict()
     rule = _layers(with_uniform)[-1]
     assert rule["mark"]["type"] == "rule" and rule["mark"]["color"] == "#7A7A7A"
     assert _titles(rule) == ["uniform"]
 
 
 def test_lr_lines_without_marker_and_shared_domain():
-    spec = charts.lr_lines(
-        _lr_frame(), current_lr=None, title="d_k = 16", x_title="lr", y_title="loss",
-        description="d", y_domain=(1e-3, 1.2), tips=LR_TIPS,
-    ).to_dict()  # fmt: skip
+    text = _text(LR_TIPS, title="d_k = 16", x="lr", y="loss")
+    spec = charts.lr_lines(_lr_frame(), text, y_domain=(1e-3, 1.2)).to_dict()
     layers = _layers(spec)
     assert len(layers) == 2
+    assert spec["title"] == {"text": "d_k = 16"}  # one line: a string, not a list
     assert layers[1]["encoding"]["y"]["scale"]["domain"] == [1e-3, 1.2]
 
 

@@ -8,7 +8,13 @@ import pytest
 
 from ui.common import axes
 from ui.common import charts as common_charts
+from ui.common.charts import ChartText
 from ui.variance import charts, data
+
+HIST_TEXT = ChartText.of(
+    title="T", x="score", y="density", alt="alt", law_exact="exact", law_gauss="gauss",
+    tips={"law": "curve"},
+)  # fmt: skip
 
 
 def _hist_frame(n=60):
@@ -29,15 +35,7 @@ def _datasets(spec):
 
 
 def test_histogram_with_law():
-    chart = charts.histogram_with_law(
-        _hist_frame(),
-        title="T",
-        x_title="score",
-        y_title="density",
-        law_labels=("exact", "gauss"),
-        description="alt",
-        tips={"law": "curve"},
-    )
+    chart = charts.histogram_with_law(_hist_frame(), HIST_TEXT)
     spec = chart.to_dict()
     assert spec["description"] == "alt"
     bars, lines = _layers(spec)
@@ -47,6 +45,7 @@ def test_histogram_with_law():
     assert bars["encoding"]["y"]["field"] == "density"
     assert lines["encoding"]["strokeDash"]["field"] == "law"
     assert [t["title"] for t in lines["encoding"]["tooltip"]] == ["curve", "score", "density"]
+    assert lines["encoding"]["strokeDash"]["sort"] == ["exact", "gauss"]
     sizes = sorted(len(v) for v in _datasets(spec).values())
     assert sizes == [60, 120]  # 60 bins; 2 laws × 60 points
 
@@ -63,15 +62,15 @@ def test_variance_sweep_chart():
             ),
         ]
     )
-    spec = charts.variance_sweep(
-        df,
-        series_order=("raw", "scaled"),
-        title="T",
-        x_title="d",
-        y_title="v",
-        description="a",
+    text = ChartText.of(
+        title="T", x="d", y="v", alt="a", series_raw="raw", series_scaled="scaled",
         tips={"series": "quantity", "value": "var", "lo": "low", "hi": "high", "theory": "th"},
-    ).to_dict()
+    )  # fmt: skip
+    chart = charts.variance_sweep(df, text)
+    alone = [layer["mark"]["type"] for layer in _layers(chart.to_dict())]
+    assert alone == ["line", "rule", "point"]
+    # the learner's d_k is layered on by workshop.chart (marker=), last
+    spec = (chart + common_charts.d_marker()).to_dict()
     layers = _layers(spec)
     assert [layer["mark"]["type"] for layer in layers] == ["line", "rule", "point", "rule"]
     assert layers[2]["encoding"]["x"]["scale"]["type"] == "log"
@@ -101,45 +100,34 @@ def test_running_sums_and_terms():
     i = np.arange(1, 201)
     paths = pd.DataFrame({"i": np.tile(i, 20), "path": np.repeat(np.arange(20), 200), "sum": 0.0})
     env = pd.DataFrame({"i": i, "band": "±1", "lo": -np.sqrt(i), "hi": np.sqrt(i)})
-    spec = charts.running_sums(
-        paths, env, title="T", x_title="i", y_title="s", description="a",
+    text = ChartText.of(
+        title="T", x="i", y="s", alt="a",
         tips={"path": "pair", "band": "envelope", "lo": "lower", "hi": "upper"},
-    ).to_dict()  # fmt: skip
+    )  # fmt: skip
+    spec = charts.running_sums((paths, env), text).to_dict()
     lines, upper, lower = _layers(spec)
     assert lines["encoding"]["detail"]["field"] == "path"
     assert [t["title"] for t in lines["encoding"]["tooltip"]] == ["pair", "i", "s"]
     assert [t["title"] for t in upper["encoding"]["tooltip"]] == ["envelope", "i", "upper"]
     assert [t["title"] for t in lower["encoding"]["tooltip"]] == ["envelope", "i", "lower"]
     terms = pd.DataFrame({"i": np.arange(1, 65), "term": np.linspace(-1, 1, 64), "sign": "+"})
-    spec = charts.term_bars(
-        terms,
-        title="T",
-        x_title="i",
-        y_title="t",
-        sign_title="s",
-        sign_order=("+", "-"),
-        description="a",
-    ).to_dict()
+    text = ChartText.of(title="T", x="i", y="t", color="s", alt="a", sign_pos="+", sign_neg="-")
+    spec = charts.term_bars(terms, text).to_dict()
     assert spec["mark"]["type"] == "bar"
     assert spec["encoding"]["color"]["field"] == "sign"
+    assert spec["encoding"]["color"]["scale"]["domain"] == ["+", "-"]
     assert [t["title"] for t in spec["encoding"]["tooltip"]] == ["i", "t", "s"]
 
 
 def test_builders_reject_too_many_rows():
     big = _hist_frame(common_charts.MAX_ROWS + 1)
     with pytest.raises(ValueError, match="at most 5000 rows"):
-        charts.histogram_with_law(
-            big, title="", x_title="", y_title="", law_labels=("a", "b"), description="",
-            tips={"law": ""},
-        )  # fmt: skip
+        charts.histogram_with_law(big, HIST_TEXT)
 
 
 def test_builders_do_not_configure():
     """Builders return layerable charts: no top-level config (it blocks alt.layer)."""
-    chart = charts.histogram_with_law(
-        _hist_frame(), title="T", x_title="x", y_title="y", law_labels=("a", "b"), description="d",
-        tips={"law": "curve"},
-    )  # fmt: skip
+    chart = charts.histogram_with_law(_hist_frame(), HIST_TEXT)
     assert isinstance(chart, alt.LayerChart)
     assert "config" not in chart.to_dict() or set(chart.to_dict()["config"]) <= {"view"}
 
@@ -152,3 +140,43 @@ def test_running_sum_paths_start_at_the_origin(d_k):
     # with d_k = 1 each path is still a segment: from the empty sum to q_1 k_1
     assert paths.groupby("path").size().min() >= 2
     assert paths.i.max() == d_k and set(envelope.i) == set(paths.i)
+
+
+def test_sweep_layers_name_their_data_beside_the_marker():
+    """The marks share one dataset, each naming it; the d_k marker keeps its own."""
+    sweep = data.scaled_sweep("normal", 0, 1.0, 1.0, ("raw", "scaled"))
+    text = ChartText.of(
+        title="T", x="d", y="v", alt="a", series_raw="raw", series_scaled="scaled",
+        tips={"series": "s", "value": "v", "lo": "l", "hi": "h", "theory": "t"},
+    )  # fmt: skip
+    spec = (charts.variance_sweep(sweep, text) + common_charts.d_marker()).to_dict()
+    assert "data" not in spec
+    names = [layer["data"]["name"] for layer in spec["layer"]]
+    assert len(set(names[:3])) == 1 and names[3] == common_charts.MARKER_DATASET
+
+
+def test_frames_from_plain_values():
+    """The charts' frames: the cached results with the labels they are given."""
+    base = data.variance_sweep("normal", 0)
+    sweep = data.scaled_sweep("normal", 0, 2.0, 1.0, ("raw", "scaled"))
+    assert list(dict.fromkeys(sweep.series)) == ["raw", "scaled"] and "scaled" not in sweep
+    # σ_q²σ_k² = 4: every variance ×4, exactly (a power of two)
+    for column in ("var", "lo", "hi", "theory"):
+        np.testing.assert_array_equal(sweep[column], 4 * base[column])
+    paths, envelope = data.walks(16, "normal", 1.0, 1.0, 0, ("±1", "±2"))
+    assert dict(zip(envelope.k, envelope.band, strict=True)) == {1: "±1", 2: "±2"}
+    assert paths.equals(data.running_sums(16, "normal", 1.0, 1.0, 0)[0])
+    terms = data.signed_terms(16, "normal", 1.0, 1.0, 0, ("+", "−"))
+    assert list(terms.columns) == ["i", "term", "sign"]
+    assert ((terms.sign == "+") == (terms.term >= 0)).all()
+    assert data.pair_sum(16, "normal", 1.0, 1.0, 0) == pytest.approx(terms.term.sum(), rel=1e-12)
+
+
+def test_score_stats_are_the_histograms_numbers():
+    args = (64, 10_000, "normal", 1.0, 1.0, 0)
+    stats = data.score_stats(*args)
+    raw, scaled = data.histogram(*args, False), data.histogram(*args, True)
+    assert (stats["x_lo"], stats["x_hi"]) == (raw.x0.min(), raw.x1.max())
+    assert scaled.x1.max() == pytest.approx(stats["x_hi"] / 8)  # divided by √64
+    assert stats["var"] == data.score_histograms(*args)[2]["var"]
+    assert stats["var"] == pytest.approx(64, rel=4 * stats["var_se"] / 64)

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from ui.common import axes
+from ui.common.charts import ChartText
 from ui.common.pages import default_heads
 from ui.which_d import charts, data, formulas, sections
 
@@ -43,22 +44,16 @@ def _bars_and_points(n_heads=5):
     return bars, points
 
 
-TIPS = {"theory": "theory", "reference": "reference line"}
+def _text(x="divisor", y="logit std", **entries):
+    return ChartText.of(
+        title="T", x=x, y=y, alt="alt", reference="uniform: ln 64",
+        tips={"head": "head", "theory": "theory", "reference": "reference line"}, **entries,
+    )  # fmt: skip
 
 
 def test_divisor_bars_std():
     bars, points = _bars_and_points()
-    spec = charts.divisor_bars(
-        bars,
-        points,
-        value="std",
-        title="T",
-        x_title="divisor",
-        y_title="logit std",
-        description="alt",
-        head_title="head",
-        tips=TIPS,
-    ).to_dict()
+    spec = charts.divisor_bars((points, bars), _text(), value="std").to_dict()
     assert spec["description"] == "alt" and spec["title"] == "T"
     # x and y are shared by every mark of the layer
     assert spec["encoding"]["x"]["field"] == "label"
@@ -85,11 +80,7 @@ def test_divisor_bars_std():
 
 def test_divisor_labels_break_at_their_equals_sign_on_a_narrow_plot():
     bars, points = _bars_and_points()
-    spec = charts.divisor_bars(
-        bars, points, value="std", title="T", x_title="d", y_title="s", description="a",
-        head_title="h",
-        tips=TIPS,
-    ).to_dict()  # fmt: skip
+    spec = charts.divisor_bars((points, bars), _text("d", "s"), value="std").to_dict()
     expr = spec["encoding"]["x"]["axis"]["labelExpr"]
     # three labels of at most 17 columns: one line from 3 × (17 × 7.5 + 8) = 406 px up
     widest = max(charts.text_columns(label) for label in bars.label)
@@ -103,21 +94,10 @@ def test_divisor_labels_break_at_their_equals_sign_on_a_narrow_plot():
 
 def test_divisor_bars_entropy_with_reference_and_no_theory():
     bars, points = _bars_and_points(n_heads=16)
-    ref = pd.DataFrame({"y": [math.log(64)], "label": ["uniform: ln 64"]})
     spec = charts.divisor_bars(
-        bars,
-        points,
-        value="entropy",
-        title="T",
-        x_title="divisor",
-        y_title="entropy (nats)",
-        description="alt",
-        head_title="head",
-        tips=TIPS,
-        theory=False,
-        value_labels=False,
-        reference=ref,
-    ).to_dict()
+        (points, bars), _text(y="entropy (nats)"), value="entropy", theory=False,
+        value_labels=False, reference_y=math.log(64),
+    ).to_dict()  # fmt: skip
     assert spec["description"] == "alt"
     marks, rule = _layers(spec)
     assert [layer["mark"]["type"] for layer in marks["layer"]] == ["bar", "circle"]
@@ -125,23 +105,15 @@ def test_divisor_bars_entropy_with_reference_and_no_theory():
     assert rule["mark"]["type"] == "rule" and rule["encoding"]["y"]["field"] == "y"
     assert [t["title"] for t in rule["encoding"]["tooltip"]] == ["reference line", "entropy (nats)"]
     assert _rows(spec) == [1, 3, 48]
+    (line,) = (rows for rows in spec["datasets"].values() if len(rows) == 1)
+    assert line == [{"y": math.log(64), "label": "uniform: ln 64"}]
 
 
 def test_divisor_bars_all_zero_gets_a_unit_axis():
     bars, points = _bars_and_points()
     bars = bars.assign(std=0.0, theory_std=0.0)
     points = points.assign(std=0.0)
-    spec = charts.divisor_bars(
-        bars,
-        points,
-        value="std",
-        title="T",
-        x_title="x",
-        y_title="y",
-        description="d",
-        head_title="h",
-        tips=TIPS,
-    ).to_dict()
+    spec = charts.divisor_bars((points, bars), _text(), value="std").to_dict()
     assert spec["encoding"]["y"]["scale"] == {"domain": [0, 1]}
 
 
@@ -149,17 +121,7 @@ def test_divisor_bars_rejects_too_many_rows():
     bars, _ = _bars_and_points()
     big = pd.DataFrame({"label": ["a"] * 5001, "head": 1, "std": 1.0})
     with pytest.raises(ValueError, match="at most"):
-        charts.divisor_bars(
-            bars,
-            big,
-            value="std",
-            title="T",
-            x_title="x",
-            y_title="y",
-            description="d",
-            head_title="h",
-            tips=TIPS,
-        )
+        charts.divisor_bars((big, bars), _text(), value="std")
 
 
 def test_scale_lines():
@@ -175,17 +137,14 @@ def test_scale_lines():
         ],
         ignore_index=True,
     )
-    spec = charts.scale_lines(
-        df,
-        current=4.0,
-        title="T",
-        x_title="s",
-        y_title="std",
-        description="alt",
-        theory_title="theory",
-        tips={"series": "normalisation"},
-    ).to_dict()
+    text = ChartText.of(
+        title="T", x="s", y="std", alt="alt", alt_one_dim="one line",
+        tips={"series": "normalisation", "theory": "theory"},
+    )  # fmt: skip
+    spec = charts.scale_lines(df, text, current=4.0).to_dict()
     assert spec["description"] == "alt"
+    one = charts.scale_lines(df[df.series == "raw"], text, current=4.0, alt_entry="alt_one_dim")
+    assert one.to_dict()["description"] == "one line"
     line, theory, marker = _layers(spec)
     assert line["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
     assert line["encoding"]["y"]["scale"] == {"type": "log"}
@@ -266,7 +225,7 @@ def test_std_options_are_distinct_and_the_answer_is_the_nearest(n_heads):
 
 def test_fan_in_means():
     frame, _ = data.which_d_heads(512, 8, 0)
-    means = data.fan_in_means(frame)
+    means = data.divisor_means(frame, "fan_in")
     assert list(means) == ["d_k", "d_model", "none"]
     assert means["d_model"]["std"] == pytest.approx(means["d_k"]["std"] / math.sqrt(8))
     assert means["d_k"]["std"] == pytest.approx(1.0, rel=0.05)
@@ -274,3 +233,30 @@ def test_fan_in_means():
     assert entropy == sorted(entropy)
     fan_in = frame[(frame.init == "fan_in") & (frame.divisor == "d_k")]
     assert means["d_k"]["entropy"] == pytest.approx(fan_in.entropy.mean())
+
+
+def test_cached_numbers_are_the_charts_numbers():
+    """The metrics' numbers (plain values) are the bars' and the lines' values."""
+    labels = (("d_k", "a"), ("d_model", "b"), ("none", "c"))
+    points, bars = data.head_divisors(128, 4, 0, "one", "d_model", labels)
+    assert list(bars.label) == ["a", "b", "c"] and list(bars.selected) == [False, True, False]
+    assert set(points.label) == {"a", "b", "c"} and len(points) == 3 * 4
+    means = data.head_means(128, 4, 0, "one")
+    for _, row in bars.iterrows():
+        assert [means[row.divisor][c] for c in ("std", "entropy", "max_weight")] == [
+            row["std"],
+            row["entropy"],
+            row["max_weight"],
+        ]
+    cross = (("d_k", "a"), ("d_q", "b"), ("d_kv", "c"))
+    points, bars = data.cross_divisors(64, 128, 16, 0, "fan_in", cross)
+    assert list(bars.selected) == [True, False, False]
+    assert len(points) == 3 * data.WHICH_D_CROSS_HEADS
+    lines = data.qk_frame(512, 8, 0, ("raw", "ln"))
+    now = data.qk_point(512, 8, 0, 4.0)
+    at = lines[lines.scale == 4.0].set_index("series")["value"]
+    assert (now[False]["std"], now[True]["std"]) == (at["raw"], at["ln"])
+    # d_k = 1: LayerNorm maps everything to 0, no normalised line
+    assert set(data.qk_frame(64, 64, 0, ("raw", "ln")).series) == {"raw"}
+    extras = data.head_extras(128, 4, 0)
+    assert extras["d_k"] == 32 and extras["quarter_gap"] < 1e-12

@@ -1,0 +1,13 @@
+"""Glossary: every term the story uses, defined in a sentence or two."""
+
+import streamlit as st
+
+from ui.common.glossary import TERMS
+from ui.common.i18n import t
+
+st.title(t("glossary.title"))
+st.markdown(t("glossary.lead"))
+for term in sorted(TERMS, key=lambda name: t(f"glossary.{name}.name").casefold()):
+    st.subheader(t(f"glossary.{term}.name"), anchor=term)
+    st.markdown(t(f"glossary.{term}.text"))
+st.caption(t("glossary.source"))

@@ -1,0 +1,221 @@
+"""The LR sweep's cells (NumPy, pandas, the cache): the shipped ones, read once from
+``data/training_sweep.json``, and those computed on demand (:func:`sweep_cell`), with
+which of them this session has. Re-exported by :mod:`ui.training.data`, which holds what
+the page concludes from them.
+
+A cell is one :func:`core.training.train_recall_variants` call per (m, optimizer, d_k,
+seed, steps, variants) over the optimizer's grid. The sweep's seeds are the sidebar seed
+to seed + SWEEP_SEEDS − 1: the file holds seeds 0 … 4, i.e. sidebar seed 0.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.training import LR_GRIDS, final_loss, train_recall_variants
+from ui.training.one_run import LAST
+from ui.training.runs import VARIANTS
+
+SWEEP_FILE = Path(__file__).resolve().parents[2] / "data" / "training_sweep.json"
+#: The d_k of the small multiples.
+SWEEP_D_KS = (16, 64, 256, 1024)
+
+#: Columns of a sweep cell: one row per (variant, lr).
+CELL_COLUMNS = ("variant", "lr", "final_loss", "final_accuracy", "diverged_at", "initial_loss")
+
+
+@st.cache_resource(show_spinner=False)
+def sweep_doc() -> dict:
+    """The shipped sweep file, parsed once per process."""
+    return json.loads(SWEEP_FILE.read_text(encoding="utf-8"))
+
+
+def _shipped() -> tuple[tuple[int, ...], frozenset[tuple], frozenset[str], dict[int, float]]:
+    """What the page looks up in the shipped file on every run, read once as the module
+    loads: its seeds, its cells (m, optimizer, d_k, seed, steps), its variants, and per
+    task m the lowest median over the seeds of a final loss (any optimizer, d_k, variant
+    and rate; a diverged run, null in the file, is skipped)."""
+    doc = json.loads(SWEEP_FILE.read_text(encoding="utf-8"))
+    steps = int(doc["params"]["steps"])
+    cells = frozenset(
+        (int(m), opt, int(d_k), int(seed), steps)
+        for m in doc["m"]
+        for opt in doc["optimizers"]
+        for d_k in doc["d_k"]
+        for seed in doc["seeds"]
+    )
+    best = {}
+    for mi, m in enumerate(doc["m"]):
+        lowest = []
+        for oi in range(len(doc["optimizers"])):
+            # (d_k, variant, seed, lr) -> per d_k: (seed, variant · lr), as the cells hold it
+            final = np.array(doc["final_loss"][mi][oi], dtype=float)
+            for per_d_k in final:
+                by_seed = np.moveaxis(per_d_k, 1, 0).reshape(per_d_k.shape[1], -1)
+                with np.errstate(all="ignore"):
+                    lowest.append(np.nanmin(np.nanmedian(by_seed, axis=0)))
+        best[int(m)] = float(min(lowest))
+    variants = frozenset(v["name"] for v in doc["variants"])
+    return tuple(doc["seeds"]), cells, variants, best
+
+
+#: The shipped file's configuration: 300 steps, sidebar seed 0 (the file's seeds, 0 … 4);
+#: the sweep takes as many seeds per point as the file holds. Its cells and variants, and
+#: per task m the lowest median final loss (ℓ*, :func:`ui.training.data.task_best`).
+PRECOMPUTED_STEPS = 300
+PRECOMPUTED_SEEDS, SHIPPED_CELLS, SHIPPED_VARIANTS, SHIPPED_BEST = _shipped()
+SWEEP_SEEDS = len(PRECOMPUTED_SEEDS)
+
+
+@st.cache_resource(show_spinner=False)
+def precomputed() -> dict[tuple, pd.DataFrame]:
+    """The shipped sweep as cells: {(m, optimizer, d_k, seed, steps): frame (CELL_COLUMNS)}.
+
+    Read once per process and shared (``cache_resource``: no copy per rerun); callers
+    never modify the frames.
+    """
+    doc = sweep_doc()
+    steps = int(doc["params"]["steps"])
+    names = [v["name"] for v in doc["variants"]]
+    diverged = {tuple(d[:-1]): d[-1] for d in doc["diverged"]}
+    out = {}
+    for mi, m in enumerate(doc["m"]):
+        for oi, opt in enumerate(doc["optimizers"]):
+            lrs = np.asarray(doc["lrs"][opt], dtype=float)
+            n = lrs.size
+            for di, d_k in enumerate(doc["d_k"]):
+                for si, seed in enumerate(doc["seeds"]):
+                    final = np.array(
+                        [doc["final_loss"][mi][oi][di][vi][si] for vi in range(len(names))],
+                        dtype=float,
+                    )  # null (diverged) -> NaN
+                    accuracy = np.array(
+                        [doc["final_accuracy"][mi][oi][di][vi][si] for vi in range(len(names))],
+                        dtype=float,
+                    )
+                    steps_at = np.array(
+                        [
+                            [diverged.get((mi, oi, di, vi, si, li), -1) for li in range(n)]
+                            for vi in range(len(names))
+                        ]
+                    )
+                    initial = [doc["initial_loss"][mi][oi][di][vi][si] for vi in range(len(names))]
+                    out[(int(m), opt, int(d_k), int(seed), steps)] = pd.DataFrame(
+                        {
+                            "variant": np.repeat(names, n),
+                            "lr": np.tile(lrs, len(names)),
+                            "final_loss": final.ravel(),
+                            "final_accuracy": accuracy.ravel(),
+                            "diverged_at": steps_at.ravel(),
+                            "initial_loss": np.repeat(np.asarray(initial, dtype=float), n),
+                        }
+                    )
+    return out
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def sweep_cell(
+    m: int, optimizer: str, d_k: int, seed: int, steps: int, variants: tuple[str, ...]
+) -> pd.DataFrame:
+    """One cell of the LR sweep, computed: ``variants`` × the optimizer's grid.
+
+    Same call as ``scripts/precompute_training.py`` (so a cell of the shipped
+    configuration computed here equals the file's). Frame: ``CELL_COLUMNS``.
+    """
+    lrs = np.asarray(LR_GRIDS[optimizer])
+    histories = train_recall_variants(
+        d_k,
+        [VARIANTS[v] for v in variants],
+        lrs,
+        optimizer=optimizer,
+        steps=steps,
+        seed=seed,
+        snapshot_steps=(),
+        n_probe=1,
+        m=m,
+    )
+    last = min(LAST, steps)
+    return pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "variant": name,
+                    "lr": lrs,
+                    "final_loss": final_loss(h, last),
+                    "final_accuracy": h.accuracy[-last:].mean(axis=0),
+                    "diverged_at": h.diverged_at,
+                    "initial_loss": h.initial_loss,
+                }
+            )
+            for name, h in zip(variants, histories, strict=True)
+        ],
+        ignore_index=True,
+    )
+
+
+def sweep_seeds(seed: int) -> tuple[int, ...]:
+    """The sweep's seeds for a sidebar seed: seed … seed + SWEEP_SEEDS − 1."""
+    return tuple(seed + i for i in range(SWEEP_SEEDS))
+
+
+def needed_cells(m: int, optimizer: str, d_k: int, seed: int, steps: int) -> list[tuple]:
+    """Cells the sweep section needs: the learner's d_k first, then the small multiples."""
+    d_ks = [d_k] + [d for d in SWEEP_D_KS if d != d_k]
+    return [(m, optimizer, d, s, steps) for d in d_ks for s in sweep_seeds(seed)]
+
+
+#: Relative CPU cost of one sweep cell by d_k (measured on the shipped sweep's grids: 2 s
+#: at 16, 14 s at 1024 for 3 variants, 300 steps, SGD); the estimate of time left scales
+#: it by what has been measured.
+def cell_cost(d_k: int, steps: int, n_variants: int) -> float:
+    """Rough CPU seconds of one sweep cell (for the estimate before anything ran)."""
+    return (1.8 + 0.012 * d_k) * steps / 300 * n_variants / 3
+
+
+#: Session-state entry: the cells (m, optimizer, d_k, seed, steps, variants) computed in
+#: this session (their frames are :func:`sweep_cell`'s, cached for the whole server).
+COMPUTED = "_training_cells"
+
+
+def cell_source(cell: tuple, variants: tuple[str, ...]) -> str | None:
+    """Where the sweep cell ``cell`` with ``variants`` comes from: "precomputed" (the
+    shipped file), "computed" (in this session), or None (not available yet)."""
+    if cell in SHIPPED_CELLS and set(variants) <= SHIPPED_VARIANTS:
+        return "precomputed"
+    if (*cell, variants) in st.session_state.get(COMPUTED, ()):
+        return "computed"
+    return None
+
+
+def store(cell: tuple, variants: tuple[str, ...]) -> None:
+    """Note that ``cell`` with ``variants`` was computed (:func:`sweep_cell`) in this session."""
+    st.session_state.setdefault(COMPUTED, set()).add((*cell, variants))
+
+
+def shipped_cell(cell: tuple, variants: tuple[str, ...]) -> pd.DataFrame | None:
+    """The shipped cell ``cell`` restricted to ``variants`` (None if not shipped, or if
+    the file does not hold every one of ``variants``: the folded initialisation and
+    QK-norm are computed on demand)."""
+    frame = precomputed().get(cell)
+    if frame is None or not set(variants) <= set(frame["variant"]):
+        return None
+    return frame[frame["variant"].isin(variants)]
+
+
+def cell_frames(
+    m: int, optimizer: str, d_k: int, seed: int, steps: int, variants: tuple[str, ...]
+) -> list[pd.DataFrame]:
+    """The sweep's cells at one d_k, one per seed of :func:`sweep_seeds`: shipped, else
+    :func:`sweep_cell` (cached: the section computes a missing cell first, with progress)."""
+    frames = []
+    for s in sweep_seeds(seed):
+        shipped = shipped_cell((m, optimizer, d_k, s, steps), variants)
+        frames.append(
+            sweep_cell(m, optimizer, d_k, s, steps, variants) if shipped is None else shipped
+        )
+    return frames

@@ -1,0 +1,81 @@
+"""The training page's chart frames, from plain values (the deferred ``frame`` of
+:func:`ui.common.workshop.chart`).
+
+Each reads the page's caches (:mod:`ui.training.data`) and labels the variants with the
+legend texts it is given (``labels``: (variant, text) pairs in the page's language,
+:func:`ui.training.data.variant_labels`), never with the current language: the texts are
+part of the chart's cache key.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ui.training import data
+
+#: (variant, legend text) pairs.
+Labels = tuple[tuple[str, str], ...]
+
+
+def curve(
+    metric: str,
+    d_k: int,
+    optimizer: str,
+    lr: float,
+    steps: int,
+    variants: tuple[str, ...],
+    seed: int,
+    m: int,
+    labels: Labels,
+) -> pd.DataFrame:
+    """One per-step statistic of the single run (``metric`` of ``data.METRICS``), one
+    curve per variant: ``step``, ``variant``, ``raw``, ``smooth``, ``series``, ``color``."""
+    run = data.single_run(d_k, optimizer, lr, steps, variants, seed, m)
+    return data.labelled(run["curves"][metric], dict(labels))
+
+
+def probe(
+    d_k: int,
+    optimizer: str,
+    lr: float,
+    steps: int,
+    variants: tuple[str, ...],
+    seed: int,
+    m: int,
+    shorts: Labels,
+) -> pd.DataFrame:
+    """The probe rows' attention weights of the single run, ``series`` the variant's short
+    label (``shorts``: the panel headers fit a phone)."""
+    weights = data.single_run(d_k, optimizer, lr, steps, variants, seed, m)["probe"]
+    return weights.assign(series=weights["variant"].map(dict(shorts)))
+
+
+def lr_sweep(
+    m: int,
+    optimizer: str,
+    d_k: int,
+    seed: int,
+    steps: int,
+    variants: tuple[str, ...],
+    labels: Labels,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The sweep at one d_k (:func:`lr_panel`) and ℓ₀ of each variant (``series``,
+    ``color``, ``y``: the median over the seeds)."""
+    summary = lr_panel(m, optimizer, d_k, seed, steps, variants, labels)
+    initial = summary.groupby("variant", sort=False)["initial_loss"].first().reset_index()
+    initial = data.labelled(initial, dict(labels)).rename(columns={"initial_loss": "y"})
+    return summary, initial[["series", "color", "y"]]
+
+
+def lr_panel(
+    m: int,
+    optimizer: str,
+    d_k: int,
+    seed: int,
+    steps: int,
+    variants: tuple[str, ...],
+    labels: Labels,
+) -> pd.DataFrame:
+    """The sweep at one d_k, labelled: per (variant, rate) the final loss over the seeds
+    (:func:`ui.training.data.sweep_summary`), ``series``, ``color``."""
+    return data.labelled(data.sweep_at(m, optimizer, d_k, seed, steps, variants), dict(labels))
