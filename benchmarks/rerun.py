@@ -18,8 +18,8 @@ prints medians and these ratios against the budgets of DESIGN.md:
     (a new learning rate on ``training`` trains a model: budget 1 s of CPU instead; a
     new text of 20 tokens on ``real-models`` runs all-MiniLM-L6-v2: budget 150 ms of
     CPU, its weights loaded by the first text, whose rerun is given as a note; a new
-    prompt or temperature on ``language-model`` writes 200 characters with each of its
-    four models: budget 300 ms of CPU)
+    prompt, temperature or length on ``language-model`` writes 200 characters (100, 400)
+    with each of its four models: budget 300 ms of CPU)
 (b) median(seen value) / median(minimal page) / charts on page  budget <= 1.5
 KB  chart data the page sends (Vega-Lite spec + Arrow datasets),
     the largest over every value visited                        budget <= 200 KB
@@ -71,9 +71,10 @@ BUDGET_A = 12.0
 TRAINS = {
     ("training", "lr"): 1000.0,
     ("real-models", "text"): 150.0,
-    # a new prompt or temperature: 200 characters from each of the four models (DESIGN.md)
+    # a new prompt, temperature or length: 200 characters from each of the four models
     ("language-model", "prompt"): 300.0,
     ("language-model", "temperature"): 300.0,
+    ("language-model", "length"): 300.0,
 }
 BUDGET_B = 1.5
 BUDGET_KB = 200.0
