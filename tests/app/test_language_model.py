@@ -184,7 +184,7 @@ def test_the_takeaway_over_training_quotes_the_sweep(sweep):
     text = next(m.value for m in at.markdown if m.value.startswith("**At rate 0.3"))
     for v in ("sqrt", "none", "qk_ln"):
         end = first_layer[VARIANTS.index(v), -1]
-        shown = f"{end:,.0f}" if end >= 100 else f"{end:.3g}"
+        shown = f"{float(f'{end:.3g}'):,.0f}" if end >= 100 else f"{end:.3g}"
         assert shown in text, (v, shown, text)
 
 
@@ -349,7 +349,7 @@ def test_what_it_means_quotes_the_sweep(sweep):
     b = meta["head_sizes"].index(64)
     for v in ("sqrt", "none", "qk_ln"):
         end = z["max_logit"][VARIANTS.index(v), b, top, :, -1, 0].mean()
-        assert (f"{end:,.0f}" if end >= 100 else f"{end:.3g}") in said
+        assert (f"{float(f'{end:.3g}'):,.0f}" if end >= 100 else f"{end:.3g}") in said
     sens = {v: np.mean(mean[v, 64] - mean[v, 64].min()) for v in VARIANTS}
     assert f"{sens['none']:.3f} against {sens['sqrt']:.3f}" in said
     assert ("*less* sensitive" in said) == (sens["none"] < sens["sqrt"])

@@ -44,8 +44,8 @@ def gap(a: float, b: float) -> str:
 
 
 def big(x: float) -> str:
-    """A |logit|: 3 significant digits, whole numbers with thousands separators."""
-    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+    """A |logit| to 3 significant digits, thousands separated (274,000, 61,700, 13.3)."""
+    return f"{float(f'{x:.3g}'):,.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def pct(x: float) -> str:
