@@ -29,7 +29,7 @@ def main_control(spec) -> tuple[str, str, str]:
     return p.key, kind, f"{value:g}"
 
 
-STORY_PAGES = [p for p in PAGES if p.url_path]
+STORY_PAGES = [p for p in PAGES if p.url_path and p.story]
 
 
 def _charts_drawn(app) -> int:
