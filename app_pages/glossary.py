@@ -8,6 +8,5 @@ from ui.common.i18n import t
 st.title(t("glossary.title"))
 st.markdown(t("glossary.lead"))
 for term in sorted(TERMS, key=lambda name: t(f"glossary.{name}.name").casefold()):
-    st.subheader(t(f"glossary.{term}.name"), anchor=term)
-    st.markdown(t(f"glossary.{term}.text"))
+    st.markdown(f"**{t(f'glossary.{term}.name')}**: {t(f'glossary.{term}.text')}")
 st.caption(t("glossary.source"))
