@@ -336,6 +336,31 @@ def legend_colors(df: pd.DataFrame, field: str) -> tuple[list[str], list[str]]:
     return list(first), list(first.values())
 
 
+#: Point shape of each series colour (:func:`series_shape`): hollow, so that series lying
+#: on one another (two shares at 0) both stay visible, and told apart by more than hue.
+SHAPES = {
+    COLORS["unscaled"]: "triangle-up",
+    COLORS["sqrt"]: "circle",
+    COLORS["linear"]: "square",
+    COLORS["custom"]: "diamond",
+}
+
+
+def series_shape(df: pd.DataFrame, legend: alt.Legend | None = None) -> alt.Shape:
+    """A shape channel for ``series`` (its shape from its ``color``: :data:`SHAPES`);
+    give it the colour channel's ``legend`` and the two legends merge into one."""
+    order, colors = legend_colors(df, "series")
+    shapes = [SHAPES.get(c, "circle") for c in colors]
+    return alt.Shape(
+        "series:N", title=None, sort=order, scale=alt.Scale(domain=order, range=shapes),
+        legend=legend,
+    )  # fmt: skip
+
+
+#: The hollow points of a line whose series have shapes (:func:`series_shape`).
+SHAPE_POINTS = alt.OverlayMarkDef(filled=False, size=45, strokeWidth=1.5)
+
+
 def alpha_color(alpha: float) -> str:
     """Colour of a scaling exponent: vermillion none, blue 1/√d_k, green 1/d_k, purple other."""
     return {0.0: COLORS["unscaled"], 0.5: COLORS["sqrt"], 1.0: COLORS["linear"]}.get(
@@ -380,12 +405,14 @@ def band_and_line(
     tooltip: list[alt.Tooltip],
     band_opacity: float = 0.18,
     y_axis: alt.Axis | alt.UndefinedType = alt.Undefined,
+    shape: alt.Shape | None = None,
 ) -> list[alt.Chart]:
     """The two layers of a statistic with a band: an area from ``lo`` to ``hi`` and a
     line with points through ``value`` (the tooltip on the line), over ``x``.
 
     ``df`` has ``series``, ``color`` (dropped: the colour scale holds it), ``value``,
-    ``lo``, ``hi`` and the x field. ``y_axis``: e.g. a :func:`log_axis`.
+    ``lo``, ``hi`` and the x field. ``y_axis``: e.g. a :func:`log_axis`. ``shape``: the
+    points' shapes (:func:`series_shape`), hollow.
     """
     base = alt.Chart(df.drop(columns="color"))
     band = base.mark_area(opacity=band_opacity, tooltip=False).encode(
@@ -394,11 +421,12 @@ def band_and_line(
         y2=alt.Y2("hi:Q"),
         color=color,
     )
-    line = base.mark_line(point=True, strokeWidth=2).encode(
+    line = base.mark_line(point=True if shape is None else SHAPE_POINTS, strokeWidth=2).encode(
         x=x,
         y=alt.Y("value:Q", scale=y_scale, title=y_title, axis=y_axis),
         color=color,
         tooltip=tooltip,
+        **({} if shape is None else {"shape": shape}),
     )
     return [band, line]
 
@@ -414,6 +442,7 @@ def sweep_lines(
     height: int = 300,
     reference_label: str = "above_left",
     plot_px: float | None = None,
+    shapes: bool = False,
 ) -> alt.LayerChart:
     """A statistic against d_k (log₂ axis), one line per series, with an error band.
 
@@ -443,6 +472,8 @@ def sweep_lines(
     plot_px : float, optional
         The plot's height, where the caller knows it (the log axis is labelled to fit);
         default: half of ``height`` (the title and the legend take the rest).
+    shapes : bool
+        Hollow points of a shape per series (:func:`series_shape`), in the legend too.
 
     Raises
     ------
@@ -456,13 +487,15 @@ def sweep_lines(
     check_rows(df)
     x_title, y_title, tips = text.x, text.y, text.tips
     order, colors = legend_colors(df, "series")
+    legend = legend_below(order, columns=legend_columns, symbolOpacity=1)
     color = alt.Color(
         "series:N",
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=legend_below(order, columns=legend_columns, symbolOpacity=1),
+        legend=legend,
     )
+    shape = series_shape(df, legend) if shapes else None
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
     if y_domain is not None:
@@ -473,8 +506,9 @@ def sweep_lines(
         y_axis = log_axis(*span, length=plot_px or height / 2)
     tooltip = band_tooltip({"value": y_title, **tips})
     layers = band_and_line(
-        df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip, y_axis=y_axis
-    )
+        df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip, y_axis=y_axis,
+        shape=shape,
+    )  # fmt: skip
     if reference is not None and len(reference):
         rule = alt.Chart(reference).mark_rule(color=COLORS["theory"], strokeDash=[4, 3])
         layers.append(

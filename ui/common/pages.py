@@ -197,10 +197,14 @@ PAGES: tuple[PageSpec, ...] = (
         Param("classic_d_k", "int", 64, 1, 4096, worst="4096"),
     ), "d_k"),
     PageSpec("gradients", "gradients", ":material/trending_down:", 5, (
-        _d_k(), _n_keys(), _alpha(),
+        # d_k = 512: most unscaled rows are dead there (57 %), none with 1/√d_k
+        _d_k(512), _n_keys(), _alpha(),
         Param("gap", "float", 6.0, 0.0, 30.0, step=0.5, worst="30"),
         Param("gap2", "choice", "none", options=("none", "1", "2", "4", "8"), labelled=True),
-    ), "d_k"),
+    ), "d_k", order=(3, 1, 2, 4, 5), short=1, terms=(
+        "softmax", "logit", "saturation", "jacobian", "frobenius", "dead_row", "standard_error",
+        "adam",
+    ), breaks=(("d_k", 4096), ("alpha", 0.5))),
     PageSpec("sqrt_vs_d", "sqrt-vs-d", ":material/balance:", 6, (
         _d_k(),
         Param("d_min", "choice", "1", options=tuple(str(2**i) for i in range(13))),

@@ -207,6 +207,7 @@ def median_mean_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
             log_y=True,
             legend_columns=2,
             height=440,  # two legends, a subtitle and a log axis spanning 30 decades
+            shapes=True,
         )
     )
     order, colors = legend_colors(df, "series")
@@ -251,7 +252,10 @@ def dead_share_lines(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
     text : ChartText
         ``title``, ``x``, ``y``, ``alt``; ``tips``: ``series``, ``lo``, ``hi``.
     """
-    return own_data(sweep_lines(df, text, y_domain=(0, 1), legend_columns=2, height=360))
+    # hollow points of a shape per series: 1/√d_k and 1/d_k both lie at 0, one on the other
+    return own_data(
+        sweep_lines(df, text, y_domain=(0, 1), legend_columns=2, height=360, shapes=True)
+    )
 
 
 def log_histogram(
