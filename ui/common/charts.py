@@ -336,29 +336,35 @@ def legend_colors(df: pd.DataFrame, field: str) -> tuple[list[str], list[str]]:
     return list(first), list(first.values())
 
 
-#: Point shape of each series colour (:func:`series_shape`): hollow, so that series lying
-#: on one another (two shares at 0) both stay visible, and told apart by more than hue.
+#: Point shape and size (px²) of each series colour (:func:`series_points`): hollow and of
+#: different sizes, so that series lying on one another (two shares at 0) both stay
+#: visible, one ring around the other, and told apart by more than hue.
 SHAPES = {
-    COLORS["unscaled"]: "triangle-up",
-    COLORS["sqrt"]: "circle",
-    COLORS["linear"]: "square",
-    COLORS["custom"]: "diamond",
+    COLORS["unscaled"]: ("triangle-up", 60),
+    COLORS["sqrt"]: ("circle", 120),
+    COLORS["linear"]: ("square", 30),
+    COLORS["custom"]: ("diamond", 70),
 }
 
 
-def series_shape(df: pd.DataFrame, legend: alt.Legend | None = None) -> alt.Shape:
-    """A shape channel for ``series`` (its shape from its ``color``: :data:`SHAPES`);
-    give it the colour channel's ``legend`` and the two legends merge into one."""
+def series_points(
+    df: pd.DataFrame, x: alt.X, y: alt.Y, color: alt.Color, tooltip: list, legend: alt.Legend
+) -> alt.Chart:
+    """Hollow points at each ``series``' values, their shape and size from its ``color``
+    (:data:`SHAPES`); the shapes join the colour channel's ``legend``."""
     order, colors = legend_colors(df, "series")
-    shapes = [SHAPES.get(c, "circle") for c in colors]
-    return alt.Shape(
-        "series:N", title=None, sort=order, scale=alt.Scale(domain=order, range=shapes),
-        legend=legend,
+    shapes, sizes = zip(*(SHAPES.get(c, ("circle", 60)) for c in colors), strict=True)
+    return (
+        alt.Chart(df.drop(columns="color"))
+        .mark_point(filled=False, strokeWidth=1.5, opacity=1)
+        .encode(
+            x=x, y=y, color=color, tooltip=tooltip,
+            shape=alt.Shape("series:N", title=None, sort=order,
+                            scale=alt.Scale(domain=order, range=list(shapes)), legend=legend),
+            size=alt.Size("series:N", sort=order, scale=alt.Scale(domain=order, range=list(sizes)),
+                          legend=None),
+        )
     )  # fmt: skip
-
-
-#: The hollow points of a line whose series have shapes (:func:`series_shape`).
-SHAPE_POINTS = alt.OverlayMarkDef(filled=False, size=45, strokeWidth=1.5)
 
 
 def alpha_color(alpha: float) -> str:
@@ -405,14 +411,15 @@ def band_and_line(
     tooltip: list[alt.Tooltip],
     band_opacity: float = 0.18,
     y_axis: alt.Axis | alt.UndefinedType = alt.Undefined,
-    shape: alt.Shape | None = None,
+    shapes: alt.Legend | None = None,
 ) -> list[alt.Chart]:
     """The two layers of a statistic with a band: an area from ``lo`` to ``hi`` and a
     line with points through ``value`` (the tooltip on the line), over ``x``.
 
     ``df`` has ``series``, ``color`` (dropped: the colour scale holds it), ``value``,
-    ``lo``, ``hi`` and the x field. ``y_axis``: e.g. a :func:`log_axis`. ``shape``: the
-    points' shapes (:func:`series_shape`), hollow.
+    ``lo``, ``hi`` and the x field. ``y_axis``: e.g. a :func:`log_axis`. ``shapes``: the
+    colour's legend, to draw the points as a third layer of hollow shapes
+    (:func:`series_points`) that join it.
     """
     base = alt.Chart(df.drop(columns="color"))
     band = base.mark_area(opacity=band_opacity, tooltip=False).encode(
@@ -421,14 +428,13 @@ def band_and_line(
         y2=alt.Y2("hi:Q"),
         color=color,
     )
-    line = base.mark_line(point=True if shape is None else SHAPE_POINTS, strokeWidth=2).encode(
-        x=x,
-        y=alt.Y("value:Q", scale=y_scale, title=y_title, axis=y_axis),
-        color=color,
-        tooltip=tooltip,
-        **({} if shape is None else {"shape": shape}),
+    y = alt.Y("value:Q", scale=y_scale, title=y_title, axis=y_axis)
+    line = base.mark_line(point=shapes is None, strokeWidth=2).encode(
+        x=x, y=y, color=color, tooltip=tooltip
     )
-    return [band, line]
+    if shapes is None:
+        return [band, line]
+    return [band, line, series_points(df, x, y, color, tooltip, shapes)]
 
 
 def sweep_lines(
@@ -473,7 +479,8 @@ def sweep_lines(
         The plot's height, where the caller knows it (the log axis is labelled to fit);
         default: half of ``height`` (the title and the legend take the rest).
     shapes : bool
-        Hollow points of a shape per series (:func:`series_shape`), in the legend too.
+        Hollow points of a shape and size per series (:func:`series_points`), in the
+        legend too.
 
     Raises
     ------
@@ -495,7 +502,6 @@ def sweep_lines(
         scale=alt.Scale(domain=order, range=colors),
         legend=legend,
     )
-    shape = series_shape(df, legend) if shapes else None
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
     if y_domain is not None:
@@ -507,7 +513,7 @@ def sweep_lines(
     tooltip = band_tooltip({"value": y_title, **tips})
     layers = band_and_line(
         df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip, y_axis=y_axis,
-        shape=shape,
+        shapes=legend if shapes else None,
     )  # fmt: skip
     if reference is not None and len(reference):
         rule = alt.Chart(reference).mark_rule(color=COLORS["theory"], strokeDash=[4, 3])

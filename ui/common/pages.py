@@ -210,8 +210,11 @@ PAGES: tuple[PageSpec, ...] = (
         Param("d_min", "choice", "1", options=tuple(str(2**i) for i in range(13))),
         Param("d_max", "choice", "4096", options=tuple(str(2**i) for i in range(13))),
         _n_keys(), _alpha(0.75),
-        Param("rho", "float", 0.5, 0.0, 0.95, step=0.05, worst="0.95"),
-    ), "d_k"),
+        # ρ = 0, independent q and k: only 1/√d_k holds; the aligned key is one click away
+        Param("rho", "float", 0.0, 0.0, 0.95, step=0.05, worst="0.95"),
+    ), "d_k", order=(2, 1, 3, 4, 5, 6), short=1, terms=(
+        "logit", "softmax", "saturation", "one_hot", "entropy", "jacobian", "standard_error", "mup",
+    ), breaks=(("d_k", 4096), ("alpha", 1.0), ("rho", 0.0))),
     PageSpec("training", "training", ":material/model_training:", 4, TRAINING, "d_k"),
     PageSpec("which_d", "which-d", ":material/help:", 5, (
         Param("d_model", "int", 512, 64, 4096, step=POWERS, worst="4096"),
