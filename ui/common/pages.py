@@ -226,7 +226,10 @@ PAGES: tuple[PageSpec, ...] = (
         _d_k(key="d_proj", hi=1024, worst=None),
         Param("x_scale", "choice", "1", options=(
             "0.125", "0.25", "0.5", "1", "2", "4", "8", "16", "32", "64"), worst="64"),
-    ), "d_model"),
+    ), "d_model", short=1, terms=(
+        "multi_head", "cross_attention", "fan_in", "layernorm", "qk_norm", "temperature",
+        "softmax", "logit", "entropy", "saturation", "one_hot",
+    ), breaks=(("d_model", 4096), ("n_heads", "64"), ("head_divisor", "d_model"))),
     PageSpec("real_models", "real-models", ":material/hub:", 4, (
         # the shipped corpus: 17 sentences, 6 layers of 12 heads (a test checks them)
         Param("sentence", "int", 0, 0, 16, labelled=True),
