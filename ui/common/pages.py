@@ -213,7 +213,8 @@ PAGES: tuple[PageSpec, ...] = (
         # ρ = 0, independent q and k: only 1/√d_k holds; the aligned key is one click away
         Param("rho", "float", 0.0, 0.0, 0.95, step=0.05, worst="0.95"),
     ), "d_k", order=(2, 1, 3, 4, 5, 6), short=1, terms=(
-        "logit", "softmax", "saturation", "one_hot", "entropy", "jacobian", "standard_error", "mup",
+        "logit", "softmax", "saturation", "one_hot", "entropy", "jacobian", "frobenius",
+        "standard_error", "mup",
     ), breaks=(("d_k", 4096), ("alpha", 1.0), ("rho", 0.0))),
     PageSpec("training", "training", ":material/model_training:", 4, TRAINING, "d_k"),
     PageSpec("which_d", "which-d", ":material/help:", 5, (
@@ -227,8 +228,8 @@ PAGES: tuple[PageSpec, ...] = (
         Param("x_scale", "choice", "1", options=(
             "0.125", "0.25", "0.5", "1", "2", "4", "8", "16", "32", "64"), worst="64"),
     ), "d_model", short=1, terms=(
-        "multi_head", "cross_attention", "fan_in", "layernorm", "qk_norm", "temperature",
-        "softmax", "logit", "entropy", "saturation", "one_hot",
+        "multi_head", "cross_attention", "fan_in", "layernorm", "pre_ln", "qk_norm",
+        "temperature", "softmax", "logit", "entropy", "saturation", "one_hot",
     ), breaks=(("d_model", 4096), ("n_heads", "64"), ("head_divisor", "d_model"))),
     PageSpec("real_models", "real-models", ":material/hub:", 4, (
         # the shipped corpus: 17 sentences, 6 layers of 12 heads (a test checks them)
