@@ -336,37 +336,6 @@ def legend_colors(df: pd.DataFrame, field: str) -> tuple[list[str], list[str]]:
     return list(first), list(first.values())
 
 
-#: Point shape and size (px²) of each series colour (:func:`series_points`): hollow and of
-#: different sizes, so that series lying on one another (two shares at 0) both stay
-#: visible, one ring around the other, and told apart by more than hue.
-SHAPES = {
-    COLORS["unscaled"]: ("triangle-up", 60),
-    COLORS["sqrt"]: ("circle", 120),
-    COLORS["linear"]: ("square", 30),
-    COLORS["custom"]: ("diamond", 70),
-}
-
-
-def series_points(
-    df: pd.DataFrame, x: alt.X, y: alt.Y, color: alt.Color, tooltip: list, legend: alt.Legend
-) -> alt.Chart:
-    """Hollow points at each ``series``' values, their shape and size from its ``color``
-    (:data:`SHAPES`); the shapes join the colour channel's ``legend``."""
-    order, colors = legend_colors(df, "series")
-    shapes, sizes = zip(*(SHAPES.get(c, ("circle", 60)) for c in colors), strict=True)
-    return (
-        alt.Chart(df.drop(columns="color"))
-        .mark_point(filled=False, strokeWidth=1.5, opacity=1)
-        .encode(
-            x=x, y=y, color=color, tooltip=tooltip,
-            shape=alt.Shape("series:N", title=None, sort=order,
-                            scale=alt.Scale(domain=order, range=list(shapes)), legend=legend),
-            size=alt.Size("series:N", sort=order, scale=alt.Scale(domain=order, range=list(sizes)),
-                          legend=None),
-        )
-    )  # fmt: skip
-
-
 def alpha_color(alpha: float) -> str:
     """Colour of a scaling exponent: vermillion none, blue 1/√d_k, green 1/d_k, purple other."""
     return {0.0: COLORS["unscaled"], 0.5: COLORS["sqrt"], 1.0: COLORS["linear"]}.get(
@@ -411,15 +380,12 @@ def band_and_line(
     tooltip: list[alt.Tooltip],
     band_opacity: float = 0.18,
     y_axis: alt.Axis | alt.UndefinedType = alt.Undefined,
-    shapes: alt.Legend | None = None,
 ) -> list[alt.Chart]:
     """The two layers of a statistic with a band: an area from ``lo`` to ``hi`` and a
     line with points through ``value`` (the tooltip on the line), over ``x``.
 
     ``df`` has ``series``, ``color`` (dropped: the colour scale holds it), ``value``,
-    ``lo``, ``hi`` and the x field. ``y_axis``: e.g. a :func:`log_axis`. ``shapes``: the
-    colour's legend, to draw the points as a third layer of hollow shapes
-    (:func:`series_points`) that join it.
+    ``lo``, ``hi`` and the x field. ``y_axis``: e.g. a :func:`log_axis`.
     """
     base = alt.Chart(df.drop(columns="color"))
     band = base.mark_area(opacity=band_opacity, tooltip=False).encode(
@@ -428,13 +394,13 @@ def band_and_line(
         y2=alt.Y2("hi:Q"),
         color=color,
     )
-    y = alt.Y("value:Q", scale=y_scale, title=y_title, axis=y_axis)
-    line = base.mark_line(point=shapes is None, strokeWidth=2).encode(
-        x=x, y=y, color=color, tooltip=tooltip
+    line = base.mark_line(point=True, strokeWidth=2).encode(
+        x=x,
+        y=alt.Y("value:Q", scale=y_scale, title=y_title, axis=y_axis),
+        color=color,
+        tooltip=tooltip,
     )
-    if shapes is None:
-        return [band, line]
-    return [band, line, series_points(df, x, y, color, tooltip, shapes)]
+    return [band, line]
 
 
 def sweep_lines(
@@ -448,7 +414,6 @@ def sweep_lines(
     height: int = 300,
     reference_label: str = "above_left",
     plot_px: float | None = None,
-    shapes: bool = False,
 ) -> alt.LayerChart:
     """A statistic against d_k (log₂ axis), one line per series, with an error band.
 
@@ -478,9 +443,6 @@ def sweep_lines(
     plot_px : float, optional
         The plot's height, where the caller knows it (the log axis is labelled to fit);
         default: half of ``height`` (the title and the legend take the rest).
-    shapes : bool
-        Hollow points of a shape and size per series (:func:`series_points`), in the
-        legend too.
 
     Raises
     ------
@@ -494,13 +456,12 @@ def sweep_lines(
     check_rows(df)
     x_title, y_title, tips = text.x, text.y, text.tips
     order, colors = legend_colors(df, "series")
-    legend = legend_below(order, columns=legend_columns, symbolOpacity=1)
     color = alt.Color(
         "series:N",
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=legend,
+        legend=legend_below(order, columns=legend_columns, symbolOpacity=1),
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
@@ -512,9 +473,8 @@ def sweep_lines(
         y_axis = log_axis(*span, length=plot_px or height / 2)
     tooltip = band_tooltip({"value": y_title, **tips})
     layers = band_and_line(
-        df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip, y_axis=y_axis,
-        shapes=legend if shapes else None,
-    )  # fmt: skip
+        df, x=x, y_scale=y_scale, y_title=y_title, color=color, tooltip=tooltip, y_axis=y_axis
+    )
     if reference is not None and len(reference):
         rule = alt.Chart(reference).mark_rule(color=COLORS["theory"], strokeDash=[4, 3])
         layers.append(

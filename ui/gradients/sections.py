@@ -93,7 +93,9 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
     ]  # fmt: skip
     st.latex(r"\begin{aligned}" + r"\\".join(live) + r"\end{aligned}")
     st.caption(t("gradients.formula_note", d_k=d_k))
-    two = {name: f"{float(jacobian_norm(softmax(np.array(scores)))):.3g}" for name, scores in TWO_KEYS}
+    two = {
+        name: f"{float(jacobian_norm(softmax(np.array(scores)))):.3g}" for name, scores in TWO_KEYS
+    }
     st.caption(t("gradients.formula_facts", **two))
 
     # one row, unscaled beside scaled, one shared colour scale
