@@ -255,7 +255,9 @@ def test_the_default_d_k_shows_the_collapse_and_the_mean_beside_it():
     assert float(table.iloc[3, 0]) > float(table.iloc[3, 1])
     medians = [float(c.value.split()[1]) for c in at.caption if c.value.startswith("Median ")]
     means = [
-        float(c.value.split("mean ")[1].split(";")[0]) for c in at.caption if c.value.startswith("Median ")
+        float(c.value.split("mean ")[1].split(";")[0])
+        for c in at.caption
+        if c.value.startswith("Median ")
     ]
     assert medians[0] < 0.1 * medians[1] and means[0] > means[1]
     captions = " ".join(c.value for c in at.caption)

@@ -346,7 +346,10 @@ def test_short_path_is_the_softmax_question_and_its_charts():
     assert len(chart_data(at)) == 0 and not at.table and not at.info  # Go deeper: not computed
     at.button(key="sqrt_vs_d_max_skip").click().run()
     titles = list(_by_title(at))
-    assert titles == ["Entropy of a row, as a share of its maximum ln n_keys", "Largest weight of a row"]
+    assert titles == [
+        "Entropy of a row, as a share of its maximum ln n_keys",
+        "Largest weight of a row",
+    ]
     captions = " ".join(c.value for c in at.caption)
     assert "**α = ½** keeps both constant" in captions  # the main effect …
     assert "Press “ρ = 0.5 · aligned” above" in captions  # … and the caveat beside it
@@ -357,10 +360,12 @@ def test_defaults_show_that_only_sqrt_holds_for_independent_keys():
     from d_k = 1 to 4096 no scaling saturates, 1/√d_k keeps its entropy, 1/d_k flattens."""
     at = open_page()
     assert at.slider(key="rho").value == 0.0 and at.slider(key="alpha").value == 0.75
-    entropy = _frame(max(_by_title(at)[
-        "Entropy of a row, as a share of its maximum ln n_keys"]["datasets"].values(), key=len))
+    chart = _by_title(at)["Entropy of a row, as a share of its maximum ln n_keys"]
+    entropy = _frame(max(chart["datasets"].values(), key=len))
+
     def share(alpha, d):
         return float(entropy[(entropy.alpha == alpha) & (entropy.d == d)].value.iloc[0])
+
     assert share(0.0, 4096) < 0.05 and share(1.0, 4096) > 0.99
     assert abs(share(0.5, 4096) - share(0.5, 16)) < 0.02
     assert share(0.75, 4096) > 0.99  # even α = 0.75 flattens: only ½ holds
