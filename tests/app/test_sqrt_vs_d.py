@@ -40,7 +40,7 @@ def _by_title(at: AppTest) -> dict[str, dict]:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize(("rho", "n_charts"), [("0.0", 7), ("0.5", 8)])
+@pytest.mark.parametrize(("rho", "n_charts"), [("0.0", 5), ("0.5", 8)])
 def test_runs_in_both_languages_with_every_chart(lang, rho, n_charts):
     at = open_page(lang=lang, rho=rho)
     assert_page_in(at, lang, n_charts)
@@ -83,7 +83,7 @@ def test_changing_each_control_changes_the_charts():
 
 
 def test_range_filters_the_points():
-    at = open_page(d_min="16", d_max="256", alpha="0.5")
+    at = open_page(d_min="16", d_max="256", alpha="0.5", rho="0.5")
     weight = _by_title(at)["Weight given to the relevant key"]
     rows = max((_frame(b) for b in weight["datasets"].values()), key=len)
     assert sorted(rows["d"].unique()) == [16, 32, 64, 128, 256]
@@ -111,7 +111,7 @@ def test_query_params_set_the_controls():
 def test_rho_presets():
     at = open_page()
     assert at.slider(key="rho").value == 0.0  # the default: independent q and k
-    assert len(chart_data(at)) == 7  # no mean-logit chart at ρ = 0
+    assert len(chart_data(at)) == 5  # ρ = 0: no mean-logit chart, no relevant-key charts
     at.button(key="rho_aligned_preset").click().run()
     assert at.slider(key="rho").value == 0.5
     # the relevant key's question, which ρ = 0 left nothing to ask, holds its two charts
@@ -119,7 +119,9 @@ def test_rho_presets():
     assert len(chart_data(reveal_all(at))) == 8
     at.button(key="rho_init_preset").click().run()
     assert at.slider(key="rho").value == 0.0
-    assert len(chart_data(at)) == 7
+    assert len(chart_data(at)) == 5
+    at.button(key="rho_aligned_disc").click().run()  # the button under the ρ = 0 note
+    assert at.slider(key="rho").value == 0.5 and len(chart_data(at)) == 8
 
 
 @pytest.mark.parametrize(
@@ -140,7 +142,7 @@ def test_malformed_params_warn_and_fall_back(params, name, default):
     assert [w for w in warnings(at) if f"`{name}`" in w], warnings(at)
     widget = {"d_min": at.select_slider, "d_max": at.select_slider, "n_keys": at.number_input}
     assert widget.get(name, at.slider)(key=name).value == default
-    assert len(chart_data(reveal_all(at))) == 7  # ρ = 0: no mean-logit chart
+    assert len(chart_data(reveal_all(at))) == 5  # ρ = 0: no mean-logit or relevant-key charts
 
 
 def test_heatmap_is_cached_and_ignores_unrelated_controls(monkeypatch):
@@ -203,7 +205,7 @@ def test_presenter_mode_reveals_one_step_at_a_time():
     assert at.sidebar.slider(key="rho").value == 0.0
     assert at.sidebar.button(key="rho_aligned_preset")
     # charts per step, predictions unanswered (ρ = 0: no mean-logit chart, and nothing to
-    # predict about the relevant key, whose charts are drawn at once)
+    # predict or draw about the relevant key)
     counts, steps = [len(chart_data(at))], [2]
     for _ in range(5):
         at.button(key="step_next").click().run()
@@ -211,15 +213,15 @@ def test_presenter_mode_reveals_one_step_at_a_time():
         counts.append(len(chart_data(at)))
         steps.append(at.selectbox(key="step").value)
     assert steps == [2, 1, 3, 4, 5, 6]
-    assert counts == [0, 1, 2, 4, 5, 5]
+    assert counts == [0, 1, 2, 2, 3, 3]
     assert at.button(key="step_next").disabled
     assert "sqrt_vs_d_max_guess" in [r.key for r in at.radio]
     at.button(key="step_prev").click().run()
     assert at.selectbox(key="step").value == 5
-    assert len(at.get("vega_lite_chart")) == 5
+    assert len(at.get("vega_lite_chart")) == 3
 
 
-@pytest.mark.parametrize(("step", "n_charts"), [("2", 2), ("1", 3), ("4", 6), ("6", 7)])
+@pytest.mark.parametrize(("step", "n_charts"), [("2", 2), ("1", 3), ("4", 4), ("6", 5)])
 def test_step_from_the_url(step, n_charts):
     at = open_page(present="1", step=step, lang="zh")  # every question skipped
     assert not at.exception and not warnings(at)
@@ -235,10 +237,10 @@ def test_bad_step_warns():
 
 def test_max_weight_prediction_is_recorded_and_compared():
     at = open_page(reveal=False, rho="0.0")
-    assert len(chart_data(at)) == 5  # the max-weight question holds its charts back
+    assert len(chart_data(at)) == 3  # the max-weight question holds its charts back
     at.radio(key="sqrt_vs_d_max_guess").set_value(0).run()  # "rises toward 1"
     at.button(key="sqrt_vs_d_max_reveal").click().run()
-    assert len(chart_data(at)) == 7
+    assert len(chart_data(at)) == 5
     df = _measured()
     text = _text(at)
     assert "**rises to 1 (one-hot)**" in text  # the guess
@@ -248,7 +250,7 @@ def test_max_weight_prediction_is_recorded_and_compared():
     assert f"{_at(df, 1.0, 1, 'max_weight_mean'):.3f} at d_k = 1" in text
     assert at.session_state["_predictions"] == {"sqrt_vs_d_max": 0}
     at.button(key="sqrt_vs_d_max_again").click().run()
-    assert len(chart_data(at)) == 5
+    assert len(chart_data(at)) == 3
 
 
 @pytest.mark.parametrize(

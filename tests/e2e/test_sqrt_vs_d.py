@@ -21,9 +21,10 @@ def _assert_charts_drawn(app, expected: int) -> None:
 
 def test_sqrt_vs_d_renders_every_chart_and_the_aligned_preset_adds_one(app):
     app.open("sqrt-vs-d", "deeper=true")
-    _assert_charts_drawn(app, 5)  # ρ = 0: the max-weight question holds two charts back
+    _assert_charts_drawn(app, 3)  # ρ = 0: the max-weight question holds two charts back
     app.reveal_predictions("sqrt_vs_d_max")
-    _assert_charts_drawn(app, 7)  # ρ = 0: the relevant key's mean logit is an info box
+    # ρ = 0: the relevant key's mean logit, weight and wins are a note each, not charts
+    _assert_charts_drawn(app, 5)
     app.assert_healthy()
     app.screenshot("sqrt_vs_d")
     before, after = app.interact(app.button("rho_aligned_preset").click)

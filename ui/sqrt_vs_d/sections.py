@@ -172,11 +172,19 @@ def heatmap(v: View) -> None:
 
 # --- 4: discrimination (predict first) -------------------------------------------------------
 def discrimination(v: View) -> None:
-    """Predict the relevant key's weight, then its argmax share and mean weight."""
+    """Predict the relevant key's weight, then its argmax share and mean weight (with
+    ρ = 0 no key is special: both would be flat at 1/n_keys, so a note says why and
+    offers the aligned case instead)."""
     n_keys, rho = v.n_keys, v.rho
     st.header(t("sqrt_vs_d.s4_title"))
     top = st.container()  # the takeaway, once the question is answered
-    if workshop.predict(**relevant_weight_question(v.cells(), v.n_keys, v.rho)):
+    answered = workshop.predict(**relevant_weight_question(v.cells(), v.n_keys, v.rho))
+    if answered and rho == 0:  # the note of the question says why: no chart to draw
+        st.button(
+            t("sqrt_vs_d.rho_aligned"), key="rho_aligned_disc", on_click=_set_rho, args=(0.5,),
+            icon=":material/arrow_upward:",
+        )  # fmt: skip
+    elif answered:
         with top:
             workshop.takeaway(t("sqrt_vs_d.s4_takeaway"))
         chance = reference(n_keys, rho, limit=False)
@@ -201,9 +209,7 @@ def discrimination(v: View) -> None:
                 source=[SWEEP, scaling.linear_scaling_weight_limit], n=n_keys,
             )  # fmt: skip
         limit_text = f"{scaling.linear_scaling_weight_limit(n_keys, rho):.3g}"
-        st.caption(
-            t("sqrt_vs_d.disc_caption_rho0") if rho == 0 else t("sqrt_vs_d.disc_caption", limit=limit_text)
-        )  # fmt: skip
+        st.caption(t("sqrt_vs_d.disc_caption", limit=limit_text))
 
 
 # --- 5: gradient scale -----------------------------------------------------------------------
