@@ -179,14 +179,15 @@ def discrimination(v: View) -> None:
     st.header(t("sqrt_vs_d.s4_title"))
     top = st.container()  # the takeaway, once the question is answered
     answered = workshop.predict(**relevant_weight_question(v.cells(), v.n_keys, v.rho))
+    if answered:
+        with top:
+            workshop.takeaway(t("sqrt_vs_d.s4_takeaway"))
     if answered and rho == 0:  # the note of the question says why: no chart to draw
         st.button(
             t("sqrt_vs_d.rho_aligned"), key="rho_aligned_disc", on_click=_set_rho, args=(0.5,),
             icon=":material/arrow_upward:",
         )  # fmt: skip
     elif answered:
-        with top:
-            workshop.takeaway(t("sqrt_vs_d.s4_takeaway"))
         chance = reference(n_keys, rho, limit=False)
         # 1/n_keys is a floor; the 1/d_k limit is one only for α ≤ 1 (with α > 1 the
         # weight falls through it toward 1/n_keys, and α < 1 rises to 1)
