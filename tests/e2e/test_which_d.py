@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from playwright.sync_api import expect
@@ -46,13 +48,15 @@ def test_which_d_presenter_steps(app):
     app.reveal_predictions("which_d_std")
     expect(charts).to_have_count(4)
     app.interact(app.button("step_prev").click)
-    expect(app.widget("step").locator("input")).to_have_value("1")  # the default: not in the URL
+    step = app.widget("step").locator("input")  # the select box names the step
+    expect(step).to_have_value(re.compile(r"^Step 1 of 5 · "))
+    assert "step=" not in app.page.evaluate("() => location.search")  # the default
     expect(charts).to_have_count(2)
     app.assert_healthy()
     app.screenshot("which_d_presenter_step1")
     # a shared link opens at its step
     app.open("which-d", "present=1&step=5")
-    expect(app.widget("step").locator("input")).to_have_value("5")
+    expect(app.widget("step").locator("input")).to_have_value(re.compile(r"^Step 5 of 5 · "))
     expect(charts).to_have_count(3)  # cross-attention and QK LayerNorm; section 1 waits
     for key in ("d_proj", "w_init", "x_scale"):
         expect(sidebar.locator(f".st-key-{key}")).to_have_count(1)

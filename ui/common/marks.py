@@ -32,6 +32,8 @@ def shaped(chart: alt.LayerChart, line: int = 1) -> alt.LayerChart:
     enc = layer.encoding
     color = enc.color.to_dict()  # its scale's domain (the series) and range (their colours)
     order, legend = color["scale"]["domain"], alt.Legend(**color["legend"])
+    if len(order) < 2:  # one series: nothing to tell apart
+        return chart
     shapes, sizes = zip(
         *(SHAPES.get(c, ("circle", 60)) for c in color["scale"]["range"]), strict=True
     )
