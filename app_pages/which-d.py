@@ -2,66 +2,54 @@
 
 import streamlit as st
 
-from core.which_d import DIVISORS_SELF, INITS
+from core.which_d import DIVISORS_SELF
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.which_d import sections
 
 st.title(t("which_d.title"))
 st.markdown(t("which_d.lead"))
-seed = st.session_state.get("seed", 0)
-step = workshop.steps([t(f"which_d_workshop.step_{i}") for i in range(1, 6)])
-
-# --- 1. multi-head self-attention --------------------------------------------------------
-slot = sections.multi_head_intro() if workshop.shown(1, step) else None
+workshop.terms()
 with workshop.controls_box():
-    c1, c2, c3, c4 = workshop.control_columns([3, 2, 3, 3])
+    c1, c2 = workshop.control_columns(2)
     with c1:
         d_model = sections.d_model_input()
     with c2:
         n_heads = sections.n_heads_select(d_model)
-    d_k = d_model // n_heads
-    with c3:
+        d_k = d_model // n_heads
         divisor = controls.choice(
             "head_divisor",
             t("which_d.divisor"),
             labels=[t(f"which_d.div_{d}_caption", d_k=d_k, d_model=d_model) for d in DIVISORS_SELF],
         )
-    with c4:
-        w_init = controls.choice(
-            "w_init",
-            t("which_d.w_init"),
-            labels=[t(f"which_d.init_{i}") for i in INITS],
-            help=t("which_d.w_init_help"),
-        )
+    controls.break_button()
+w_init = sections.current_init()  # chosen in section 3, under Go deeper
+seed = st.session_state.get("seed", 0)
+step = workshop.steps([t(f"which_d_workshop.step_{i}") for i in range(1, 6)])
+
+# --- 1. multi-head self-attention: the short path ------------------------------------------
 if workshop.shown(1, step):
-    sections.multi_head(d_model, n_heads, divisor, w_init, seed, slot)
+    sections.multi_head(d_model, n_heads, divisor, w_init, seed, sections.multi_head_intro())
 
-# --- 2. cross-attention ------------------------------------------------------------------
-if workshop.shown(2, step):
-    sections.cross_intro()
-with workshop.controls_box():
-    d_q, d_kv, d_proj = sections.cross_inputs()
-if workshop.shown(2, step):
-    sections.cross(d_q, d_kv, d_proj, w_init, seed)
-
-# --- 3. initialisation -------------------------------------------------------------------
-if workshop.shown(3, step):
-    sections.initialisation(d_model, n_heads, w_init, seed)
-
-# --- 4. where the scale goes -------------------------------------------------------------
-if workshop.shown(4, step):
-    sections.where_scale(d_model, n_heads, seed)
-
-# --- 5. QK normalisation -----------------------------------------------------------------
-if workshop.shown(5, step):
-    sections.qk_intro()
-with workshop.controls_box():
-    x_scale = float(
-        controls.choice(
-            "x_scale", t("which_d.x_scale"), widget="select_slider", help=t("which_d.x_scale_help")
-        )
-    )
-if workshop.shown(5, step):
-    sections.qk_norm(d_model, n_heads, x_scale, seed)
+more = workshop.deeper(step)
+if more is not None:
+    with more:
+        # --- 2. cross-attention, with its own widths ------------------------------------
+        if workshop.shown(2, step):
+            sections.cross_intro()
+            with workshop.controls_box():
+                d_q, d_kv, d_proj = sections.cross_inputs()
+            sections.cross(d_q, d_kv, d_proj, w_init, seed)
+        # --- 3. initialisation ----------------------------------------------------------
+        if workshop.shown(3, step):
+            sections.initialisation(d_model, n_heads, seed)
+        # --- 4. where the scale goes ----------------------------------------------------
+        if workshop.shown(4, step):
+            sections.where_scale(d_model, n_heads, seed)
+        # --- 5. QK normalisation, with its input scale ----------------------------------
+        if workshop.shown(5, step):
+            sections.qk_intro()
+            with workshop.controls_box():
+                x_scale = sections.x_scale_input()
+            sections.qk_norm(d_model, n_heads, x_scale, seed)
 st.caption(t("which_d.source"))

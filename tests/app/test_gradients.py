@@ -17,9 +17,10 @@ from tests.app.helpers import (
 from ui.common.charts import title_text
 
 PAGE = "app_pages/gradients.py"
-N_CHARTS = 8  # 2 heatmaps, gap explorer, 2 sweeps, dead rows, 2 histograms
-HEAT_U, HEAT_S, GAP, JAC, GRAD, DEAD, HIST_U, HIST_S = range(N_CHARTS)
+N_CHARTS = 8  # 2 sweeps, dead rows (the short path), 2 heatmaps, gap explorer, 2 histograms
+JAC, GRAD, DEAD, HEAT_U, HEAT_S, GAP, HIST_U, HIST_S = range(N_CHARTS)
 N_GATED = 3  # before the two predictions are answered: the heatmaps and the gap explorer
+DEFAULT_D_K = 512  # most unscaled rows are dead there, none with 1/√d_k
 
 
 def _largest_dataset(chart: dict) -> int:
@@ -141,7 +142,7 @@ def test_query_params_set_the_controls():
 @pytest.mark.parametrize(
     ("params", "name", "default"),
     [
-        ({"d_k": "abc"}, "d_k", 64),
+        ({"d_k": "abc"}, "d_k", DEFAULT_D_K),
         ({"n_keys": "1"}, "n_keys", 10),
         ({"n_keys": "1000"}, "n_keys", 10),
         ({"n_keys": "2.5"}, "n_keys", 10),
@@ -185,20 +186,23 @@ def _charts(at) -> int:
 
 
 def test_presenter_mode_steps_through_the_page():
+    # the page's order is 3, 1, 2, 4, 5: the short path (the dead-row question and the
+    # sweeps) first, then "Go deeper", opened by itself once a step reaches it
     at = run_page(PAGE, reveal=False, present="1")
     assert not at.exception
-    assert at.selectbox(key="step").value == 1
-    assert at.sidebar.number_input(key="d_k").value == 64  # controls in the sidebar
+    assert at.selectbox(key="step").value == 3
+    assert at.sidebar.number_input(key="d_k").value == DEFAULT_D_K  # controls in the sidebar
     assert at.sidebar.number_input(key="n_keys").value == 10
-    assert _charts(at) == 2 and len(at.latex) == 3  # formula, cases, the sampled row
-    at.button(key="step_next").click().run()
-    assert at.selectbox(key="step").value == 2
-    assert _charts(at) == 3 and at.slider(key="gap").value == 6.0
-    at.button(key="step_next").click().run()
-    assert _charts(at) == 3  # the sweeps wait for the dead-row question
+    assert _charts(at) == 0  # the sweeps wait for the dead-row question
     assert at.button(key="gradients_dead_share_reveal").disabled
     at.button(key="gradients_dead_share_skip").click().run()
-    assert _charts(at) == 6 and len(at.table) == 1
+    assert _charts(at) == 3 and len(at.table) == 1 and not at.latex
+    at.button(key="step_next").click().run()
+    assert at.selectbox(key="step").value == 1
+    assert _charts(at) == 5 and len(at.latex) == 3  # formula, cases, the sampled row
+    at.button(key="step_next").click().run()
+    assert at.selectbox(key="step").value == 2
+    assert _charts(at) == 6 and at.slider(key="gap").value == 6.0
     at.button(key="step_next").click().run()
     assert at.selectbox(key="step").value == 4
     assert "mean ‖∂p/∂s‖_F" in _text(at)  # the myth card
@@ -213,18 +217,68 @@ def test_presenter_mode_steps_through_the_page():
     assert not at.exception
 
 
-@pytest.mark.parametrize(("step", "n_charts"), [(1, 2), (2, 3), (3, 6), (4, 6), (5, 8)])
+@pytest.mark.parametrize(("step", "n_charts"), [(3, 3), (1, 5), (2, 6), (4, 6), (5, 8)])
 def test_step_deep_link(step, n_charts):
+    # a step's id is its link: &step=1 opens the same section as before the reordering
     at = run_page(PAGE, present="1", step=str(step), lang="zh")
     assert not at.exception and not warnings(at)
     assert at.selectbox(key="step").value == step
     assert _charts(at) == n_charts
 
 
-def test_bad_step_warns_and_opens_step_one():
+def test_bad_step_warns_and_opens_the_first_step():
     at = run_page(PAGE, reveal=False, present="1", step="6")
     assert any("`step`" in w for w in warnings(at))
-    assert at.selectbox(key="step").value == 1 and _charts(at) == 2
+    assert at.selectbox(key="step").value == 3 and _charts(at) == 0
+
+
+def test_short_path_is_the_dead_row_question_and_the_sweeps():
+    at = run_page(PAGE, reveal=False, deeper="false")
+    assert not at.exception
+    assert [h.value for h in at.header] == ["How many rows stop learning?"]
+    assert at.radio(key="gradients_dead_share_guess") is not None
+    assert _charts(at) == 0 and not at.latex  # Go deeper closed: nothing of it is computed
+    at.button(key="gradients_dead_share_skip").click().run()
+    assert _charts(at) == 3  # the two sweeps and the dead rows
+    assert len(at.expander) >= 1 and not at.expander[-1].proto.expanded
+
+
+def test_the_default_d_k_shows_the_collapse_and_the_mean_beside_it():
+    """At d_k = 512 (issue 35: at 64 the median gradient reaching q was "about the same"):
+    most unscaled rows are dead, none with 1/√d_k; the unscaled median gradient reaching
+    q is under a tenth of the scaled one, while its mean is the larger."""
+    at = run_page(PAGE)
+    table = at.table[0].value
+    assert float(table.iloc[-1, 0].rstrip(" %")) > 50 and table.iloc[-1, 1] == "0.0 %"
+    # the medians of ‖∂p/∂s‖_F (typical row) against the means
+    assert float(table.iloc[2, 0]) < 0.1 * float(table.iloc[2, 1])
+    assert float(table.iloc[3, 0]) > float(table.iloc[3, 1])
+    medians = [float(c.value.split()[1]) for c in at.caption if c.value.startswith("Median ")]
+    means = [
+        float(c.value.split("mean ")[1].split(";")[0])
+        for c in at.caption
+        if c.value.startswith("Median ")
+    ]
+    assert medians[0] < 0.1 * medians[1] and means[0] > means[1]
+    captions = " ".join(c.value for c in at.caption)
+    assert "the unscaled *mean* can be the larger" in captions
+
+
+def test_show_me_where_it_breaks():
+    at = run_page(PAGE, alpha="1.0")
+    at.button(key="break_it").click().run()
+    assert not at.exception
+    assert at.number_input(key="d_k").value == 4096 and at.slider(key="alpha").value == 0.5
+    table = at.table[0].value
+    assert float(table.iloc[-1, 0].rstrip(" %")) > 80  # most unscaled rows dead
+    assert table.iloc[-1, 1] == "0.0 %"
+    assert float(table.iloc[0, 0]) < 1e-6 < float(table.iloc[0, 1])  # median ‖J‖_F
+
+
+def test_terms_on_this_page():
+    at = run_page(PAGE, deeper="false")
+    shown = " ".join(m.value for m in at.markdown)
+    assert "**Jacobian**:" in shown and "**dead row**:" in shown
 
 
 def test_answer_bins():
@@ -272,7 +326,7 @@ def test_dead_share_question_answer_follows_the_measurement(d_k, answer):
 
     assert bin_index(share / 100, DEAD_BINS) == answer
     text = _text(at)
-    labels = ["less than 1 %", "1 – 10 %", "10 – 50 %", "50 % or more"]
+    labels = ["< 1 %", "1–10 %", "10–50 %", "≥ 50 %"]
     assert f"**{labels[guess]}**" in text and f"**{labels[answer]}**" in text
     assert f"**{share:.1f} %**" in text  # the explanation quotes the measured share
     assert _charts(at) == 6

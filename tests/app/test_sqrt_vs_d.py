@@ -40,7 +40,7 @@ def _by_title(at: AppTest) -> dict[str, dict]:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize(("rho", "n_charts"), [("0.0", 7), ("0.5", 8)])
+@pytest.mark.parametrize(("rho", "n_charts"), [("0.0", 5), ("0.5", 8)])
 def test_runs_in_both_languages_with_every_chart(lang, rho, n_charts):
     at = open_page(lang=lang, rho=rho)
     assert_page_in(at, lang, n_charts)
@@ -83,7 +83,7 @@ def test_changing_each_control_changes_the_charts():
 
 
 def test_range_filters_the_points():
-    at = open_page(d_min="16", d_max="256", alpha="0.5")
+    at = open_page(d_min="16", d_max="256", alpha="0.5", rho="0.5")
     weight = _by_title(at)["Weight given to the relevant key"]
     rows = max((_frame(b) for b in weight["datasets"].values()), key=len)
     assert sorted(rows["d"].unique()) == [16, 32, 64, 128, 256]
@@ -105,18 +105,23 @@ def test_query_params_set_the_controls():
     assert at.number_input(key="n_keys").value == 16
     assert at.slider(key="alpha").value == 1.25
     assert at.slider(key="rho").value == 0.3
-    assert "d_k = 256 (n_keys = 16, ρ = 0.3)" in at.header[0].value
+    assert any("d_k = 256 (n_keys = 16, ρ = 0.3)" in h.value for h in at.header)
 
 
 def test_rho_presets():
     at = open_page()
-    assert at.slider(key="rho").value == 0.5  # the default: one aligned key
-    at.button(key="rho_init_preset").click().run()
-    assert at.slider(key="rho").value == 0.0
-    assert len(chart_data(at)) == 7  # no mean-logit chart at ρ = 0
+    assert at.slider(key="rho").value == 0.0  # the default: independent q and k
+    assert len(chart_data(at)) == 5  # ρ = 0: no mean-logit chart, no relevant-key charts
     at.button(key="rho_aligned_preset").click().run()
     assert at.slider(key="rho").value == 0.5
-    assert len(chart_data(at)) == 8
+    # the relevant key's question, which ρ = 0 left nothing to ask, holds its two charts
+    assert len(chart_data(at)) == 6
+    assert len(chart_data(reveal_all(at))) == 8
+    at.button(key="rho_init_preset").click().run()
+    assert at.slider(key="rho").value == 0.0
+    assert len(chart_data(at)) == 5
+    at.button(key="rho_aligned_disc").click().run()  # the button under the ρ = 0 note
+    assert at.slider(key="rho").value == 0.5 and len(chart_data(at)) == 8
 
 
 @pytest.mark.parametrize(
@@ -126,8 +131,8 @@ def test_rho_presets():
         ({"d_max": "abc"}, "d_max", "4096"),
         ({"n_keys": "1"}, "n_keys", 10),
         ({"n_keys": "600"}, "n_keys", 10),
-        ({"rho": "1.0"}, "rho", 0.5),
-        ({"rho": "x"}, "rho", 0.5),
+        ({"rho": "1.0"}, "rho", 0.0),
+        ({"rho": "x"}, "rho", 0.0),
         ({"alpha": "2"}, "alpha", 0.75),
     ],
 )
@@ -137,7 +142,7 @@ def test_malformed_params_warn_and_fall_back(params, name, default):
     assert [w for w in warnings(at) if f"`{name}`" in w], warnings(at)
     widget = {"d_min": at.select_slider, "d_max": at.select_slider, "n_keys": at.number_input}
     assert widget.get(name, at.slider)(key=name).value == default
-    assert len(chart_data(reveal_all(at))) == 8
+    assert len(chart_data(reveal_all(at))) == 5  # ρ = 0: no mean-logit or relevant-key charts
 
 
 def test_heatmap_is_cached_and_ignores_unrelated_controls(monkeypatch):
@@ -193,27 +198,30 @@ def test_presenter_mode_reveals_one_step_at_a_time():
     at = open_page(reveal=False, present="1")
     assert not at.exception
     assert at.toggle(key="present").value is True
-    assert at.selectbox(key="step").value == 1
+    # the page's order is 2, 1, 3, 4, 5, 6: the short path first
+    assert at.selectbox(key="step").value == 2
     # controls in the sidebar
     assert at.sidebar.number_input(key="d_k").value == 64
-    assert at.sidebar.slider(key="rho").value == 0.5
+    assert at.sidebar.slider(key="rho").value == 0.0
     assert at.sidebar.button(key="rho_aligned_preset")
-    # charts per step, predictions unanswered
-    counts = [len(chart_data(at))]
+    # charts per step, predictions unanswered (ρ = 0: no mean-logit chart, and nothing to
+    # predict or draw about the relevant key)
+    counts, steps = [len(chart_data(at))], [2]
     for _ in range(5):
         at.button(key="step_next").click().run()
         assert not at.exception
         counts.append(len(chart_data(at)))
-    assert counts == [2, 2, 3, 3, 4, 4]
-    assert at.selectbox(key="step").value == 6
+        steps.append(at.selectbox(key="step").value)
+    assert steps == [2, 1, 3, 4, 5, 6]
+    assert counts == [0, 1, 2, 2, 3, 3]
     assert at.button(key="step_next").disabled
     assert "sqrt_vs_d_max_guess" in [r.key for r in at.radio]
     at.button(key="step_prev").click().run()
     assert at.selectbox(key="step").value == 5
-    assert len(at.get("vega_lite_chart")) == 4
+    assert len(at.get("vega_lite_chart")) == 3
 
 
-@pytest.mark.parametrize(("step", "n_charts"), [("1", 2), ("2", 4), ("4", 7), ("6", 8)])
+@pytest.mark.parametrize(("step", "n_charts"), [("2", 2), ("1", 3), ("4", 4), ("6", 5)])
 def test_step_from_the_url(step, n_charts):
     at = open_page(present="1", step=step, lang="zh")  # every question skipped
     assert not at.exception and not warnings(at)
@@ -224,25 +232,25 @@ def test_step_from_the_url(step, n_charts):
 def test_bad_step_warns():
     at = open_page(reveal=False, present="1", step="7")
     assert any("`step`" in w for w in warnings(at))
-    assert at.selectbox(key="step").value == 1
+    assert at.selectbox(key="step").value == 2  # the first in the page's order
 
 
 def test_max_weight_prediction_is_recorded_and_compared():
     at = open_page(reveal=False, rho="0.0")
-    assert len(chart_data(at)) == 5  # the max-weight question holds its charts back
+    assert len(chart_data(at)) == 3  # the max-weight question holds its charts back
     at.radio(key="sqrt_vs_d_max_guess").set_value(0).run()  # "rises toward 1"
     at.button(key="sqrt_vs_d_max_reveal").click().run()
-    assert len(chart_data(at)) == 7
+    assert len(chart_data(at)) == 5
     df = _measured()
     text = _text(at)
-    assert "**it rises toward 1 (one-hot)**" in text  # the guess
-    assert "**it falls toward 1/n_keys = 0.1 (uniform)**" in text  # the measured answer
+    assert "**rises to 1 (one-hot)**" in text  # the guess
+    assert "**falls to 1/n_keys = 0.1 (uniform)**" in text  # the measured answer
     end = _at(df, 1.0, 4096, "max_weight_mean")
     assert f"{end:.3f} at d_k = 4096" in text and end == pytest.approx(0.1, abs=0.01)
     assert f"{_at(df, 1.0, 1, 'max_weight_mean'):.3f} at d_k = 1" in text
     assert at.session_state["_predictions"] == {"sqrt_vs_d_max": 0}
     at.button(key="sqrt_vs_d_max_again").click().run()
-    assert len(chart_data(at)) == 5
+    assert len(chart_data(at)) == 3
 
 
 @pytest.mark.parametrize(
@@ -330,3 +338,54 @@ def test_a_one_value_range_says_why_the_charts_are_a_column():
     at = open_page(d_min="64", d_max="64")
     assert any("are both 64" in i.value for i in at.info)
     assert not any("are both" in i.value for i in open_page().info)
+
+
+# --- the short path, the defaults and "Show me where it breaks" ---------------------------
+def test_short_path_is_the_softmax_question_and_its_charts():
+    at = open_page(reveal=False, deeper="false")
+    assert not at.exception
+    assert [h.value for h in at.header] == ["None, √d_k or d_k?"]
+    assert len(chart_data(at)) == 0 and not at.table and not at.info  # Go deeper: not computed
+    at.button(key="sqrt_vs_d_max_skip").click().run()
+    titles = list(_by_title(at))
+    assert titles == [
+        "Entropy of a row, as a share of its maximum ln n_keys",
+        "Largest weight of a row",
+    ]
+    captions = " ".join(c.value for c in at.caption)
+    assert "**α = ½** keeps both constant" in captions  # the main effect …
+    assert "Press “ρ = 0.5 · aligned” above" in captions  # … and the caveat beside it
+
+
+def test_defaults_show_that_only_sqrt_holds_for_independent_keys():
+    """ρ = 0 (issue 35: ρ = 0.5 opened the page on the case where 1/d_k is the stable one):
+    from d_k = 1 to 4096 no scaling saturates, 1/√d_k keeps its entropy, 1/d_k flattens."""
+    at = open_page()
+    assert at.slider(key="rho").value == 0.0 and at.slider(key="alpha").value == 0.75
+    chart = _by_title(at)["Entropy of a row, as a share of its maximum ln n_keys"]
+    entropy = _frame(max(chart["datasets"].values(), key=len))
+
+    def share(alpha, d):
+        return float(entropy[(entropy.alpha == alpha) & (entropy.d == d)].value.iloc[0])
+
+    assert share(0.0, 4096) < 0.05 and share(1.0, 4096) > 0.99
+    assert abs(share(0.5, 4096) - share(0.5, 16)) < 0.02
+    assert share(0.75, 4096) > 0.99  # even α = 0.75 flattens: only ½ holds
+
+
+def test_show_me_where_it_breaks():
+    at = open_page(rho="0.5", alpha="0.5")
+    at.button(key="break_it").click().run()
+    assert not at.exception
+    assert at.number_input(key="d_k").value == 4096
+    assert at.slider(key="alpha").value == 1.0 and at.slider(key="rho").value == 0.0
+    table = at.table[0].value
+    row = table.loc["1/dₖ (α = 1)"]
+    largest = next(float(v.split()[0]) for k, v in row.items() if k == "largest weight")
+    assert largest == pytest.approx(0.1, abs=0.01)  # uniform over the 10 keys: no key stands out
+
+
+def test_settings_popover_names_its_values():
+    at = open_page(n_keys="16", rho="0.3", d_min="4", d_max="1024", deeper="false")
+    labels = [p.proto.popover.label for p in at.get("popover")]
+    assert "n_keys = 16 · ρ = 0.3 · dₖ 4–1024" in labels, labels

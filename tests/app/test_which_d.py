@@ -286,16 +286,20 @@ def test_presenter_mode_reveals_one_section_per_step():
     at = open_page(reveal=False, present="1")
     assert not at.exception
     assert at.toggle(key="present").value is True
-    # every control of the page is in the sidebar
+    # the short path's controls are in the sidebar; a deeper section's join them at its step
     assert at.sidebar.number_input(key="d_model").value == 512
     assert at.sidebar.selectbox(key="n_heads").value == "8"
-    assert at.sidebar.radio(key="w_init").value == "fan_in"
-    assert at.sidebar.number_input(key="d_proj").value == 64
-    assert at.sidebar.select_slider(key="x_scale").value == "1"
+    assert at.sidebar.radio(key="head_divisor").value == "d_k"
+    own = {2: ("number_input", "d_proj", 64), 3: ("radio", "w_init", "fan_in"),
+           5: ("select_slider", "x_scale", "1")}  # fmt: skip
     for k in range(1, 6):
         assert at.selectbox(key="step").value == k
         assert len(at.header) == k
         assert _n_charts(at) == STEP_CHARTS[k][0], k
+        for step, (kind, key, value) in own.items():
+            widgets = [w for w in getattr(at.sidebar, kind) if w.key == key]
+            assert len(widgets) == (step <= k), (k, key)
+            assert all(w.value == value for w in widgets)
         if k < 5:
             at.button(key="step_next").click().run()
     assert at.button(key="step_next").disabled
@@ -445,3 +449,47 @@ def test_prediction_answer_names_another_initialisation():
     at = open_page()
     text = " ".join(m.value for m in at.markdown if "per head, against" in m.value)
     assert "initialisation you chose" not in text
+
+
+# --- the short path and "Show me where it breaks" ------------------------------------------
+def test_short_path_is_the_multi_head_question_and_its_charts():
+    at = open_page(reveal=False, deeper="false")
+    assert not at.exception
+    assert [h.value for h in at.header] == ["1 · √d_k or √d_model?"]
+    assert _n_charts(at) == 0 and not at.metric
+    # the deeper sections' controls are drawn with their sections, not before them
+    assert not [w for w in at.number_input if w.key in ("d_q_in", "d_kv_in", "d_proj")]
+    assert not [w for w in at.radio if w.key == "w_init"]
+    at.button(key="which_d_std_skip").click().run()
+    assert _n_charts(at) == 2 and len(at.metric) == 4
+
+
+def test_the_initialisation_of_a_link_holds_while_go_deeper_is_closed():
+    # chosen in section 3; sections 1 and 2 draw with it (σ_w = 1: the logits' std is
+    # d_model times too large, whatever the divisor)
+    closed = open_page(w_init="one", deeper="false")
+    assert not [w for w in closed.radio if w.key == "w_init"]
+    bars = bars_frame(chart_data(closed)[MH_STD]).set_index("label")
+    assert bars["std"].iloc[0] == pytest.approx(512, rel=0.1)
+    opened = open_page(w_init="one")
+    assert opened.radio(key="w_init").value == "one"
+    assert chart_data(opened)[MH_STD]["datasets"] == chart_data(closed)[MH_STD]["datasets"]
+
+
+def test_show_me_where_it_breaks():
+    at = open_page()
+    at.button(key="break_it").click().run()
+    assert not at.exception and not warnings(at)
+    assert at.number_input(key="d_model").value == 4096
+    assert at.selectbox(key="n_heads").value == "64"
+    assert at.radio(key="head_divisor").value == "d_model"
+    metric = {m.label: m for m in at.metric}
+    std = float(next(m.value for label, m in metric.items() if label.startswith("Logit std")))
+    assert std == pytest.approx(1 / 8, rel=0.1)  # √d_model = 8 √d_k: eight times too small
+    entropy = float(next(m.value for label, m in metric.items() if label.startswith("Entropy")))
+    assert entropy > 0.99 * math.log(64)  # almost uniform attention over the 64 tokens
+
+
+def test_value_labels_sit_above_the_heads_dots():
+    bars = bars_frame(chart_data(open_page())[MH_STD])
+    assert (bars["label_y"] >= bars["std"]).all() and (bars["label_y"] >= bars["theory_std"]).all()

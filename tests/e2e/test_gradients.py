@@ -24,7 +24,7 @@ def _assert_every_chart_drawn(app) -> None:
 
 
 def test_gradients_page_renders_every_chart(app):
-    app.open("gradients", "d_k=1024")
+    app.open("gradients", "d_k=1024&deeper=true")
     app.reveal_predictions("gradients_dead_share")
     _assert_every_chart_drawn(app)
     assert app.widget("d_k").locator("input").input_value() == "1024"
@@ -36,15 +36,15 @@ def test_gradients_page_renders_every_chart(app):
 
 
 def test_gradients_d_k_change_redraws_and_updates_url(app):
-    app.open("gradients")
+    app.open("gradients", "deeper=true")
     before, after = app.interact(app.button("d_k_double").click)
     assert before != after, "no chart changed after ×2"
-    app.page.wait_for_function("() => location.search.includes('d_k=128')", timeout=10_000)
+    app.page.wait_for_function("() => location.search.includes('d_k=1024')", timeout=10_000)
     app.assert_healthy()
 
 
 def test_gradients_chinese_and_deep_link(app):
-    app.open("gradients", "lang=zh&gap=12&gap2=4&n_keys=64")
+    app.open("gradients", "lang=zh&gap=12&gap2=4&n_keys=64&deeper=true")
     app.reveal_predictions("gradients_dead_share")
     _assert_every_chart_drawn(app)
     main = app.page.locator("[data-testid='stMain']").inner_text()
@@ -55,23 +55,24 @@ def test_gradients_chinese_and_deep_link(app):
 
 
 def test_gradients_presenter_mode_steps_and_predicts(app):
+    # the page's order is 3, 1, 2, 4, 5: the dead-row question and the sweeps first
     app.open("gradients", "present=1")
     sidebar = app.page.locator("[data-testid='stSidebar']")
-    expect(sidebar.locator(".st-key-d_k input")).to_have_value("64")
-    expect(_charts(app)).to_have_count(2)  # step 1: the two heatmaps
-    app.interact(app.button("step_next").click, expect_chart_change=False)
-    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
-    expect(_charts(app)).to_have_count(3)  # + the gap explorer
-    app.interact(app.button("step_next").click, expect_chart_change=False)
-    expect(_charts(app)).to_have_count(3)  # the sweeps wait for a guess
+    expect(sidebar.locator(".st-key-d_k input")).to_have_value("512")
+    expect(_charts(app)).to_have_count(0)  # step 3: the sweeps wait for a guess
     guess = app.widget("gradients_dead_share_guess")
     app.interact(
-        lambda: guess.get_by_text("50 % or more", exact=True).click(), expect_chart_change=False
+        lambda: guess.get_by_text("10–50 %", exact=True).click(), expect_chart_change=False
     )
     app.interact(app.button("gradients_dead_share_reveal").click, expect_chart_change=False)
-    expect(_charts(app)).to_have_count(6)
+    expect(_charts(app)).to_have_count(3)
     main = app.page.locator("[data-testid='stMain']")
-    expect(main).to_contain_text("the measurement says 10 – 50 %")  # 16 % at d_k = 64
+    expect(main).to_contain_text("the measurement says ≥ 50 %")  # 57 % at d_k = 512
+    app.interact(app.button("step_next").click, expect_chart_change=False)
+    app.page.wait_for_function("() => location.search.includes('step=1')", timeout=10_000)
+    expect(_charts(app)).to_have_count(5)  # + the two heatmaps, under "Go deeper"
+    app.interact(app.button("step_next").click, expect_chart_change=False)
+    expect(_charts(app)).to_have_count(6)  # + the gap explorer
     app.interact(app.button("step_next").click, expect_chart_change=False)
     expect(main).to_contain_text("Popular claim")
     app.interact(app.button("step_next").click, expect_chart_change=False)
@@ -87,8 +88,10 @@ def test_gradients_presenter_mode_steps_and_predicts(app):
 
 def test_gradients_step_deep_link(app):
     app.open("gradients", "present=1&step=4")
-    expect(app.widget("step").locator("input")).to_have_value("4")
-    expect(_charts(app)).to_have_count(3)  # steps 1-3, the dead-row question still open
+    # the step select box names the step by its place in the page's order (3, 1, 2, 4, 5)
+    step = app.widget("step").locator("input")
+    expect(step).to_have_value(re.compile(r"^Step 4 of 5 · Myth"))
+    expect(_charts(app)).to_have_count(3)  # steps 3, 1, 2: the dead-row question still open
     expect(app.widget("gradients_dead_share_guess")).to_have_count(1)
     app.assert_healthy()
 
@@ -117,7 +120,7 @@ def test_gradients_csv_download_matches_the_chart(app):
 def test_open_share_panel_follows_the_gap_explorer(app):
     """The gap explorer reruns alone (a fragment); an open share panel must not keep the
     link of the last full run."""
-    app.open("gradients")
+    app.open("gradients", "deeper=true")
     panel = app.widget("share_open")
     app.interact(lambda: panel.locator("summary").click(), expect_chart_change=False)
     code = panel.locator("code")

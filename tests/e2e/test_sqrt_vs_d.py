@@ -19,22 +19,24 @@ def _assert_charts_drawn(app, expected: int) -> None:
     app.assert_charts_drawn(expected, min_px=200, timeout_ms=15_000)
 
 
-def test_sqrt_vs_d_renders_every_chart_and_rho_preset_removes_one(app):
-    app.open("sqrt-vs-d")
-    _assert_charts_drawn(app, 4)  # two predict-first questions hold four charts back
+def test_sqrt_vs_d_renders_every_chart_and_the_aligned_preset_adds_one(app):
+    app.open("sqrt-vs-d", "deeper=true")
+    _assert_charts_drawn(app, 3)  # ρ = 0: the max-weight question holds two charts back
     app.reveal_predictions("sqrt_vs_d_max")
-    _assert_charts_drawn(app, 8)
+    # ρ = 0: the relevant key's mean logit, weight and wins are a note each, not charts
+    _assert_charts_drawn(app, 5)
     app.assert_healthy()
     app.screenshot("sqrt_vs_d")
-    before, after = app.interact(app.button("rho_init_preset").click)
+    before, after = app.interact(app.button("rho_aligned_preset").click)
     assert before != after
-    app.page.wait_for_function("() => location.search.includes('rho=0')", timeout=10_000)
-    _assert_charts_drawn(app, 7)  # ρ = 0: the relevant key's mean logit is an info box
+    app.page.wait_for_function("() => location.search.includes('rho=0.5')", timeout=10_000)
+    app.reveal_predictions("sqrt_vs_d_relevant")  # asked now that one key is aligned
+    _assert_charts_drawn(app, 8)
     app.assert_healthy()
 
 
 def test_sqrt_vs_d_in_chinese_from_a_deep_link(app):
-    app.open("sqrt-vs-d", "lang=zh&rho=0.5&alpha=1.25&d_min=16")
+    app.open("sqrt-vs-d", "lang=zh&rho=0.5&alpha=1.25&d_min=16&deeper=true")
     app.reveal_predictions("sqrt_vs_d_max")
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert CJK.search(main), "no Chinese text on /sqrt-vs-d?lang=zh"
@@ -44,28 +46,29 @@ def test_sqrt_vs_d_in_chinese_from_a_deep_link(app):
 
 
 def test_sqrt_vs_d_presenter_mode_steps(app):
+    # the page's order is 2, 1, 3, 4, 5, 6: what softmax does with each exponent first
     app.open("sqrt-vs-d", "present=1")
     sidebar = app.page.locator("[data-testid='stSidebar']")
     expect(sidebar.locator(".st-key-d_k input")).to_have_count(1)
-    expect(sidebar.locator(".st-key-rho input[type='range']")).to_have_count(1)
-    _assert_charts_drawn(app, 2)  # step 1: the table, the logits' spread and mean
-    app.interact(app.button("step_next").click, expect_chart_change=False)
-    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
+    expect(sidebar.locator(".st-key-rho_aligned_preset button:visible")).to_have_count(1)
     expect(app.widget("sqrt_vs_d_max_guess")).to_be_visible()
-    _assert_charts_drawn(app, 2)  # the question comes before its charts
+    _assert_charts_drawn(app, 0)  # the question comes before its charts
     option = app.widget("sqrt_vs_d_max_guess").locator("[data-testid='stRadioOption']").first
     app.interact(option.click, expect_chart_change=False)
     expect(app.button("sqrt_vs_d_max_reveal")).to_be_enabled()
     app.interact(app.button("sqrt_vs_d_max_reveal").click)
-    _assert_charts_drawn(app, 4)
+    _assert_charts_drawn(app, 2)
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert "the measurement says" in main or "right" in main
     app.interact(app.button("step_next").click)
+    app.page.wait_for_function("() => location.search.includes('step=1')", timeout=10_000)
+    _assert_charts_drawn(app, 3)  # + the logits' spread, under "Go deeper"
+    app.interact(app.button("step_next").click)
     app.page.wait_for_function("() => location.search.includes('step=3')", timeout=10_000)
-    _assert_charts_drawn(app, 5)  # + the (d_k, α) heatmap
+    _assert_charts_drawn(app, 4)  # + the (d_k, α) heatmap
     app.interact(app.button("step_prev").click)
-    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
-    _assert_charts_drawn(app, 4)
+    app.page.wait_for_function("() => location.search.includes('step=1')", timeout=10_000)
+    _assert_charts_drawn(app, 3)
     app.assert_healthy()
     app.screenshot("sqrt_vs_d_presenter")
 
@@ -89,7 +92,7 @@ def _relevant_weight(rho: float, alphas: list[float]) -> pd.DataFrame:
 
 
 def test_sqrt_vs_d_csv_download_matches_the_chart(app):
-    app.open("sqrt-vs-d", "rho=0.5")
+    app.open("sqrt-vs-d", "rho=0.5&deeper=true")
     app.reveal_predictions("sqrt_vs_d_max")
     _assert_charts_drawn(app, 8)
     with app.page.expect_download() as download:

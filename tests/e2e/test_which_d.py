@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 from playwright.sync_api import expect
@@ -14,7 +16,7 @@ SIDEBAR = "[data-testid='stSidebar']"
 
 
 def test_which_d_page_renders_every_chart(app):
-    app.open("which-d", "d_model=2048&n_heads=32&w_init=one")
+    app.open("which-d", "d_model=2048&n_heads=32&w_init=one&deeper=true")
     charts = app.page.locator(CHARTS)
     expect(charts).to_have_count(N_CHARTS - 2)  # section 1 waits for the prediction
     app.reveal_predictions("which_d_std")
@@ -33,24 +35,31 @@ def test_which_d_page_renders_every_chart(app):
 def test_which_d_presenter_steps(app):
     app.open("which-d", "present=1")
     sidebar = app.page.locator(SIDEBAR)
-    for key in ("d_model", "n_heads", "w_init", "d_proj", "x_scale"):
+    for key in ("d_model", "n_heads", "head_divisor"):
         expect(sidebar.locator(f".st-key-{key}")).to_have_count(1)
+    for key in ("d_proj", "w_init", "x_scale"):  # each joins the sidebar at its own step
+        expect(sidebar.locator(f".st-key-{key}")).to_have_count(0)
     charts = app.page.locator(CHARTS)
     expect(charts).to_have_count(0)  # step 1: the question comes before the charts
     app.interact(app.button("step_next").click, expect_chart_change=False)
     app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
     expect(charts).to_have_count(2)  # cross-attention
+    expect(sidebar.locator(".st-key-d_proj")).to_have_count(1)
     app.reveal_predictions("which_d_std")
     expect(charts).to_have_count(4)
     app.interact(app.button("step_prev").click)
-    expect(app.widget("step").locator("input")).to_have_value("1")  # the default: not in the URL
+    step = app.widget("step").locator("input")  # the select box names the step
+    expect(step).to_have_value(re.compile(r"^Step 1 of 5 · "))
+    assert "step=" not in app.page.evaluate("() => location.search")  # the default
     expect(charts).to_have_count(2)
     app.assert_healthy()
     app.screenshot("which_d_presenter_step1")
     # a shared link opens at its step
     app.open("which-d", "present=1&step=5")
-    expect(app.widget("step").locator("input")).to_have_value("5")
+    expect(app.widget("step").locator("input")).to_have_value(re.compile(r"^Step 5 of 5 · "))
     expect(charts).to_have_count(3)  # cross-attention and QK LayerNorm; section 1 waits
+    for key in ("d_proj", "w_init", "x_scale"):
+        expect(sidebar.locator(f".st-key-{key}")).to_have_count(1)
     app.assert_healthy()
 
 

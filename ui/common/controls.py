@@ -360,12 +360,13 @@ def halving_input(key: str, label: str, *, help: str | None = None) -> int:
             st.session_state[key] = stepped
     value = int_input(key, label, help=help)
     st.session_state.setdefault(_SHOWN, {})[key] = (st.session_state.get(PAGE), value)
-    col_half, col_double = st.columns(2, gap="small")
-    for col, text, suffix, factor, disabled in (
-        (col_half, "÷2", "half", 0.5, value <= lo),
-        (col_double, "×2", "double", 2.0, value >= hi),
+    # one row that stays one row on a phone (columns stack there, a button a line)
+    row = st.container(horizontal=True, gap="small")
+    for text, suffix, factor, disabled in (
+        ("÷2", "half", 0.5, value <= lo),
+        ("×2", "double", 2.0, value >= hi),
     ):
-        col.button(
+        row.button(
             text,
             key=f"{key}_{suffix}",
             on_click=_rescale,

@@ -210,17 +210,25 @@ PAGES: tuple[PageSpec, ...] = (
         Param("classic_d_k", "int", 64, 1, 4096, worst="4096"),
     ), "d_k"),
     PageSpec("gradients", "gradients", ":material/trending_down:", 5, (
-        _d_k(), _n_keys(), _alpha(),
+        # d_k = 512: most unscaled rows are dead there (57 %), none with 1/√d_k
+        _d_k(512), _n_keys(), _alpha(),
         Param("gap", "float", 6.0, 0.0, 30.0, step=0.5, worst="30"),
         Param("gap2", "choice", "none", options=("none", "1", "2", "4", "8"), labelled=True),
-    ), "d_k"),
+    ), "d_k", order=(3, 1, 2, 4, 5), short=1, terms=(
+        "softmax", "logit", "saturation", "jacobian", "frobenius", "dead_row", "standard_error",
+        "adam",
+    ), breaks=(("d_k", 4096), ("alpha", 0.5))),
     PageSpec("sqrt_vs_d", "sqrt-vs-d", ":material/balance:", 6, (
         _d_k(),
         Param("d_min", "choice", "1", options=tuple(str(2**i) for i in range(13))),
         Param("d_max", "choice", "4096", options=tuple(str(2**i) for i in range(13))),
         _n_keys(), _alpha(0.75),
-        Param("rho", "float", 0.5, 0.0, 0.95, step=0.05, worst="0.95"),
-    ), "d_k"),
+        # ρ = 0, independent q and k: only 1/√d_k holds; the aligned key is one click away
+        Param("rho", "float", 0.0, 0.0, 0.95, step=0.05, worst="0.95"),
+    ), "d_k", order=(2, 1, 3, 4, 5, 6), short=1, terms=(
+        "logit", "softmax", "saturation", "one_hot", "entropy", "jacobian", "frobenius",
+        "standard_error", "mup",
+    ), breaks=(("d_k", 4096), ("alpha", 1.0), ("rho", 0.0))),
     PageSpec("training", "training", ":material/model_training:", 4, TRAINING, "d_k", terms=(
         "softmax", "logit", "saturation", "one_hot", "entropy", "jacobian", "dead_row", "adam",
         "fan_in", "lr_sensitivity", "held_out", "layernorm", "qk_norm",
@@ -240,7 +248,10 @@ PAGES: tuple[PageSpec, ...] = (
         _d_k(key="d_proj", hi=1024, worst=None),
         Param("x_scale", "choice", "1", options=(
             "0.125", "0.25", "0.5", "1", "2", "4", "8", "16", "32", "64"), worst="64"),
-    ), "d_model"),
+    ), "d_model", short=1, terms=(
+        "multi_head", "cross_attention", "fan_in", "layernorm", "pre_ln", "qk_norm",
+        "temperature", "softmax", "logit", "entropy", "saturation", "one_hot",
+    ), breaks=(("d_model", 4096), ("n_heads", "64"), ("head_divisor", "d_model"))),
     PageSpec("real_models", "real-models", ":material/hub:", 4, (
         # the shipped corpus: 17 sentences, 6 layers of 12 heads (a test checks them)
         Param("sentence", "int", 0, 0, 16, labelled=True),

@@ -22,6 +22,7 @@ from ui.common.charts import (
     own_data,
     sweep_lines,
 )
+from ui.common.marks import shaped
 
 #: Diverging, colour-blind-safe scheme for signed Jacobian entries (blue < 0 < orange).
 JACOBIAN_SCHEME = "blueorange"
@@ -200,13 +201,15 @@ def median_mean_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
     check_rows(df)
     mean_label, tips = text["mean_label"], text.tips
     df = df.assign(stat=mean_label)  # one dataset for every layer
-    base = own_data(
-        sweep_lines(
-            df,
-            text,
-            log_y=True,
-            legend_columns=2,
-            height=440,  # two legends, a subtitle and a log axis spanning 30 decades
+    base = shaped(
+        own_data(
+            sweep_lines(
+                df,
+                text,
+                log_y=True,
+                legend_columns=2,
+                height=440,  # two legends, a subtitle and a log axis spanning 30 decades
+            )
         )
     )
     order, colors = legend_colors(df, "series")
@@ -251,7 +254,8 @@ def dead_share_lines(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
     text : ChartText
         ``title``, ``x``, ``y``, ``alt``; ``tips``: ``series``, ``lo``, ``hi``.
     """
-    return own_data(sweep_lines(df, text, y_domain=(0, 1), legend_columns=2, height=360))
+    # hollow points of a shape per series: 1/√d_k and 1/d_k both lie at 0, one on the other
+    return shaped(own_data(sweep_lines(df, text, y_domain=(0, 1), legend_columns=2, height=360)))
 
 
 def log_histogram(

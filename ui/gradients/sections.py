@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 from functools import partial
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from core.experiments import row_quantities, sample_scores, saturation_sweep, summarise
 from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
+from core.softmax import jacobian_norm, softmax
 from ui.common import controls, workshop
 from ui.common.data import sweep_rows
 from ui.common.i18n import t
@@ -28,6 +30,9 @@ GAP2_OPTIONS = page("gradients").param("gap2").options
 DEAD_BINS = (0.01, 0.10, 0.50)
 #: Edges of the answer bins of the ∂L/∂q question (median unscaled / median scaled).
 QGRAD_BINS = (1e-3, 0.5, 2.0)
+#: Two-key rows whose ‖J‖_F the formula's note quotes: the saturation page's playground,
+#: unscaled and divided by √64.
+TWO_KEYS = (("two_big", (10.0, 5.0)), ("two_small", (1.25, 0.625)))
 
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -88,6 +93,10 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
     ]  # fmt: skip
     st.latex(r"\begin{aligned}" + r"\\".join(live) + r"\end{aligned}")
     st.caption(t("gradients.formula_note", d_k=d_k))
+    two = {
+        name: f"{float(jacobian_norm(softmax(np.array(scores)))):.3g}" for name, scores in TWO_KEYS
+    }
+    st.caption(t("gradients.formula_facts", **two))
 
     # one row, unscaled beside scaled, one shared colour scale
     for col, (which, label) in zip(st.columns(2), labels.items(), strict=True):
@@ -159,7 +168,6 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     st.header(t("gradients.sweep_header"))
     top = st.container()  # the takeaway, once the question is answered
     n_rows = sweep_rows(n_keys)
-    st.markdown(t("gradients.sweep_lead", n_rows=f"{n_rows:,}", n_keys=n_keys))
     now = data.gradient_at(d_k, n_keys, alpha, seed)
     dead = {which: stats["dead_fraction"] for which, stats in now.items()}
     options = [t(f"gradients_workshop.dead_opt_{i}") for i in range(len(DEAD_BINS) + 1)]
@@ -176,6 +184,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
         return
     with top:
         workshop.takeaway(t("gradients.sweep_takeaway"))
+    st.markdown(t("gradients.sweep_lead", n_rows=f"{n_rows:,}", n_keys=n_keys))
     series = tuple({a: controls.alpha_label(a) for a in (0.0, 0.5, 1.0, alpha)}.items())
     # the closed form of ‖J‖_F per row; medians, means, dead share and the factor d_k^−α
     source = {"jac": [saturation_sweep, row_quantities], "grad": [saturation_sweep, summarise]}

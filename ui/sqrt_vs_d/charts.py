@@ -20,6 +20,7 @@ from ui.common.charts import (
     own_data,
     sweep_lines,
 )
+from ui.common.marks import SHAPES, shaped
 
 #: Height of a half-width chart's plot, px (without its title, axes and legend).
 HALF_PLOT_PX = 220
@@ -58,12 +59,13 @@ def logit_scale(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
     check_rows(df)
     x_title, y_title, tips = text.x, text.y, text.tips
     order, colors = legend_colors(df, "series")
+    legend = legend_below(order, columns=HALF_LEGEND_COLUMNS)
     color = alt.Color(
         "series:N",
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=legend_below(order, columns=HALF_LEGEND_COLUMNS),
+        legend=legend,
     )
     x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
     y_scale = alt.Scale(type="log")
@@ -80,12 +82,17 @@ def logit_scale(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
     bars = base.mark_rule(strokeWidth=2).encode(
         x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=color, tooltip=tooltip
     )
+    shapes = [SHAPES.get(c, ("circle", 60))[0] for c in colors]  # told apart by more than hue
     points = base.mark_point(filled=True, size=45, opacity=1).encode(
         x=x,
         y=alt.Y("value:Q", scale=y_scale, title=y_title, axis=y_axis),
         color=color,
+        shape=alt.Shape(
+            "series:N", title=None, sort=order, scale=alt.Scale(domain=order, range=shapes),
+            legend=legend,
+        ),
         tooltip=tooltip,
-    )
+    )  # fmt: skip
     chart = alt.layer(
         theory,
         bars,
@@ -130,7 +137,7 @@ def stat_lines(
         legend_columns=HALF_LEGEND_COLUMNS,
         plot_px=HALF_PLOT_PX,
     )
-    return half_width(own_data(chart))
+    return half_width(shaped(own_data(chart)))
 
 
 def alpha_heatmap(frames: tuple[pd.DataFrame, pd.DataFrame], text: ChartText) -> alt.LayerChart:

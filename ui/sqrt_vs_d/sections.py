@@ -24,9 +24,9 @@ from core.scaling import (
     relevant_logit_mean,
     signal_to_noise,
 )
-from ui.common import workshop
+from ui.common import controls, workshop
 from ui.common.controls import ALPHA_PRESETS, alpha_label
-from ui.common.data import sweep_rows
+from ui.common.data import sweep_row_limits, sweep_rows
 from ui.common.i18n import t
 from ui.sqrt_vs_d import charts, data, frames
 
@@ -104,6 +104,7 @@ def logit_scale(v: View) -> None:
     """The summary table at the learner's d_k, the three logit-scale formulas, and the
     measured logit std and mean against d_k with their theory."""
     d_k, n_keys, alpha, rho = v.d_k, v.n_keys, v.alpha, v.rho
+    st.info(t("sqrt_vs_d.model"), icon=":material/info:")
     summary(d_k, n_keys, alpha, rho, v.seed)
     st.header(t("sqrt_vs_d.s1_title"))
     workshop.takeaway(t("sqrt_vs_d.s1_takeaway"))
@@ -151,6 +152,8 @@ def softmax_response(v: View) -> None:
             )  # fmt: skip
         caption = "softmax_caption_rho0" if v.rho == 0 else "softmax_caption_rho"
         st.caption(t(f"sqrt_vs_d.{caption}"))
+        if v.rho == 0:  # the main effect first, the aligned key's caveat beside it
+            st.caption(t("sqrt_vs_d.softmax_caveat"))
 
 
 # --- 3: every exponent at once ---------------------------------------------------------------
@@ -169,13 +172,22 @@ def heatmap(v: View) -> None:
 
 # --- 4: discrimination (predict first) -------------------------------------------------------
 def discrimination(v: View) -> None:
-    """Predict the relevant key's weight, then its argmax share and mean weight."""
+    """Predict the relevant key's weight, then its argmax share and mean weight (with
+    ρ = 0 no key is special: both would be flat at 1/n_keys, so a note says why and
+    offers the aligned case instead)."""
     n_keys, rho = v.n_keys, v.rho
     st.header(t("sqrt_vs_d.s4_title"))
     top = st.container()  # the takeaway, once the question is answered
-    if workshop.predict(**relevant_weight_question(v.cells(), v.n_keys, v.rho)):
+    answered = workshop.predict(**relevant_weight_question(v.cells(), v.n_keys, v.rho))
+    if answered:
         with top:
             workshop.takeaway(t("sqrt_vs_d.s4_takeaway"))
+    if answered and rho == 0:  # the note of the question says why: no chart to draw
+        st.button(
+            t("sqrt_vs_d.rho_aligned"), key="rho_aligned_disc", on_click=_set_rho, args=(0.5,),
+            icon=":material/arrow_upward:",
+        )  # fmt: skip
+    elif answered:
         chance = reference(n_keys, rho, limit=False)
         # 1/n_keys is a floor; the 1/d_k limit is one only for α ≤ 1 (with α > 1 the
         # weight falls through it toward 1/n_keys, and α < 1 rises to 1)
@@ -198,9 +210,7 @@ def discrimination(v: View) -> None:
                 source=[SWEEP, scaling.linear_scaling_weight_limit], n=n_keys,
             )  # fmt: skip
         limit_text = f"{scaling.linear_scaling_weight_limit(n_keys, rho):.3g}"
-        st.caption(
-            t("sqrt_vs_d.disc_caption_rho0") if rho == 0 else t("sqrt_vs_d.disc_caption", limit=limit_text)
-        )  # fmt: skip
+        st.caption(t("sqrt_vs_d.disc_caption", limit=limit_text))
 
 
 # --- 5: gradient scale -----------------------------------------------------------------------
@@ -264,6 +274,26 @@ def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
     st.caption(caption)
 
 
+def chart_settings() -> tuple[int, float, str, str]:
+    """n_keys, ρ and the d_k range of the charts, in a popover whose label shows their
+    values (boxes of their own beside d_k and α left each a stub at 800 px); ρ's two
+    presets stay on the page (:func:`rho_presets`)."""
+    now = {
+        key: st.session_state[key] if key in st.session_state else controls.link_value(key)
+        for key in ("n_keys", "rho", "d_min", "d_max")
+    }
+    lo, hi = sorted((int(now["d_min"]), int(now["d_max"])))
+    label = t("sqrt_vs_d.settings", n=now["n_keys"], rho=f"{now['rho']:g}", lo=lo, hi=hi)
+    with st.popover(label, icon=":material/tune:", width="stretch"):
+        rho = controls.float_slider("rho", t("sqrt_vs_d.rho"), help=t("sqrt_vs_d.rho_help"))
+        n_keys = controls.int_input(
+            "n_keys", t("sqrt_vs_d.n_keys"), help=t("sqrt_vs_d.n_keys_help", **sweep_row_limits())
+        )
+        d_min = controls.choice("d_min", t("sqrt_vs_d.d_min"), widget="select_slider")
+        d_max = controls.choice("d_max", t("sqrt_vs_d.d_max"), widget="select_slider")
+    return n_keys, rho, d_min, d_max
+
+
 def _set_rho(value: float) -> None:
     st.session_state["rho"] = value
 
@@ -272,8 +302,10 @@ def _set_rho(value: float) -> None:
 RHO_PRESETS = (("rho_init", 0.0), ("rho_aligned", 0.5))
 
 
-def rho_presets(current: float) -> None:
-    """Two buttons under the ρ slider: ρ = 0 and ρ = 0.5 (independent at initialisation; one aligned key)."""
+def rho_presets() -> None:
+    """Two buttons: ρ = 0 and ρ = 0.5 (independent at initialisation; one aligned key),
+    the current one highlighted (the ρ slider is in :func:`chart_settings`)."""
+    current = st.session_state["rho"] if "rho" in st.session_state else controls.link_value("rho")
     # content-wide buttons in one row that wraps (equal columns cut the labels to "ρ = …")
     row = st.container(horizontal=True, gap="small")
     for name, value in RHO_PRESETS:
@@ -284,6 +316,7 @@ def rho_presets(current: float) -> None:
             args=(value,),
             type="primary" if current == value else "secondary",
             width="content",
+            help=t("sqrt_vs_d.rho_help"),
         )
 
 
@@ -345,7 +378,9 @@ def max_weight_question(cells: Cells, n_keys: int, rho: float) -> dict:
         )
         if tie
         else None,
-        "question": t("sqrt_vs_d_workshop.max_q", n=n_keys, rho=f"{rho:g}", d=D_LARGE),
+        "question": t(
+            "sqrt_vs_d_workshop.max_q", n=n_keys, rho=f"{rho:g}", d=D_LARGE, start=f"{start:.2f}"
+        ),
         "options": options,
         "answer": int(np.argmin([abs(end - level) for level in levels])),
         "explain": t(

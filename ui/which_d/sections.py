@@ -84,6 +84,32 @@ def cross_inputs() -> tuple[int, int, int]:
     return tuple(values)
 
 
+def current_init() -> str:
+    """The initialisation of W_q and W_k as chosen in section 3 (:func:`w_init_input`),
+    which sections 1 and 2, drawn above it, use too: its last value, or the link's while
+    "Go deeper" is closed."""
+    return st.session_state.get("w_init") or controls.link_value("w_init")
+
+
+def w_init_input() -> str:
+    """The initialisation of W_q and W_k, bound to ``?w_init=`` (section 3)."""
+    return controls.choice(
+        "w_init",
+        t("which_d.w_init"),
+        labels=[t(f"which_d.init_{i}") for i in INITS],
+        help=t("which_d.w_init_help"),
+    )
+
+
+def x_scale_input() -> float:
+    """The input scale s of the QK-normalisation section, bound to ``?x_scale=``."""
+    return float(
+        controls.choice(
+            "x_scale", t("which_d.x_scale"), widget="select_slider", help=t("which_d.x_scale_help")
+        )
+    )
+
+
 def multi_head_metrics(
     means: dict[str, dict[str, float]], divisor: str, label: str, n_heads: int
 ) -> None:
@@ -272,11 +298,13 @@ def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
 
 
 # --- 3. initialisation -------------------------------------------------------------------
-def initialisation(d_model: int, n_heads: int, w_init: str, seed: int) -> None:
-    """One card per initialisation."""
+def initialisation(d_model: int, n_heads: int, seed: int) -> None:
+    """The initialisation control, and one card per initialisation."""
     st.header(t("which_d.init_header"))
     workshop.takeaway(t("which_d.init_takeaway"))
     st.markdown(t("which_d.init_lead", d_model=d_model, d_k=d_model // n_heads))
+    with workshop.controls_box():
+        w_init = w_init_input()
     init_cards(d_model, n_heads, seed, w_init)
     st.caption(t("which_d.init_caption", d_model=d_model))
 
@@ -342,3 +370,4 @@ def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
             d_k=d_k, ln_std=ln_std,
         )
     )  # fmt: skip
+    st.caption(t("which_d.qk_source"))

@@ -227,7 +227,8 @@ def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():
     spec = chart.to_dict()
     assert spec["title"] == {"text": "T", "subtitle": "S"}
     layers = _layers(spec)
-    band, line, means = layers  # the d_k marker is workshop.chart's to add
+    band, line, points, means = layers  # the d_k marker is workshop.chart's to add
+    assert points["mark"]["type"] == "point" and points["encoding"]["shape"]["field"] == "series"
     assert band["mark"]["type"] == "area" and band["encoding"]["y"]["field"] == "lo"
     assert line["encoding"]["y"]["field"] == "value"
     assert line["encoding"]["y"]["scale"]["type"] == "log"
@@ -314,7 +315,17 @@ def test_dead_share_lines():
         title="T", x="d", y="share", alt="alt", tips={"series": "s", "lo": "lo", "hi": "hi"}
     )
     spec = charts.dead_share_lines(df, text).to_dict()
-    _band, line = _layers(spec)
+    _band, line, points = _layers(spec)
+    # 1/√d_k and 1/d_k both lie at 0: hollow points of their own shape and size, one ring
+    # around the other, told apart by more than their hue
+    assert points["mark"]["filled"] is False and "point" not in line["mark"]
+    shapes = dict(zip(points["encoding"]["shape"]["scale"]["domain"],
+                      points["encoding"]["shape"]["scale"]["range"], strict=True))  # fmt: skip
+    sizes = dict(zip(points["encoding"]["size"]["scale"]["domain"],
+                     points["encoding"]["size"]["scale"]["range"], strict=True))  # fmt: skip
+    half, one = dict(LABELS)[0.5], dict(LABELS)[1.0]
+    assert shapes[half] != shapes[one] and sizes[half] > 2 * sizes[one]
+    assert points["encoding"]["shape"]["legend"] == line["encoding"]["color"]["legend"]
     assert line["encoding"]["y"]["scale"]["domain"] == [0, 1]
     assert [t["title"] for t in line["encoding"]["tooltip"]] == ["s", "dₖ", "share", "lo", "hi"]
     assert spec["height"] == 360 and spec["description"] == "alt"
