@@ -14,7 +14,6 @@ from ui.common.pages import STORY, page
 from ui.home import charts, data
 from ui.home.diagram import BOXES, layer_svg
 
-
 #: The worked example's stages (``?example_step=``), in the order the formula runs.
 STAGES = page("home").param("example_step").options
 #: Per stage drawn as matrices: (column, chart name, diverging, number format) of each.
