@@ -385,6 +385,5 @@ def saturation_sweep_lines(
     # filled symbols without the lines' dashed outline
     chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1, symbolStrokeWidth=0))
     line = chart.layer[1]  # the band, then the line with its points
-    for channel, encoding in series_channels(df, line.encoding.color["legend"]).items():
-        setattr(line.encoding, channel, encoding)
+    chart.layer[1] = line.encode(**series_channels(df, line.encoding.color["legend"]))
     return chart
