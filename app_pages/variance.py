@@ -12,17 +12,15 @@ st.markdown(t("variance.lead"))
 workshop.terms()
 
 with workshop.controls_box():
-    d_k = controls.d_k_input()
-    # the sampling settings: read by every section, changed rarely
-    with st.expander(t("variance.sampling"), icon=":material/tune:"):
-        c1, c2 = workshop.control_columns(2)
-        with c1:
+    c1, c2 = workshop.control_columns([4, 6])
+    with c1:
+        d_k = controls.d_k_input()
+    with c2:
+        # the sampling settings: read by every section, changed rarely
+        with st.expander(t("variance.sampling"), icon=":material/tune:"):
             n_samples = int(
                 controls.choice("n_samples", t("variance.n_samples"), widget="select_slider")
             )
-            sigma_q = controls.float_slider("sigma_q", t("variance.sigma_q"))
-            sigma_k = controls.float_slider("sigma_k", t("variance.sigma_k"))
-        with c2:
             dist = controls.choice(
                 "dist",
                 t("variance.dist"),
@@ -30,7 +28,9 @@ with workshop.controls_box():
                 captions=[t(f"variance.dist_{d}") for d in DISTRIBUTIONS],
                 help=t("variance.dist_help"),
             )
-    controls.break_button()
+            sigma_q = controls.float_slider("sigma_q", t("variance.sigma_q"))
+            sigma_k = controls.float_slider("sigma_k", t("variance.sigma_k"))
+        controls.break_button()
 seed = st.session_state.get("seed", 0)
 step = workshop.steps([t(f"variance.step_{i}") for i in range(1, 5)])
 view = sections.View(d_k, n_samples, dist, sigma_q, sigma_k, seed)
