@@ -216,7 +216,7 @@ def test_the_worked_example_steps_through_the_formula(lang):
         for i in (1, 2, 3):
             assert sum(r[column] for r in rows if r["i"] == i) == pytest.approx(1.0)
     at.segmented_control(key="example_step").set_value("output").run()
-    assert not chart_data(at) and len(at.dataframe) == 1
+    assert not chart_data(at) and len(at.dataframe) == 2  # unscaled beside scaled
     assert not at.exception
 
 

@@ -102,15 +102,16 @@ def _matrices(stage: str, d_k: int, seed: int, reach: float, root: str) -> None:
 
 
 def _outputs(d_k: int, seed: int) -> None:
-    """Stage 4: each query's output, the weights of stage 3 times V, unscaled and scaled."""
-    st.markdown(t("home.example_outputs"))
+    """Stage 4: each query's output, the weights of stage 3 times V, unscaled beside
+    scaled (one small table each: two of them fit a phone, one of four columns does not)."""
+    st.markdown(t("home.example_outputs", d_v=data.D_V))
     _, outputs = data.worked_example(d_k, seed)
-    table = outputs.pivot(index="i", columns="c")
-    table.index = [f"q{data.SUBSCRIPTS[i]}" for i in table.index]
-    table.columns = [
-        t(f"home.example_out_{kind.removeprefix('out_')}", c=c) for kind, c in table.columns
-    ]
-    st.dataframe(table.map(lambda x: f"{x:.2f}"), width="stretch")
+    for column, kind in zip(st.columns(2), ("unscaled", "scaled"), strict=True):
+        table = outputs.pivot(index="i", columns="c", values=f"out_{kind}")
+        table.index = [f"q{data.SUBSCRIPTS[i]}" for i in table.index]
+        table.columns = [str(c) for c in table.columns]
+        column.markdown(t(f"home.example_out_{kind}"))
+        column.dataframe(table.map(lambda x: f"{x:.2f}"), width="stretch")
 
 
 def story() -> None:
@@ -118,7 +119,8 @@ def story() -> None:
     st.header(t("home.story_title"))
     workshop.takeaway(t("home.story_takeaway"))
     for number, name in enumerate(STORY, start=1):
-        label = f"**{number}. {t(f'home.step_{name}_title')}** — {t(f'home.step_{name}_text')}"
+        title, text = t(f"home.step_{name}_title"), t(f"home.step_{name}_text")
+        label = t("home.story_item", number=number, title=title, text=text)
         st.page_link(page(name).script, label=label, icon=":material/arrow_forward:")
     with st.expander(t("home.technical_label"), icon=":material/functions:"):
         st.markdown(t("home.summary_technical"))
