@@ -89,6 +89,7 @@ def test_typing_d_k_changes_chart_and_url(app):
 def test_deep_link_sets_controls(app):
     app.open("variance", "d_k=256&dist=rademacher")
     expect(_d_k_input(app)).to_have_value("256", timeout=10_000)
+    app.page.get_by_text("Sampling: samples, distribution").click()  # where the law is chosen
     selected = app.widget("dist").locator("[data-testid='stRadioOption']:has(input:checked)")
     assert selected.count() == 1, "no distribution selected"
     label = selected.inner_text()

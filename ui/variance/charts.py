@@ -169,7 +169,7 @@ def running_sums(frames: tuple[pd.DataFrame, pd.DataFrame], text: ChartText) -> 
     ----------
     frames : (DataFrame, DataFrame)
         ``paths``: ``i``, ``path`` (pair id), ``sum``; and ``envelope``: ``i``,
-        ``band`` (legend label, e.g. "±1 std"), ``lo``, ``hi``.
+        ``band`` (legend label, e.g. "±√i·σ_qσ_k"), ``lo``, ``hi``.
     text : ChartText
         ``title``, ``x``, ``y``, ``alt``; ``tips``: ``path`` (the pair's number),
         ``band`` (the envelope's label), ``lo``, ``hi`` (its lower and upper line).
