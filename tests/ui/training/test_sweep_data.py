@@ -182,7 +182,7 @@ def test_the_home_page_says_what_the_data_say(doc):
     from ui.common.i18n import t
 
     text = t("home.step_training_text")
-    assert "average of 2 or 4 keys from d_k = 64 on" in text
+    assert "fails to average 2 or 4 keys from d_k = 64 on" in text
     assert doc["d_k"][1:] == [64, 256, 1024]
     for m in (2, 4):
         mi = doc["m"].index(m)
@@ -191,7 +191,7 @@ def test_the_home_page_says_what_the_data_say(doc):
             unscaled = _median(_finals(doc, mi, oi))[1:, 0]  # d_k 64 … 1024, every rate
             assert not (unscaled < u).any(), (m, oi)
     best, u = _task_best(doc, 0), uniform_loss(1, 16)
-    assert "one key at fewer learning rates" in text
+    assert "learns a single key at fewer rates" in text
     for oi in range(2):
         med = _median(_finals(doc, 0, oi))  # (d_k, variant, lr)
         zero, half = med[:, 0], med[:, 1]
