@@ -169,7 +169,7 @@ def page(url_path: str, lang: str, **params: str) -> tuple[list[dict], tuple[str
 #: One factor changed at a time from the defaults: each α preset, each optimizer, each
 #: variant a toggle or a choice of what is drawn (not a number a control only moves).
 VARIANTS: dict[str, list[dict[str, str]]] = {
-    "home": [{"example_d_k": "1024"}],
+    "home": [{"example_d_k": "1024"}, {"example_step": "weights"}],
     "variance": [{"dist": d} for d in DISTRIBUTIONS if d != "normal"] + [{"hist_axes": "own"}],
     "saturation": [{"alpha": f"{a:g}"} for a in ALPHA_PRESETS if a != 0.5],
     "gradients": [{"alpha": f"{a:g}"} for a in ALPHA_PRESETS if a != 0.5] + [{"gap2": "4"}],

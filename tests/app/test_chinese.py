@@ -197,7 +197,10 @@ def page_texts(at) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
                     page.append((f"{kind} {field}", value))
             for field in _LISTS:
                 if hasattr(proto, field) and not isinstance(getattr(proto, field), str):
-                    page.extend((f"{kind} {field}", s) for s in getattr(proto, field))
+                    # a segmented control's options are messages with their text in content
+                    page.extend(
+                        (f"{kind} {field}", getattr(s, "content", s)) for s in getattr(proto, field)
+                    )
     return [p for p in page if p[1]], [c for c in chart if c[1]]
 
 

@@ -1,8 +1,12 @@
 """Home and variance pages through AppTest, in both languages."""
 
+import pyarrow as pa
 import pytest
 
 from tests.app.helpers import CJK, assert_page_in, chart_data, run_page, warnings
+from ui.common.i18n import catalog
+from ui.common.pages import STORY, page
+from ui.home import data
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -11,8 +15,30 @@ def test_home_runs(lang):
     assert not at.exception
     assert at.title[0].value
     assert bool(CJK.search(at.title[0].value)) == (lang == "zh")
-    assert len(at.get("page_link")) >= 1
     assert len(at.latex) == 1
+    # the story's answer: one sentence per story page, each a link to its page (and the
+    # glossary's link under "Terms on this page")
+    links = [link.proto for link in at.get("page_link")]
+    story = [link for link in links if "glossary" not in link.page]
+    assert [link.page.rsplit("/", 1)[-1] for link in story] == [
+        page(name).url_path for name in STORY
+    ]
+    for number, (link, name) in enumerate(zip(story, STORY, strict=True), start=1):
+        assert link.label.startswith(f"**{number}. ")
+        assert catalog(lang)[f"home.step_{name}_text"] in link.label
+
+
+def test_home_short_path_draws_the_example_at_its_default_step():
+    """The worked example opens at its scores: QKᵀ beside the same ÷√d_k (d_k = 4)."""
+    at = run_page(reveal=False, deeper="false")
+    assert not at.exception and not warnings(at)
+    assert at.segmented_control(key="example_step").value == "scores"
+    keys = [c["spec"]["description"] for c in chart_data(at)]
+    assert len(keys) == 2 and "dot products" in keys[0] and "divided by" in keys[1]
+    summary = data.example_summary(4, 0)
+    reading = next(m.value for m in at.markdown if m.value.startswith("At dₖ = 4"))
+    assert f"standard deviation is {summary['spread']:.2g}" in reading
+    assert ", ".join(f"{x:.2f}" for x in summary["top_unscaled"]) in reading
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -145,17 +171,53 @@ def test_derivation_writes_large_numbers_in_full():
 
 
 def test_the_worked_example_follows_its_own_d_k():
-    at = run_page(example_d_k="256")
+    at = run_page(example_d_k="256", example_step="weights")
     assert not at.exception and not warnings(at)
     assert at.radio(key="example_d_k").value == "256"
     before = chart_data(at)
     at.radio(key="example_d_k").set_value("16").run()
     after = chart_data(at)
-    assert len(before) == len(after) == 4
+    assert len(before) == len(after) == 2
     for b, a in zip(before, after, strict=True):
         assert b["raw"] != a["raw"]
     # the story's d_k is another control
     assert "d_k" not in at.query_params
+    # without the scale the rows at d_k = 256 pile onto one key; with ÷√d_k they do not
+    unscaled, scaled = (
+        max(r["weight_unscaled" if i == 0 else "weight_scaled"] for r in _rows(c))
+        for i, c in enumerate(before)
+    )
+    assert unscaled > 0.99 and scaled < 0.9
+
+
+def _rows(chart: dict) -> list[dict]:
+    """The records of a chart's largest dataset (Arrow IPC bytes)."""
+    raws = sorted(chart["datasets"].values(), key=len, reverse=True)
+    return pa.ipc.open_stream(raws[0]).read_all().to_pylist()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_worked_example_steps_through_the_formula(lang):
+    """One step at a time, in the order the formula runs; each in the URL."""
+    at = run_page(lang=lang, example_step="inputs")
+    assert not at.exception and not warnings(at)
+    assert not chart_data(at) and len(at.dataframe) == 3  # Q, K and V
+    at.segmented_control(key="example_step").set_value("scores").run()
+    assert [sorted(_rows(c)[0]) for c in chart_data(at)] == [
+        ["i", "j", "score"],
+        ["i", "j", "logit"],
+    ]
+    assert at.query_params.get("example_step") in (None, [])  # the default step
+    at.segmented_control(key="example_step").set_value("weights").run()
+    assert len(chart_data(at)) == 2 and at.query_params["example_step"] in ("weights", ["weights"])
+    for chart in chart_data(at):  # each row of weights sums to 1
+        rows = _rows(chart)
+        column = next(k for k in rows[0] if k.startswith("weight"))
+        for i in (1, 2, 3):
+            assert sum(r[column] for r in rows if r["i"] == i) == pytest.approx(1.0)
+    at.segmented_control(key="example_step").set_value("output").run()
+    assert not chart_data(at) and len(at.dataframe) == 2  # unscaled beside scaled
+    assert not at.exception
 
 
 def test_a_bad_example_d_k_warns_and_falls_back():
@@ -182,3 +244,29 @@ def test_the_histograms_share_one_x_axis_by_default():
     raw, scaled = _hist_x_scales(at)
     assert "domain" not in raw and "domain" not in scaled
     assert at.query_params["hist_axes"] in ("own", ["own"])
+
+
+def test_variance_short_path_leaves_go_deeper_closed():
+    """The short path: the question, then the moments and the histograms; the sweep and
+    the running sums are neither computed nor sent while "Go deeper" is closed."""
+    at = run_page("app_pages/variance.py", reveal=False, deeper="false")
+    assert not at.exception and not warnings(at)
+    assert not chart_data(at)  # the histograms wait for the guess
+    at.button(key="variance_std_skip").click().run()
+    assert len(at.metric) == 4 and len(chart_data(at)) == 2
+    assert "variance_sweep_csv" not in [b.key for b in at.get("download_button")]
+
+
+def test_show_me_where_it_breaks():
+    """The break sets d_k = 4096 on one shared axis: q·k spreads 64 times wider than
+    q·k/√d_k."""
+    at = run_page("app_pages/variance.py", hist_axes="own")
+    at.button(key="break_it").click().run()
+    assert not at.exception and not warnings(at)
+    assert at.number_input(key="d_k").value == 4096
+    assert at.radio(key="hist_axes").value == "shared"
+    assert at.query_params["d_k"] in ("4096", ["4096"])
+    metric = {m.label: m.value for m in at.metric}
+    assert float(metric["Std of q·k"]) == pytest.approx(64, rel=0.02)
+    raw, scaled = _hist_x_scales(at)
+    assert raw["domain"] == scaled["domain"] and raw["domain"][1] > 200

@@ -15,9 +15,9 @@ from tests.app.helpers import CJK, assert_page_in, chart_data, open_code_panels,
 ROOT = Path(__file__).resolve().parents[2]
 
 PAGE = "app_pages/saturation.py"
-# chart order on the page
-PLAY, ROW_RAW, ROW_SCALED, HEAT_RAW, HEAT_SCALED, ROWMAX, SWEEP_MAX, SWEEP_H, OVERFLOW = range(9)
-#: charts drawn before any prediction is answered: the playground, the row pair, overflow
+# chart order on the page: the short path (the sweeps), then "Go deeper"
+SWEEP_MAX, SWEEP_H, ROW_RAW, ROW_SCALED, PLAY, HEAT_RAW, HEAT_SCALED, ROWMAX, OVERFLOW = range(9)
+#: charts drawn before any prediction is answered: the row pair, the playground, overflow
 N_UNGATED = 4
 
 
@@ -283,7 +283,7 @@ def _answer(at, key: str, guess: int) -> None:
 def test_presenter_mode_reveals_one_step_at_a_time():
     at = run_page(PAGE, reveal=False, present="1")
     assert not at.exception
-    assert at.selectbox(key="step").value == 1
+    assert at.selectbox(key="step").value == 4  # the short path's section comes first
     # the page's main controls sit in the sidebar; the playground keeps its own
     assert at.sidebar.number_input(key="d_k").value == 64
     assert at.sidebar.slider(key="alpha").value == 0.5
@@ -292,19 +292,26 @@ def test_presenter_mode_reveals_one_step_at_a_time():
         at.button(key="step_next").click().run()
         counts.append(len(chart_data(at)))
     assert not at.exception
-    # 1 playground · 2 + row pair · 3 classic (asks first) · 4 sweeps (ask first) · 5 overflow
-    assert counts == [1, 3, 3, 3, 4]
+    # in the page's order (step ids keep their sections): 4 sweeps (ask first) · 2 the row
+    # pair · 1 + playground · 3 classic (asks first) · 5 + overflow
+    assert counts == [0, 2, 3, 3, 4]
     assert at.selectbox(key="step").value == 5
     assert at.button(key="step_next").disabled
     at.button(key="step_prev").click().run()
-    assert at.selectbox(key="step").value == 4
+    assert at.selectbox(key="step").value == 3
     assert len(chart_data(at)) == 3
 
 
 def test_presenter_step_from_the_url():
     at = run_page(PAGE, present="1", step="3")  # predictions skipped
     assert at.selectbox(key="step").value == 3
-    assert len(chart_data(at)) == 6  # playground, row pair, heatmaps, row-max histogram
+    # the sections before it in the page's order (sweeps, row pair, playground) and its own
+    # (heatmaps, row-max histogram)
+    assert len(chart_data(at)) == 8
+    at = run_page(PAGE, present="1", step="1")  # an old link to the playground
+    assert [c["spec"]["description"].split(":")[0] for c in chart_data(at)][-1].startswith(
+        "Grouped bar chart"
+    )
     at = run_page(PAGE, present="1", step="5")
     assert len(chart_data(at)) == 9
     at = run_page(PAGE, reveal=False, present="1", step="3")
@@ -433,3 +440,47 @@ def test_overflow_text_quotes_the_exact_chance_at_the_users_d_k():
     text = next(m.value for m in at.markdown if "overflows with chance" in m.value)
     detail = next(m.value for m in at.markdown if "Were the logits exactly Gaussian" in m.value)
     assert "at your d_k = 4096" in text and "would be 3.6·10⁻²⁶" in detail
+
+
+# --- the short path and "Show me where it breaks" ---------------------------------------------
+def test_short_path_is_the_sweep_and_go_deeper_computes_nothing(monkeypatch):
+    """Go deeper closed: the question on the far end of the sweep, then its two charts; no
+    row, no playground, no classic experiment and no overflow sweep is computed or sent."""
+    import core.experiments as experiments
+
+    calls = {"overflow": 0}
+    real_overflow = experiments.naive_overflow_sweep
+
+    def overflow(*args, **kwargs):
+        calls["overflow"] += 1
+        return real_overflow(*args, **kwargs)
+
+    monkeypatch.setattr(experiments, "naive_overflow_sweep", overflow)
+    at = run_page(PAGE, reveal=False, deeper="false", seed="55443")  # a cold cache
+    assert not at.exception and not warnings(at)
+    assert not chart_data(at)  # the sweeps wait for the guess
+    assert {r.key for r in at.radio} == {"lang", "saturation_mean_max_guess"}
+    at.button(key="saturation_mean_max_skip").click().run()
+    charts = chart_data(at)
+    assert len(charts) == 2
+    top = {(r["series"], r["d"]): r["value"] for r in _rows(charts[SWEEP_MAX])}
+    assert top["none (α = 0)", 4096] > 0.97 and top["1/√dₖ (α = ½)", 4096] < 0.35
+    assert calls["overflow"] == 0
+    assert "score_1" not in {w.key for w in at.slider}  # the playground is not drawn
+
+
+def test_show_me_where_it_breaks():
+    """The break: d_k = 4096 and no scaling. One row is one-hot on both sides, and the
+    sweep's own α is the unscaled one."""
+    at = run_page(PAGE)
+    at.button(key="break_it").click().run()
+    assert not at.exception and not warnings(at)
+    assert at.number_input(key="d_k").value == 4096
+    assert at.slider(key="alpha").value == 0.0
+    assert at.query_params["d_k"] in ("4096", ["4096"])
+    charts = chart_data(at)
+    for i in (ROW_RAW, ROW_SCALED):  # both sides unscaled now: the largest weight ≈ 1
+        assert max(r["weight"] for r in _rows(charts[i])) > 0.999
+    assert _series(charts[SWEEP_MAX]) == {"none (α = 0)", "1/√dₖ (α = ½)", "1/dₖ (α = 1)"}
+    rates = {(r["series"], r["dtype"], r["d"]): r["rate"] for r in _rows(charts[OVERFLOW])}
+    assert rates["none (α = 0)", "float16", 4096] > 0.99  # every row overflows in float16

@@ -49,7 +49,7 @@ def test_home_page_loads(app):
 
 
 def test_variance_page_renders_every_chart(app):
-    app.open("variance")
+    app.open("variance", "deeper=true")  # the histograms wait for the question
     charts = app.page.locator("[data-testid='stVegaLiteChart']")
     charts.first.wait_for(state="attached", timeout=15_000)
     app.wait_charts_rendered()
@@ -63,7 +63,7 @@ def test_variance_page_renders_every_chart(app):
 
 
 def test_double_button_changes_chart_and_url(app):
-    app.open("variance")
+    app.open("variance", "deeper=true")
     button = app.button("d_k_double")
     before, after = app.interact(button.click)
     assert before != after, "no chart changed after ×2"
@@ -73,7 +73,7 @@ def test_double_button_changes_chart_and_url(app):
 
 
 def test_typing_d_k_changes_chart_and_url(app):
-    app.open("variance")
+    app.open("variance", "deeper=true")
     box = _d_k_input(app)
 
     def type_value():
@@ -89,6 +89,7 @@ def test_typing_d_k_changes_chart_and_url(app):
 def test_deep_link_sets_controls(app):
     app.open("variance", "d_k=256&dist=rademacher")
     expect(_d_k_input(app)).to_have_value("256", timeout=10_000)
+    app.page.get_by_text("Sampling: samples, distribution").click()  # where the law is chosen
     selected = app.widget("dist").locator("[data-testid='stRadioOption']:has(input:checked)")
     assert selected.count() == 1, "no distribution selected"
     label = selected.inner_text()
@@ -110,4 +111,41 @@ def test_chinese_language(app, path):
     app.open(path, "lang=zh")
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert CJK.search(main), f"no Chinese text in the main area of /{path}?lang=zh"
+    app.assert_healthy()
+
+
+def test_short_path_opens_go_deeper_and_keeps_it_in_the_url(app):
+    """Closed, "Go deeper" sends no chart; opened, its sections arrive and the URL says
+    so (a shared link opens it again)."""
+    app.open("variance")
+    charts = app.page.locator("[data-testid='stVegaLiteChart']")
+    assert charts.count() == 0, "the short path draws no chart before the question"
+    panel = app.page.locator(".st-key-deeper summary, .st-key-deeper [role='button']").first
+    app.interact(panel.click)
+    app.page.wait_for_function("() => location.search.includes('deeper=true')", timeout=10_000)
+    expect(charts).to_have_count(3, timeout=15_000)  # the sweep, the walks, the terms
+    app.assert_healthy()
+
+
+def test_show_me_where_it_breaks_sets_the_link(app):
+    app.open("variance", "deeper=true")
+    app.interact(app.button("break_it").click)
+    app.page.wait_for_function("() => location.search.includes('d_k=4096')", timeout=10_000)
+    expect(_d_k_input(app)).to_have_value("4096", timeout=10_000)
+    app.assert_healthy()
+
+
+def test_the_worked_example_steps_through_the_formula(app):
+    app.open()
+    charts = app.page.locator("[data-testid='stVegaLiteChart']")
+    expect(charts).to_have_count(2)  # its scores, unscaled beside ÷√d_k
+    step = app.widget("example_step")
+    app.interact(lambda: step.get_by_text("softmax").click())
+    app.page.wait_for_function(
+        "() => location.search.includes('example_step=weights')", timeout=10_000
+    )
+    expect(charts).to_have_count(2)
+    app.interact(lambda: step.get_by_text("Q, K, V").click(), expect_chart_change=False)
+    expect(charts).to_have_count(0)
+    expect(app.page.locator("[data-testid='stDataFrame']")).to_have_count(3)
     app.assert_healthy()

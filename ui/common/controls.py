@@ -242,8 +242,9 @@ def choice(
     labels: Sequence[str] | None = None,
     given: dict[str, Any] | None = None,
 ) -> str:
-    """One of the table's options (a radio, a select slider or a select box) bound to
-    ``?key=``; ``given``: the values of the parameters its options depend on.
+    """One of the table's options (a radio, a select slider, a select box or a segmented
+    control) bound to ``?key=``; ``given``: the values of the parameters its options depend
+    on.
 
     The URL holds the option, a language-neutral identifier (``normal``), so a link works
     in either language; the widget shows ``labels`` (one per option) if given, and
@@ -268,6 +269,10 @@ def choice(
         value = st.select_slider(label, options=options, **common)
     elif widget == "selectbox":
         value = st.selectbox(label, options, **common)
+    elif widget == "segmented_control":  # one row of buttons, one always chosen
+        if "index" in common:
+            common["default"] = options[common.pop("index")]
+        value = st.segmented_control(label, options, required=True, **common)
     else:
         value = st.radio(label, options, captions=captions, horizontal=True, **common)
     if names is not None:
@@ -360,7 +365,7 @@ def halving_input(key: str, label: str, *, help: str | None = None) -> int:
             st.session_state[key] = stepped
     value = int_input(key, label, help=help)
     st.session_state.setdefault(_SHOWN, {})[key] = (st.session_state.get(PAGE), value)
-    # one row that stays one row on a phone (columns stack there, a button a line)
+    # one row on every screen (columns would stack on a phone)
     row = st.container(horizontal=True, gap="small")
     for text, suffix, factor, disabled in (
         ("÷2", "half", 0.5, value <= lo),

@@ -189,7 +189,10 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("home", "", ":material/home:", 0, (
         # the worked example's own d_k (the story's d_k is another parameter)
         Param("example_d_k", "choice", "4", options=("4", "16", "64", "256", "1024")),
-    )),
+        # its stage: Q, K, V; the scores and ÷√d_k; softmax; the weighted sum of V
+        Param("example_step", "choice", "scores", options=("inputs", "scores", "weights", "output"),
+              labelled=True),
+    ), terms=("softmax", "logit", "saturation", "one_hot", "multi_head", "jacobian", "mup")),
     PageSpec("variance", "variance", ":material/bar_chart:", 4, (
         _d_k(),
         Param("n_samples", "choice", "20000", options=(
@@ -199,7 +202,9 @@ PAGES: tuple[PageSpec, ...] = (
         Param("sigma_q", "float", 1.0, 0.25, 4.0, step=0.25, worst="4"),
         Param("sigma_k", "float", 1.0, 0.25, 4.0, step=0.25, worst="4"),
         Param("hist_axes", "choice", "shared", options=("shared", "own"), labelled=True),
-    ), "d_k", short=2),
+    ), "d_k", short=2,
+        terms=("variance_gamma", "excess_kurtosis", "rademacher", "standard_error"),
+        breaks=(("d_k", 4096), ("hist_axes", "shared"))),
     PageSpec("saturation", "saturation", ":material/compress:", 5, (
         _d_k(), _n_keys(), _alpha(),
         Param("score_1", "float", 10.0, -20.0, 20.0, step=0.125),
@@ -208,7 +213,10 @@ PAGES: tuple[PageSpec, ...] = (
         Param("classic_batch", "int", 4, 1, 16),
         Param("classic_seq", "int", 10, 2, 32),
         Param("classic_d_k", "int", 64, 1, 4096, worst="4096"),
-    ), "d_k"),
+    ), "d_k", order=(4, 2, 1, 3, 5), short=1,
+        terms=("logit", "softmax", "saturation", "one_hot", "entropy", "temperature",
+               "standard_error", "float16"),
+        breaks=(("d_k", 4096), ("alpha", 0.0))),
     PageSpec("gradients", "gradients", ":material/trending_down:", 5, (
         # d_k = 512: most unscaled rows are dead there (57 %), none with 1/√d_k
         _d_k(512), _n_keys(), _alpha(),

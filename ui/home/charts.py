@@ -11,7 +11,6 @@ from ui.common.charts import (
     cell_ink,
     chart_title,
     check_rows,
-    gradient_legend_below,
 )
 
 
@@ -60,9 +59,8 @@ def matrix_cells(
         .encode(
             x=x,
             y=y,
-            color=alt.Color(
-                f"{value}:Q", title=value_title, scale=scale, legend=gradient_legend_below()
-            ),
+            # every cell prints its number: the colour needs no legend
+            color=alt.Color(f"{value}:Q", title=value_title, scale=scale, legend=None),
             tooltip=[
                 alt.Tooltip("i:O", title=y_title),
                 alt.Tooltip("j:O", title=x_title),
@@ -83,5 +81,5 @@ def matrix_cells(
             text.title, text.subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS
         ),  # half width
         description=text.description,
-        height=120,
+        height=96,
     )

@@ -17,30 +17,30 @@ from ui.common.charts import COLORS
 WIDTH = 340
 #: Boxes: (label key, x, y, width, height). Keys name the ``labels`` passed in.
 BOXES = (
-    ("tokens", 60, 34, 220, 34),
-    ("q", 12, 100, 100, 40),
-    ("k", 120, 100, 100, 40),
-    ("v", 228, 100, 100, 40),
-    ("scores", 12, 176, 208, 34),
-    ("scale", 12, 232, 208, 34),
-    ("softmax", 12, 288, 208, 34),
-    ("sum", 12, 352, 316, 34),
-    ("rest", 12, 420, 316, 34),
+    ("tokens", 60, 30, 220, 34),
+    ("q", 12, 90, 100, 40),
+    ("k", 120, 90, 100, 40),
+    ("v", 228, 90, 100, 40),
+    ("scores", 12, 156, 208, 34),
+    ("scale", 12, 208, 208, 34),
+    ("softmax", 12, 260, 208, 34),
+    ("sum", 12, 318, 316, 34),
+    ("rest", 12, 378, 316, 34),
 )
 #: Arrows: (x1, y1, x2, y2), each ending in an arrowhead.
 ARROWS = (
-    (120, 68, 62, 100),
-    (170, 68, 170, 100),
-    (220, 68, 278, 100),
-    (62, 140, 62, 176),
-    (170, 140, 170, 176),
-    (116, 210, 116, 232),
-    (116, 266, 116, 288),
-    (116, 322, 116, 352),
-    (300, 140, 300, 352),
-    (170, 386, 170, 420),
+    (120, 64, 62, 90),
+    (170, 64, 170, 90),
+    (220, 64, 278, 90),
+    (62, 130, 62, 156),
+    (170, 130, 170, 156),
+    (116, 190, 116, 208),
+    (116, 242, 116, 260),
+    (116, 294, 116, 318),
+    (300, 130, 300, 318),
+    (170, 352, 170, 378),
 )
-HEIGHT = 466
+HEIGHT = 420
 FONT_PX = 13
 
 
@@ -87,9 +87,9 @@ def layer_svg(labels: dict[str, str]) -> str:
         'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
         '<path d="M0,0 L10,5 L0,10 z" fill="currentColor"/></marker></defs>',
         # the attention step, framed
-        '<rect x="4" y="92" width="332" height="302" rx="10" fill="none" '
+        '<rect x="4" y="82" width="332" height="278" rx="10" fill="none" '
         'stroke="currentColor" stroke-opacity="0.45" stroke-dasharray="5 4"/>',
-        f'<text x="228" y="250" text-anchor="start" font-size="{FONT_PX - 1}" '
+        f'<text x="228" y="229" text-anchor="start" font-size="{FONT_PX - 1}" '
         f'font-style="italic" fill="currentColor">{escape(labels["attention"])}</text>',
         f'<text x="{WIDTH / 2:g}" y="16" text-anchor="middle" font-size="{FONT_PX}" '
         f'font-weight="700" fill="currentColor">{escape(labels["title"])}</text>',

@@ -97,7 +97,8 @@ def variance_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
         ``hi`` (95 % interval), ``theory``.
     text : ChartText
         ``title``, ``x``, ``y``, ``alt``; ``series_raw`` and ``series_scaled``: the
-        unscaled and the scaled series' labels (drawn vermillion and blue); ``tips``:
+        unscaled and the scaled series' labels (drawn as vermillion circles and blue
+        squares); ``tips``:
         ``series``, ``value`` (the variance), ``lo``, ``hi`` (the interval's ends),
         ``theory``.
     """
@@ -113,6 +114,13 @@ def variance_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
         title=None,
         scale=alt.Scale(domain=list(series_order), range=[COLORS["unscaled"], COLORS["sqrt"]]),
         legend=legend_below(series_order),
+    )
+    # told apart by shape too, not only by hue
+    shape = alt.Shape(
+        "series:N",
+        title=None,
+        scale=alt.Scale(domain=list(series_order), range=["circle", "square"]),
+        legend=series["legend"],
     )
     theory_tip = alt.Tooltip("theory:Q", title=tips["theory"], format=".4g")
     tooltip = band_tooltip(tips, "var", theory_tip)
@@ -141,6 +149,7 @@ def variance_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
         x=x,
         y=alt.Y("var:Q", scale=y_scale, title=y_title, axis=y_axis),
         color=series,
+        shape=shape,
         tooltip=tooltip,
     )
     return alt.layer(
@@ -160,7 +169,7 @@ def running_sums(frames: tuple[pd.DataFrame, pd.DataFrame], text: ChartText) -> 
     ----------
     frames : (DataFrame, DataFrame)
         ``paths``: ``i``, ``path`` (pair id), ``sum``; and ``envelope``: ``i``,
-        ``band`` (legend label, e.g. "±1 std"), ``lo``, ``hi``.
+        ``band`` (legend label, e.g. "±√i·σ_qσ_k"), ``lo``, ``hi``.
     text : ChartText
         ``title``, ``x``, ``y``, ``alt``; ``tips``: ``path`` (the pair's number),
         ``band`` (the envelope's label), ``lo``, ``hi`` (its lower and upper line).
