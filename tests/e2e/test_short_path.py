@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.conftest import AppDriver
 from tests.e2e.screens import SCREENS
 from ui.common.pages import PAGES, STORY
 
@@ -24,13 +25,18 @@ HEIGHT_JS = "() => document.querySelector(\"[data-testid='stMain']\").scrollHeig
 
 
 @pytest.fixture(scope="module")
-def heights(make_app) -> dict[str, int]:
-    app = make_app(**PHONE)
-    measured = {}
-    for path in STORY_PATHS:
-        app.open(path)
-        measured[path or "home"] = int(app.page.evaluate(HEIGHT_JS))
-    return measured
+def heights(browser, app_server: str, artifacts_dir) -> dict[str, int]:
+    context = browser.new_context(**PHONE)
+    try:
+        app = AppDriver(context.new_page(), app_server, artifacts_dir)
+        measured = {}
+        for path in STORY_PATHS:
+            app.open(path)
+            app.assert_healthy()
+            measured[path or "home"] = int(app.page.evaluate(HEIGHT_JS))
+        return measured
+    finally:
+        context.close()
 
 
 def test_the_short_path_fits_in_25_phone_screens(heights):
