@@ -19,7 +19,7 @@ def _d_k(at, key="d_k") -> int:
 
 @pytest.mark.parametrize("page", list(D_K_PAGES))
 def test_minus_plus_and_halve_double_step_through_powers_of_two(page):
-    at = run_page(D_K_PAGES[page], reveal=False)
+    at = run_page(D_K_PAGES[page], reveal=False, d_k="64")
     assert _d_k(at) == 64
     at.number_input(key="d_k").increment().run()  # the input's own +
     assert _d_k(at) == 128

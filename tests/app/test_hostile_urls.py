@@ -90,6 +90,7 @@ def test_every_app_param_is_known_on_every_page():
         "present",
         "step",
         "reveal",
+        "deeper",
         "room",
         "learner",
         "room_key",

@@ -333,9 +333,10 @@ def test_the_presenter_view_is_in_chinese(sqlite_store):
 
 
 def _with_reveal(value: str = "1", **params: str) -> AppTest:
-    """The variance page opened with ``reveal=value`` (run_page has a ``reveal`` of its own)."""
+    """The variance page opened with ``reveal=value`` and "Go deeper" open (run_page has a
+    ``reveal`` of its own)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    for key, given in {**params, "reveal": value}.items():
+    for key, given in {"deeper": "true", **params, "reveal": value}.items():
         at.query_params[key] = given
     at.switch_page(VARIANCE)
     return at.run()
