@@ -74,7 +74,7 @@ def test_accessible_and_self_contained(page_pass, artifacts_dir, spec):
         for result in found.audits:
             problems += _problems(result)
             log.append({k: v for k, v in result.items() if k != "axe_details"})
-        if spec.name != "home":
+        if spec.story and spec.url_path:  # a story page draws charts; the glossary is text
             assert sum(r["charts"] for r in log[-2:]) > 0, f"{spec.name}: no chart was measured"
             assert all(r["chart_texts"] for r in log[-2:] if r["charts"]), "no chart text read"
     with open(artifacts_dir / "accessibility.jsonl", "a") as out:
