@@ -232,10 +232,10 @@ PAGES: tuple[PageSpec, ...] = (
         ("folded", False), ("qk_norm", False),
     )),
     PageSpec("language_model", "language-model", ":material/auto_stories:", 5, LANGUAGE_MODEL,
-             "temperature", terms=(
+             "temperature", order=(2, 1, 3, 4, 5), short=1, terms=(
         "logit", "softmax", "multi_head", "fan_in", "adam", "held_out", "unigram", "mup",
         "layernorm", "qk_norm", "lr_sensitivity", "one_hot", "entropy", "temperature",
-    )),
+    ), breaks=(("rate", "0.3"),)),  # the top rate: the logits grow and the loss climbs back
     PageSpec("which_d", "which-d", ":material/help:", 5, (
         Param("d_model", "int", 512, 64, 4096, step=POWERS, worst="4096"),
         Param("n_heads", "choice", "8", given=_heads_of, allowed="which_d.n_heads_allowed"),
@@ -254,10 +254,10 @@ PAGES: tuple[PageSpec, ...] = (
         Param("layer", "int", 0, 0, 5),
         Param("head", "int", 5, 0, 11),
         Param("divide_by", "choice", "sqrt_d_k", options=RM_DIVISORS, labelled=True),
-    ), "head", terms=(
+    ), "head", short=1, terms=(
         "softmax", "logit", "one_hot", "entropy", "multi_head", "mup", "layernorm", "qk_norm",
         "soft_capping", "rope", "yarn",
-    )),
+    ), breaks=(("divide_by", "none"),)),  # the same trained q·k without the scale
     PageSpec("glossary", "glossary", ":material/menu_book:", story=False),
 )  # fmt: skip
 

@@ -10,6 +10,7 @@ import pandas as pd
 from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
+    MARKER_RULE,
     NARROW_CHART_PX,
     ChartText,
     band_and_line,
@@ -116,10 +117,12 @@ def loss_against_rate(
     reference: float,
     y_domain: tuple[float, float],
     rates: tuple[float, float],
+    current_lr: float | None = None,
 ) -> alt.LayerChart:
     """Final held-out loss against the learning rate (log axis), one line per variant
     through the seed mean, a band from the lowest to the highest seed, each variant's best
-    rate as a large point, and a reference loss (Wortsman et al. 2023, Figure 1).
+    rate as a large point, a reference loss (Wortsman et al. 2023, Figure 1) and the
+    learner's rate as a dashed rule.
 
     Parameters
     ----------
@@ -136,6 +139,8 @@ def loss_against_rate(
         The y-range, shared by the charts of both head sizes.
     rates : (float, float)
         The lowest and highest rate of the grid.
+    current_lr : float, optional
+        The learner's rate, marked by a dashed vertical rule (``tips.rate``).
     """
     check_rows(df)
     tips = text.tips
@@ -184,6 +189,14 @@ def loss_against_rate(
     )
     # the top rates climb toward the reference on the right
     layers += [best, *_reference(reference, text["reference"], tips["reference"], text.y, "left")]
+    if current_lr is not None:
+        layers.append(
+            alt.Chart(pd.DataFrame({"lr": [current_lr]}))
+            .mark_rule(**MARKER_RULE)
+            .encode(
+                x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", title=tips["rate"], format=".3~g")]
+            )
+        )
     return alt.layer(
         *layers,
         title=chart_title(text.title, text.subtitle),
