@@ -24,15 +24,34 @@ from ui.common.charts import (
 HALF_HEIGHT = 330
 
 
-def _color(df: pd.DataFrame) -> alt.Color:
-    """The variants' colour channel, in the frame's order, with its legend below."""
+def _color(df: pd.DataFrame, lines: bool = False) -> alt.Color:
+    """The variants' colour channel, in the frame's order, with its legend below
+    (``lines``: its symbols are strokes, for the dashed lines of :func:`_dash`)."""
     order, colors = legend_colors(df, "series")
+    symbols = {"symbolType": "stroke"} if lines else {}
     return alt.Color(
         "series:N",
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=legend_below(order, columns=2, symbolOpacity=1),
+        legend=legend_below(order, columns=2, symbolOpacity=1, **symbols),
+    )
+
+
+#: Dash patterns of the variants, in legend order: lines that meet (every variant at the
+#: lowest rates) still show each one.
+DASHES = ([1, 0], [7, 3], [2, 2], [8, 3, 2, 3])
+
+
+def _dash(df: pd.DataFrame) -> alt.StrokeDash:
+    """The variants' dash patterns (:data:`DASHES`), in the colour legend's order."""
+    order, _ = legend_colors(df, "series")
+    return alt.StrokeDash(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=[DASHES[i % len(DASHES)] for i in range(len(order))]),
+        legend=legend_below(order, columns=2, symbolOpacity=1, symbolType="stroke"),
     )
 
 
@@ -155,7 +174,7 @@ def loss_against_rate(
         axis=x_axis,
     )
     y_scale = alt.Scale(domain=list(y_domain), nice=False)
-    color = _color(df)
+    color = _color(df, lines=True)
     tooltip = [
         alt.Tooltip("series:N", title=tips["series"]),
         alt.Tooltip("lr:Q", title=tips["lr"], format=".3~g"),
@@ -173,6 +192,7 @@ def loss_against_rate(
         tooltip=tooltip,
         band_opacity=0.2,
     )
+    layers[1] = layers[1].encode(strokeDash=_dash(df))
     best = (
         alt.Chart(df[df["best"]].drop(columns=["color", "best"]))
         .mark_point(size=150, filled=True, opacity=1, stroke="white", strokeWidth=1)
@@ -256,7 +276,7 @@ def over_training(
     if "onehot" in df:
         tooltip.append(alt.Tooltip("onehot:Q", title=tips["onehot"], format=".1%"))
     x = alt.X("step:Q", title=text.x)
-    color = _color(df)
+    color = _color(df, lines=True)
     base = alt.Chart(df.drop(columns="color"))
     # clipped: a y-range that leaves out step 0 (the held-out loss) draws the line from
     # above the plot, not over the title
@@ -270,6 +290,7 @@ def over_training(
         x=x,
         y=alt.Y("value:Q", scale=y_scale, title=text.y, axis=y_axis),
         color=color,
+        strokeDash=_dash(df),
         tooltip=tooltip,
     )
     layers = [band, line]

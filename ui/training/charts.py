@@ -23,6 +23,21 @@ PROBE_ROW_PX = 12
 PROBE_STEP_GAP = 0.2
 
 
+#: Dash patterns of the series, in legend order (solid, dashed, dotted, …): two series on
+#: top of each other (no dead rows with either scale) still both show.
+DASHES = ([1, 0], [7, 3], [2, 2], [8, 3, 2, 3], [4, 4])
+
+
+def _legend(legend_columns: int) -> alt.Legend:
+    return alt.Legend(
+        orient="bottom",
+        columns=legend_columns,
+        symbolOpacity=1,
+        labelLimit=220,
+        symbolType="stroke",
+    )
+
+
 def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
     order, colors = legend_colors(df, "series")
     return alt.Color(
@@ -30,7 +45,20 @@ def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=alt.Legend(orient="bottom", columns=legend_columns, symbolOpacity=1, labelLimit=220),
+        legend=_legend(legend_columns),
+    )
+
+
+def _dash(df: pd.DataFrame, legend_columns: int) -> alt.StrokeDash:
+    """The series' dash patterns (:data:`DASHES`), in the colour legend's order: the lines
+    differ by more than their hue."""
+    order, _ = legend_colors(df, "series")
+    return alt.StrokeDash(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=[DASHES[i % len(DASHES)] for i in range(len(order))]),
+        legend=_legend(legend_columns),
     )
 
 
@@ -97,6 +125,7 @@ def curves(
         x=x,
         y=alt.Y("smooth:Q", scale=y_scale, title=y_title, axis=y_axis),
         color=color,
+        strokeDash=_dash(df, legend_columns),
         tooltip=tooltip,
     )
     layers = [points, line]
@@ -263,6 +292,7 @@ def lr_lines(
         band_opacity=0.15,
         y_axis=y_axis,
     )
+    layers[1] = layers[1].encode(strokeDash=_dash(df, legend_columns))
     if initial is not None and len(initial):
         layers.append(
             alt.Chart(initial.drop(columns="color"))
