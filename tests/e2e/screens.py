@@ -7,7 +7,8 @@ context (the ``page_pass`` fixture of conftest.py, which keeps the results); eve
 three suites measure is measured in that one pass, and each suite's tests assert on the
 measurements (:class:`PagePass`). A pass, in order:
 
-1. open the page in the light theme, its questions answered by the link (``reveal=1``),
+1. open the page in the light theme, its questions answered by the link (``reveal=1``)
+   and "Go deeper" open (``deeper=true``: every section),
    note whether the sidebar is open on arrival (on ``laptop``, widen the window until the
    main area beside the sidebar is 800 px), and draw every chart;
 2. readable charts (phone and desktop): every axis's labels, the text marks, and every
@@ -458,7 +459,7 @@ def run_pass(app, url_path: str, screen: str, lang: str) -> PagePass:
 
     app.page.on("request", record)
     try:
-        app.open(url_path, f"lang={lang}&reveal=1")
+        app.open(url_path, f"lang={lang}&reveal=1&deeper=true")  # every section
         result.sidebar_open = (
             app.page.locator("[data-testid='stSidebar'][data-collapsed='false']").count() == 1
         )
