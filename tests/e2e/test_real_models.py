@@ -80,7 +80,9 @@ def test_your_own_sentence_updates_the_charts_and_the_url(app):
     tokens = app.page.locator("[data-testid='stCode']").first
     expect(tokens).to_contain_text("[CLS] my dog chased the ball because it was bouncing . [SEP]")
     # the sentence box names the typed text, not a shipped sentence
-    expect(app.widget("sentence_instead")).to_contain_text("Your own sentence")
+    expect(app.widget("sentence_instead").locator("input")).to_have_attribute(
+        "placeholder", re.compile("^Your own sentence")
+    )
     expect(app.widget("sentence")).to_have_count(0)
     app.page.wait_for_function(
         "() => new URLSearchParams(location.search).get('text') === "

@@ -30,6 +30,7 @@ def _settings(app):
     if not app.widget("optimizer").is_visible():
         app.page.locator("[data-testid='stPopover'] button").filter(has_text="Settings").click()
     expect(app.widget("optimizer")).to_be_visible(timeout=10_000)
+    app.page.wait_for_timeout(500)  # the panel's opening animation
 
 
 def test_the_short_path_is_the_sweep_and_the_break_lands_on_shipped_runs(app):
@@ -95,8 +96,9 @@ def test_training_sweep_computes_with_progress(app):
     expect(progress).to_contain_text(f"{SWEEP_SEEDS} runs")
     app.reveal_predictions("training_learns")
     _assert_charts_drawn(app, N_CHARTS)
-    main = app.page.locator("[data-testid='stMain']").inner_text()
-    assert f"{SWEEP_SEEDS} computed now" in main
+    app.page.get_by_text("The numbers behind the chart").click()  # where the runs come from
+    main = app.page.locator("[data-testid='stMain']")
+    expect(main).to_contain_text(f"{SWEEP_SEEDS} computed now", timeout=10_000)
     app.assert_healthy()
 
 

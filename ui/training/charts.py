@@ -8,6 +8,7 @@ import pandas as pd
 from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
+    HALF_SUBTITLE_LINE_COLUMNS,
     MARKER_RULE,
     ChartText,
     band_and_line,
@@ -17,8 +18,8 @@ from ui.common.charts import (
 )
 
 #: Pixels of one probe row's height in the probe heatmap (a key's width is the chart's
-#: width over the keys: about 20 px on a phone, 25 at 1400 px with three scalings).
-PROBE_ROW_PX = 12
+#: width over the keys: about 20 px on a phone, 35 at 1400 px with two charts to a row).
+PROBE_ROW_PX = 14
 #: Gap between two steps' bands, as a share of a band's step.
 PROBE_STEP_GAP = 0.2
 
@@ -222,7 +223,7 @@ def probe_heatmap(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
         target,
         data=df,
         height=round(n_steps * band / (1 - PROBE_STEP_GAP)),
-        title=chart_title(text.title, text.subtitle),
+        title=chart_title(text.title, text.subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
         description=text.description,
     )
 

@@ -368,10 +368,13 @@ def inside_run(v: View) -> None:
     )
     st.markdown(t("training.s2_text", n=data.N_PROBE))
     shorts = data.variant_shorts(v.variants)
-    # one heatmap per scaling, side by side on a wide screen and stacked on a phone: each
-    # takes its column's width, so its cells grow with the screen
-    for col, (name, r) in zip(st.columns(len(v.variants)), summary.items(), strict=True):
-        with col:
+    # one heatmap per scaling, two to a row on a wide screen (three would leave 8-px cells
+    # at 800 px beside the sidebar) and stacked on a phone: each takes its column's width,
+    # so its cells grow with the screen
+    for i, (name, r) in enumerate(summary.items()):
+        if i % 2 == 0:
+            cols = st.columns(2)
+        with cols[i % 2]:
             workshop.chart(
                 f"training.probe_{name}", charts.probe_heatmap,
                 partial(frames.probe, v.d_k, v.optimizer, v.lr, v.steps, v.variants, v.seed,
