@@ -57,10 +57,10 @@ def test_training_renders_and_the_optimizer_updates_the_run(app):
     app.reveal_predictions("training_learns")
     _assert_charts_drawn(app, N_CHARTS)
     app.assert_healthy()
-    app.screenshot("training")
     _settings(app)
     option = app.widget("optimizer").locator("[data-testid='stRadioOption']").filter(has_text="SGD")
     before, after = app.interact(option.click, timeout_ms=60_000)
+    app.screenshot("training")
     assert before != after
     # a new optimizer brings its own default learning rate, and the link follows
     app.page.wait_for_function(

@@ -206,7 +206,10 @@ def probe_heatmap(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
                 "weight:Q",
                 title=text["color"],
                 scale=alt.Scale(scheme="blues", domain=[0, 1]),
-                legend=alt.Legend(orient="bottom", gradientLength=140),
+                # the ramp and its end labels stay inside a chart two to a row at 800 px
+                legend=alt.Legend(
+                    orient="bottom", gradientLength=alt.ExprRef("clamp(width - 50, 60, 140)")
+                ),
             ),
             tooltip=tooltip,
         )

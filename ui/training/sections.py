@@ -76,11 +76,7 @@ def m_select() -> str:
 def more_settings() -> tuple[str, str, str, bool, bool]:
     """The optimizer, its learning rate, the steps and the two extra variants (the
     controls box's "More settings"): (optimizer, lr, steps, folded, qk_norm)."""
-    optimizer = controls.choice(
-        "optimizer", t("training.optimizer"),
-        labels=[opt_name(o) for o in OPTIMIZERS],
-        captions=[t(f"training.opt_{o}_caption") for o in OPTIMIZERS],
-    )  # fmt: skip
+    optimizer = optimizer_radio()
     lr = lr_select(optimizer)
     steps = controls.choice(
         "steps", t("training.steps"), widget="select_slider", help=t("training.steps_help")
@@ -88,6 +84,26 @@ def more_settings() -> tuple[str, str, str, bool, bool]:
     folded = controls.toggle("folded", t("training.folded"), t("training.folded_help"))
     qk_norm = controls.toggle("qk_norm", t("training.qk_norm"), t("training.qk_norm_help"))
     return optimizer, lr, steps, folded, qk_norm
+
+
+def optimizer_radio() -> str:
+    """SGD or Adam, ``?optimizer=``: the radio shows the names and the link keeps the option
+    (as :func:`controls.choice` does with ``labels``), but the radio starts from the link's
+    value through its index, not a value put in the session first: a radio seeded that way
+    inside a popover stops sending its changes after the next rerun (Streamlit 1.67)."""
+    options = list(OPTIMIZERS)
+    current = st.session_state.get("optimizer", controls.link_value("optimizer"))
+    value = st.radio(
+        t("training.optimizer"),
+        options,
+        index=options.index(current),
+        format_func=opt_name,
+        captions=[t(f"training.opt_{o}_caption") for o in options],
+        horizontal=True,
+        key="optimizer",
+    )
+    controls.write_link("optimizer", value, controls.param("optimizer").default)
+    return value
 
 
 #: Session-state entry: the optimizer of the previous run (to reset the LR when it changes).
