@@ -3,7 +3,7 @@ well-known models put in front of softmax(q·k)."""
 
 import streamlit as st
 
-from ui.common import workshop
+from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.real_models import data, sections
 
@@ -11,26 +11,30 @@ st.title(t("real_models.title"))
 corpus = data.corpus()
 st.markdown(sections.tc(corpus, "real_models.lead"))
 workshop.terms()
+with workshop.controls_box():
+    divisor = sections.divisor_select(corpus)
+    controls.break_button()
 fig = data.figures(corpus)
 step = workshop.steps([t(f"real_models_workshop.step_{i}") for i in range(1, 5)])
 
-# --- 1. the trained heads at a glance ----------------------------------------------------
+# --- 1. the short path: the trained heads at a glance (predict first) ---------------------
 if workshop.shown(1, step):
-    sections.glance(corpus, fig)
-
-# --- 2. one head, with a counterfactual divisor ------------------------------------------
-if workshop.shown(2, step):
-    sections.one_head_intro(corpus)
-with workshop.controls_box():
-    chosen, layer, head, divisor = sections.head_controls(corpus)
-if workshop.shown(2, step):
-    sections.one_head(corpus, chosen, layer, head, divisor)
-
-# --- 3. the counterfactual over every head and sentence ----------------------------------
-if workshop.shown(3, step):
-    sections.counterfactual(corpus, fig)
-
-# --- 4. the field guide ------------------------------------------------------------------
-if workshop.shown(4, step):
-    sections.field_guide()
-st.caption(t("real_models.source"))
+    sections.glance(corpus, fig, divisor)
+more = workshop.deeper(step)
+if more is not None:
+    with more:
+        # --- 2. one head, with a counterfactual divisor ----------------------------------
+        if workshop.shown(2, step):
+            sections.one_head_intro(corpus)
+            with workshop.controls_box():
+                chosen, layer, head = sections.head_controls(corpus)
+            sections.one_head(corpus, chosen, layer, head, divisor)
+        # --- 3. the counterfactual over every head and sentence --------------------------
+        if workshop.shown(3, step):
+            sections.counterfactual(corpus, fig)
+        # --- 4. the field guide ----------------------------------------------------------
+        if workshop.shown(4, step):
+            sections.field_guide()
+        st.caption(t("real_models.source"))
+if more is None:
+    st.caption(t("real_models.source_short"))

@@ -25,10 +25,10 @@ from ui.common.pages import page
 
 SCRIPT = "app_pages/language-model.py"
 DATA = Path(__file__).resolve().parents[2] / "data" / "char_lm.npz"
-#: step-0 histogram, loss against rate at dₕ = 16 and 64, held-out loss over training,
-#: max |logit| of layers 1 and 2, entropy of layers 1 and 2, the next character
+#: loss against rate at dₕ = 16 and 64 (the short path), step-0 histogram, held-out loss
+#: over training, max |logit| of layers 1 and 2, entropy of layers 1 and 2, the next character
 N_CHARTS = 9
-HIST, LOSS_16, LOSS_64, VAL, LOGIT_1, LOGIT_2, ENTROPY_1, ENTROPY_2, NEXT = range(N_CHARTS)
+LOSS_16, LOSS_64, HIST, VAL, LOGIT_1, LOGIT_2, ENTROPY_1, ENTROPY_2, NEXT = range(N_CHARTS)
 VARIANTS = ("sqrt", "none", "mup", "qk_ln")
 CONTEXT = 64
 
@@ -193,8 +193,9 @@ def test_changing_the_rate_and_the_head_size_changes_the_charts():
     before = [c.proto.SerializeToString() for c in at.get("vega_lite_chart")]
     at.select_slider(key="rate").set_value("0.3").run()
     after = [c.proto.SerializeToString() for c in at.get("vega_lite_chart")]
+    # the loss charts mark the rate; the curves over training are at it
     assert [i for i in range(N_CHARTS) if before[i] != after[i]] == [
-        VAL, LOGIT_1, LOGIT_2, ENTROPY_1, ENTROPY_2
+        LOSS_16, LOSS_64, VAL, LOGIT_1, LOGIT_2, ENTROPY_1, ENTROPY_2
     ]  # fmt: skip
     at.radio(key="d_h").set_value("16").run()
     moved = [c.proto.SerializeToString() for c in at.get("vega_lite_chart")]
@@ -373,7 +374,48 @@ def test_the_training_labs_verdict_is_its_shipped_sweep():
 
 # --- presenter mode ---------------------------------------------------------------------------
 def test_presenter_steps_reveal_the_sections_in_turn():
+    """Step 2 (loss against rate) opens the page; step 1 (the experiment) follows it."""
+    at = open_page(present="1", step="2")
+    assert not at.exception and len(at.get("vega_lite_chart")) == 2
     at = open_page(present="1", step="1")
-    assert not at.exception and len(at.get("vega_lite_chart")) == 1
+    assert not at.exception and len(at.get("vega_lite_chart")) == 3
     at = reveal_all(open_page(present="1", step="5"))
     assert not at.exception and len(at.get("vega_lite_chart")) == N_CHARTS
+
+
+def test_the_short_path_is_the_loss_against_rate_with_the_learners_rate(sweep):
+    """Go deeper closed: the question, then both loss charts with the learner's rate
+    marked and what each variant reaches at that rate; nothing of the deeper sections."""
+    z, meta = sweep
+    at = open_page(reveal=False, deeper="false")
+    assert not at.exception and not at.get("vega_lite_chart")
+    assert [h.value for h in at.header] == ["Final loss against learning rate"]
+    reveal_all(at)
+    assert len(at.get("vega_lite_chart")) == 2
+    for i in (LOSS_16, LOSS_64):
+        chart, _ = decode_chart(at.get("vega_lite_chart")[i].proto)
+        assert [0.03] in [d["columns"].get("lr") for d in chart["datasets"]]  # the rule
+    b = meta["head_sizes"].index(64)
+    loss = clipped(z, VARIANTS.index("none"), b)[meta["lrs"].index(0.03)].mean()
+    assert f"÷1 (no scale) {loss:.3f}" in page_text(at)
+    assert [h.value for h in at.header] == ["Final loss against learning rate"]
+
+
+def test_show_me_where_it_breaks_is_the_top_rate(sweep):
+    """The button sets rate 0.3: at dₕ = 64 the standard and the unscaled model end near
+    the unigram loss there, QK-LayerNorm far below it, and the first layer's largest
+    |logit| without the scale ends above 100,000."""
+    z, meta = sweep
+    at = open_page()
+    at.button(key="break_it").click().run()
+    assert at.select_slider(key="rate").value == "0.3"
+    assert at.query_params["rate"] in ("0.3", ["0.3"])
+    b, c = meta["head_sizes"].index(64), meta["lrs"].index(0.3)
+    loss = {v: clipped(z, VARIANTS.index(v), b)[c].mean() for v in VARIANTS}
+    unigram = meta["unigram_val_loss"]
+    assert loss["sqrt"] > unigram - 0.15 and loss["none"] > unigram - 0.15
+    assert loss["qk_ln"] < unigram - 0.7
+    said = page_text(at)
+    assert "At your rate 0.3 (dₕ = 64)" in said and f"QK-LayerNorm {loss['qk_ln']:.3f}" in said
+    top = z["max_logit"][VARIANTS.index("none"), b, c][..., 0]  # (seeds, evals), layer 1
+    assert top[:, -1].mean() > 1e5

@@ -130,8 +130,11 @@ def test_every_control_changes_the_head_chart():
     # sentence 3 has 17 tokens; the counterfactual logits are the trained ones × √d_k
     assert len(rows) == 17 * 17
     assert rows["logit"].to_numpy() == pytest.approx(rows["trained"].to_numpy() * math.sqrt(32))
-    # the other charts do not depend on the controls
-    assert chart_data(at)[GRID_STD]["raw"] == chart_data(open_page())[GRID_STD]["raw"]
+    # section 1's grids follow the divisor alone, not the sentence, layer or head
+    assert (
+        chart_data(at)[GRID_STD]["raw"] == chart_data(open_page(divide_by="none"))[GRID_STD]["raw"]
+    )
+    assert chart_data(at)[GRID_STD]["raw"] != chart_data(open_page())[GRID_STD]["raw"]
 
 
 def test_divisor_none_saturates_and_d_k_flattens_the_same_head():
@@ -203,3 +206,38 @@ def test_presenter_steps():
     at = open_page(present="1", step="3")
     assert len(chart_data(at)) == N_CHARTS
     assert len(at.dataframe) == 1 and not at.table  # the field guide waits for step 4
+
+
+def test_the_short_path_is_the_glance_under_the_chosen_divisor():
+    """Go deeper closed: the question on the trained std, then section 1's charts alone;
+    section 2's controls are not drawn (the divisor sits at the top)."""
+    at = open_page(reveal=False, deeper="false")
+    assert not at.exception and not warnings(at)
+    assert not at.get("vega_lite_chart")
+    assert [h.value for h in at.header] == ["1 · The trained heads at a glance"]
+    assert at.radio(key="divide_by").value == "sqrt_d_k"
+    assert not [w for w in at.number_input if w.key in ("layer", "head")]
+    at = open_page(deeper="false")
+    assert len(chart_data(at)) == 3  # the two grids and the pooled histogram
+
+
+def test_show_me_where_it_breaks_drops_the_scale():
+    """The button sets the divisor to none: section 1's entropy grid is the independent
+    recomputation without the scale, a third of the (head, sentence) pairs collapse, and
+    section 2's default head puts most of each row on one key."""
+    at = open_page()
+    trained = {m.label: float(m.value) for m in at.metric}["mean largest weight"]
+    at.button(key="break_it").click().run()
+    assert not at.exception and not warnings(at)
+    assert at.radio(key="divide_by").value == "none"
+    assert at.query_params["divide_by"] in ("none", ["none"])
+    (raw,) = chart_data(at)[GRID_ENTROPY]["datasets"].values()
+    grid = pa.ipc.open_stream(io.BytesIO(raw)).read_pandas()
+    want = independent_figures()["entropy"][..., 0].mean(axis=0)  # (layers, heads), ÷1
+    got = grid.pivot(index="layer", columns="head", values="entropy").to_numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-9)
+    collapsed = float((independent_figures()["entropy"][..., 0] < rm.COLLAPSE_NATS).mean())
+    assert collapsed > 0.3
+    assert f"{100 * collapsed:.1f} %" in " ".join(m.value for m in at.markdown)
+    broken = {m.label: float(m.value) for m in at.metric}["mean largest weight"]
+    assert trained < 0.5 < 0.85 < broken  # layer 0, head 5 of sentence 0

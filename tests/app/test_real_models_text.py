@@ -158,9 +158,16 @@ def test_examples_fill_the_box_and_a_shipped_sentence_empties_it():
         assert not at.exception
         assert at.text_area(key="text").value == example
     assert "[UNK]" in codes(at)[0]  # the Chinese example
-    at.selectbox(key="sentence").set_value(4).run()
+    # while the text is shown, the sentence box names no shipped sentence but the text
+    box = at.selectbox(key="sentence_instead")
+    assert box.value is None and box.proto.placeholder.startswith("Your own sentence")
+    assert "your sentence" in " ".join(m.value for m in at.markdown)
+    box.set_value(4).run()
     assert at.text_area(key="text").value == ""
+    assert at.selectbox(key="sentence").value == 4
+    assert at.query_params["sentence"] in ("4", ["4"])
     assert codes(at)[0].startswith("[CLS] the quick brown fox")
+    assert "sentence 4" in " ".join(m.value for m in at.markdown)
 
 
 def test_text_from_the_link_and_into_the_share_link():
@@ -336,6 +343,7 @@ NO_WEIGHTS = textwrap.dedent(
     mm.load_minilm = counted
     at = AppTest.from_file("app.py", default_timeout=60)
     at.query_params["lang"] = sys.argv[1]
+    at.query_params["deeper"] = "true"  # the text box is in section 2, under Go deeper
     at.run()
     at.switch_page("app_pages/real-models.py")
     at.run()

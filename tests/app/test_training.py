@@ -14,8 +14,11 @@ from core.training import LR_GRIDS, Variant, final_loss, train_recall_variants
 from tests.app.helpers import ROOT, assert_page_in, chart_data, reveal_all, run_page, warnings
 
 SCRIPT = "app_pages/training.py"
-#: Charts at a precomputed setting: 4 curves, the probe heatmap, the LR chart, 4 panels.
-N_CHARTS = 10
+#: Charts at a precomputed setting: the LR chart, 4 curves, 3 probe heatmaps (one per
+#: scaling), 4 panels.
+N_CHARTS = 12
+#: The single run's charts (4 curves and a probe heatmap per scaling) with the 3 scalings.
+RUN_CHARTS = 7
 
 
 def open_page(reveal: bool = True, **params: str | list[str]) -> AppTest:
@@ -33,6 +36,16 @@ def _titles(at: AppTest) -> list[str]:
         title = chart["spec"].get("title")
         out.append(title["text"] if isinstance(title, dict) else title)
     return out
+
+
+def _run_table(at: AppTest):
+    """The single run's summary table (the one with a "final loss" column)."""
+    return next(x.value for x in at.table if "final loss" in x.value.columns)
+
+
+def _sensitivity_table(at: AppTest):
+    """The LR sweep's table (the one with an "LR sensitivity" column)."""
+    return next(x.value for x in at.table if "LR sensitivity" in x.value.columns)
 
 
 def _myth(at: AppTest) -> str:
@@ -74,8 +87,8 @@ def _learns_in_file(m: int, optimizer: str, d_k: int, variant: str) -> list[str]
 def test_default_page_in_both_languages(lang):
     at = open_page(lang=lang)
     assert_page_in(at, lang, N_CHARTS)
-    assert len(at.table) == 3  # the single run's summary, the thresholds, the LR sensitivity
-    assert at.radio(key="m").value == "1"
+    assert len(at.table) == 3  # the LR sensitivity, the single run's summary, the thresholds
+    assert at.radio(key="m").value == "2"
     assert at.radio(key="optimizer").value == "adam"
     assert at.select_slider(key="lr").value == "0.01"
     # every sweep run at the defaults is shipped: no button
@@ -84,14 +97,19 @@ def test_default_page_in_both_languages(lang):
 
 def test_default_single_run_table_is_the_core_run():
     at = open_page()
-    table = at.table[0].value
+    table = _run_table(at)
     histories = train_recall_variants(
         64, [Variant(0.0), Variant(0.5), Variant(1.0)], [0.01], optimizer="adam", seed=0,
-        steps=300, snapshot_steps=(0, 10, 50), n_probe=4,
+        steps=300, snapshot_steps=(0, 10, 50), n_probe=4, m=2,
     )  # fmt: skip
     finals = [float(final_loss(h)[0]) for h in histories]
     shown = [float(x) for x in table["final loss"]]
-    np.testing.assert_allclose(shown, finals, rtol=5e-3)  # 3 significant digits
+    # 3 significant digits; the unscaled run fails on this task, and a failing run is
+    # chaotic (the shipped run's float32 records and another CPU's last bits move it by
+    # about 1 %): its verdict must agree
+    np.testing.assert_allclose(shown[1:], finals[1:], rtol=5e-3)
+    np.testing.assert_allclose(shown[0], finals[0], rtol=3e-2)
+    assert list(table["verdict"]) == ["fails", "learns", "learns"]
     assert list(table.index) == ["none (α = 0)", "1/√dₖ (α = ½)", "1/dₖ (α = 1)"]
 
 
@@ -115,14 +133,14 @@ def test_myth_card_reports_the_measured_rates(m, optimizer, d_k):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_borderline_results_are_marked_with_their_spread(lang):
-    """Every borderline verdict at the defaults (m = 1, Adam, d_k = 64) — a threshold
-    inside the seeds' spread of the gap left — is listed under the table with that
-    spread, and the myth card says what the mark means when α = 0 or α = ½ has one."""
+    """Every borderline verdict at m = 1, Adam, d_k = 64 — a threshold inside the seeds'
+    spread of the gap left — is listed under the table with that spread, and the myth
+    card says what the mark means when α = 0 or α = ½ has one."""
     from ui.training.data import lr_text
 
-    at = open_page(lang=lang)
+    at = open_page(lang=lang, m="1")
     caption = [c.value for c in at.caption if c.value.startswith("? ")]
-    row = at.table[2].value.iloc[0]  # none (α = 0)
+    row = at.table[0].value.iloc[0]  # the sweep's table comes first: none (α = 0)
     assert re.fullmatch(r"\d\.\d{3} \(\d\.\d{3}–\d\.\d{3}\)", row.iloc[0])  # sensitivity
     marked = []
     for variant in ("alpha_0", "alpha_half", "alpha_1"):
@@ -150,8 +168,8 @@ def test_borderline_results_are_marked_with_their_spread(lang):
 def test_myth_card_says_saturated_start_only_when_rows_start_dead(d_k):
     """At d_k = 16 no unscaled row is dead at step 0: the card must not credit learning
     "from a saturated start" there; at d_k = 256 it quotes the dead share it started from."""
-    at = open_page(d_k=str(d_k))
-    dead_0 = at.table[0].value.loc["none (α = 0)", "dead rows: step 0 → end"].split(" → ")[0]
+    at = open_page(d_k=str(d_k), m="1")
+    dead_0 = _run_table(at).loc["none (α = 0)", "dead rows: step 0 → end"].split(" → ")[0]
     text = _myth(at)
     if not _learns_in_file(1, "adam", d_k, "alpha_0"):
         assert "claim holds on this grid" in text
@@ -189,14 +207,14 @@ def test_half_width_charts_stack_their_legend_in_one_column():
 def test_extreme_settings_run():
     at = open_page(d_k="16", optimizer="sgd", lr="1000", steps="100", folded="true", qk_norm="true")
     assert not at.exception and not warnings(at)
-    table = at.table[0].value
+    table = _run_table(at)
     assert len(table) == 5
     # at lr 1000 with SGD the unscaled model does not learn in 100 steps
     assert table.loc["none (α = 0)", "verdict"] in ("fails", "partly", "diverged")
     # steps = 100 is not shipped: the sweep waits for its button, and the card says so
     assert [b for b in at.button if b.key == "training_compute"]
     assert "has not been computed yet" in _myth(at)
-    assert len(chart_data(at)) == 5  # curves and heatmap only
+    assert len(chart_data(at)) == 4 + 5  # curves and a heatmap per scaling only
 
 
 def test_largest_d_k_and_most_steps():
@@ -205,7 +223,7 @@ def test_largest_d_k_and_most_steps():
     assert len(chart_data(at)) == N_CHARTS  # d_k = 1024 is shipped
     at = open_page(d_k="16", steps="1000")
     assert not at.exception and not warnings(at)
-    assert len(chart_data(at)) == 5
+    assert len(chart_data(at)) == RUN_CHARTS
     loss = next(c for c in chart_data(at) if c["spec"]["title"]["text"] == "Loss")
     rows = max(pa.ipc.open_stream(v).read_all().num_rows for v in loss["datasets"].values())
     assert rows <= 3 * (100 + 1)  # thinned to at most 100 points per line (and the last)
@@ -232,7 +250,7 @@ def test_each_control_changes_the_charts():
         now = _charts(at)
         assert now - base, f"{name} changed no chart"
         base = now
-    assert len(at.table[0].value) == 5
+    assert len(_run_table(at)) == 5
 
 
 def test_changing_the_optimizer_resets_the_learning_rate():
@@ -275,7 +293,7 @@ def test_malformed_params_warn_and_fall_back(params, name):
     assert at.number_input(key="d_k").value == 64
     assert at.select_slider(key="lr").value == "0.01"
     assert not at.toggle(key="folded").value and not at.toggle(key="qk_norm").value
-    assert at.radio(key="m").value == "1"
+    assert at.radio(key="m").value == "2"
 
 
 def test_sweep_button_runs_to_the_end_with_progress():
@@ -283,7 +301,8 @@ def test_sweep_button_runs_to_the_end_with_progress():
     from ui.training.data import SWEEP_SEEDS as n
 
     at = open_page(d_k="32", m="2")
-    assert len(chart_data(at)) == 9  # the LR chart at d_k = 32 waits; the panels are shipped
+    # the LR chart at d_k = 32 waits; the single run and the panels are shipped
+    assert len(chart_data(at)) == RUN_CHARTS + 4
     info = [i.value for i in at.info if "not shipped" in i.value]
     assert info and f"{n} of the {5 * n} runs" in info[0]
     at.button(key="training_compute").click().run(timeout=600)  # ~3 s of CPU a run
@@ -333,3 +352,70 @@ def test_snap_d_k(value, previous, want):
     from ui.training.sections import snap_d_k
 
     assert snap_d_k(value, previous) == want
+
+
+def test_the_short_path_is_the_sweep_question_and_trains_nothing(monkeypatch):
+    """Go deeper closed: the sweep's question, then (answered) its chart alone; no single
+    run is trained or read, and the deeper sections are not drawn."""
+    from ui.training import one_run
+
+    calls = []
+    real = one_run.run_stats
+    monkeypatch.setattr(one_run, "run_stats", lambda *a, **k: calls.append(a) or real(*a, **k))
+    at = open_page(reveal=False, deeper="false")
+    assert not at.exception and not warnings(at)
+    assert [h.value for h in at.header] == ["Does it learn at any rate?"]
+    assert not chart_data(at)  # the question first
+    assert [b for b in at.button if b.key == "training_learns_skip"]
+    reveal_all(at)
+    assert _titles(at) == [["Final loss against learning rate", "dₖ = 64, Adam"]]
+    assert [h.value for h in at.header] == ["Does it learn at any rate?"]
+    assert not calls
+
+
+def test_the_default_task_is_where_the_scale_decides():
+    """m = 2 at d_k = 64 with Adam: no rate learns without the scale, three do with
+    1/√d_k (the shipped sweep), and the card's right answer is "at none"."""
+    at = open_page(reveal=False, deeper="false")
+    assert not _learns_in_file(2, "adam", 64, "alpha_0")
+    assert len(_learns_in_file(2, "adam", 64, "alpha_half")) == 3
+    at.radio(key="training_learns_guess").set_value(0).run()
+    at.button(key="training_learns_reveal").click().run()
+    shown = " ".join(m.value for m in at.markdown)
+    assert "learns at none of the 13 rates, with 1/√d_k at 3" in shown
+    assert "right" in shown.lower()
+
+
+def test_show_me_where_it_breaks_lands_on_shipped_runs():
+    """The button sets m = 4, d_k = 1024, Adam at 0.01, 300 steps and no extra variant:
+    the sweep and the single run are shipped (no button to compute, nothing trained), and
+    without the scale the model ends worse than uniform attention with no row on target."""
+    from ui.training import data, runs
+
+    at = open_page(optimizer="sgd", lr="3.16", steps="100", folded="true")
+    at.button(key="break_it").click().run()
+    reveal_all(at)
+    assert not at.exception and not warnings(at)
+    assert at.radio(key="m").value == "4" and at.number_input(key="d_k").value == 1024
+    assert at.radio(key="optimizer").value == "adam"
+    assert at.select_slider(key="lr").value == "0.01"
+    assert at.select_slider(key="steps").value == "300" and not at.toggle(key="folded").value
+    assert at.query_params["m"] in ("4", ["4"]) and at.query_params["d_k"] in ("1024", ["1024"])
+    assert runs.shipped(data.shipped_runs(), 1024, "adam", 0.01, 300, data.BASE_VARIANTS, 0, 4)
+    assert not [b for b in at.button if b.key == "training_compute"]
+    assert len(chart_data(at)) == N_CHARTS
+    row = _run_table(at).loc["none (α = 0)"]
+    assert row["verdict"] == "fails" and float(row["accuracy"]) < 0.01
+    assert float(row["final loss"]) > data.uniform(4) * 5  # five times a model that does nothing
+    assert "learns at none of the 13 rates" in _myth(at)
+
+
+def test_presenter_steps_keep_their_sections():
+    """Step 3 (the sweep) opens the page; an old link to step 3 shows the sweep alone,
+    step 1 adds the single run, and step 5 the best rate per d_k."""
+    at = open_page(present="1", step="3")
+    assert [h.value for h in at.header] == ["Does it learn at any rate?"]
+    at = open_page(present="1", step="1")
+    assert [h.value for h in at.header] == ["Does it learn at any rate?", "One run, side by side"]
+    at = open_page(present="1", step="5")
+    assert at.header[-1].value.startswith("Does the best learning rate move with d_k?")

@@ -71,7 +71,7 @@ def test_page_loads_and_draws_every_chart(app, spec):
 @pytest.mark.parametrize("spec", STORY_PAGES, ids=[p.name for p in STORY_PAGES])
 def test_main_control_changes_a_chart(app, spec):
     key, kind, _ = main_control(spec)
-    app.open(spec.url_path)
+    app.open(spec.url_path, "deeper=true")  # a main control may sit under "Go deeper"
     app.reveal_predictions()
     before, after = app.interact(lambda: _move(app, key, kind))
     assert before != after, f"moving {key} changed no chart on {spec.name}"
@@ -82,7 +82,7 @@ def test_main_control_changes_a_chart(app, spec):
 @pytest.mark.parametrize("spec", STORY_PAGES, ids=[p.name for p in STORY_PAGES])
 def test_language_switch_and_deep_link(app, spec):
     key, kind, value = main_control(spec)
-    app.open(spec.url_path, f"{key}={value}&seed=7")
+    app.open(spec.url_path, f"{key}={value}&seed=7&deeper=true")
     if kind == "number":
         # the value may land a moment after the DOM settles: poll for it
         expect(app.widget(key).locator("input")).to_have_value(value, timeout=10_000)

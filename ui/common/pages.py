@@ -93,7 +93,9 @@ def _alpha(default: float = 0.5) -> Param:
 #: Training runs at these d_k only (learners share the runs).
 TRAINING_D_KS = tuple(2**i for i in range(4, 11))  # 16 … 1024
 TRAINING = (
-    Param("m", "choice", "1", options=("1", "2", "4")),  # targets per query: the task
+    # targets per query, the task: at m = 2 the scale decides (no rate learns without it at
+    # d_k ≥ 64 in the shipped sweep; at m = 1 all three scalings learn)
+    Param("m", "choice", "2", options=("1", "2", "4")),
     Param("d_k", "int", 64, 16, 1024, step=POWERS, changed="training.d_k_moved",
           snap=lambda v: nearest_power(v, 16, 1024)),
     Param("optimizer", "choice", "adam", options=OPTIMIZERS, labelled=True),
@@ -237,15 +239,19 @@ PAGES: tuple[PageSpec, ...] = (
         "logit", "softmax", "saturation", "one_hot", "entropy", "jacobian", "frobenius",
         "standard_error", "mup",
     ), breaks=(("d_k", 4096), ("alpha", 1.0), ("rho", 0.0))),
-    PageSpec("training", "training", ":material/model_training:", 4, TRAINING, "d_k", terms=(
+    PageSpec("training", "training", ":material/model_training:", 5, TRAINING, "d_k",
+             order=(3, 1, 2, 5, 4), short=1, terms=(
         "softmax", "logit", "saturation", "one_hot", "entropy", "jacobian", "dead_row", "adam",
         "fan_in", "lr_sensitivity", "held_out", "layernorm", "qk_norm",
+    ), breaks=(  # the shipped runs of the task of 4 targets at the widest d_k
+        ("m", "4"), ("d_k", 1024), ("optimizer", "adam"), ("lr", "0.01"), ("steps", "300"),
+        ("folded", False), ("qk_norm", False),
     )),
     PageSpec("language_model", "language-model", ":material/auto_stories:", 5, LANGUAGE_MODEL,
-             "temperature", terms=(
+             "temperature", order=(2, 1, 3, 4, 5), short=1, terms=(
         "logit", "softmax", "multi_head", "fan_in", "adam", "held_out", "unigram", "mup",
         "layernorm", "qk_norm", "lr_sensitivity", "one_hot", "entropy", "temperature",
-    )),
+    ), breaks=(("rate", "0.3"),)),  # the top rate: the logits grow and the loss climbs back
     PageSpec("which_d", "which-d", ":material/help:", 5, (
         Param("d_model", "int", 512, 64, 4096, step=POWERS, worst="4096"),
         Param("n_heads", "choice", "8", given=_heads_of, allowed="which_d.n_heads_allowed"),
@@ -267,10 +273,10 @@ PAGES: tuple[PageSpec, ...] = (
         Param("layer", "int", 0, 0, 5),
         Param("head", "int", 5, 0, 11),
         Param("divide_by", "choice", "sqrt_d_k", options=RM_DIVISORS, labelled=True),
-    ), "head", terms=(
+    ), "head", short=1, terms=(
         "softmax", "logit", "one_hot", "entropy", "multi_head", "mup", "layernorm", "qk_norm",
         "soft_capping", "rope", "yarn",
-    )),
+    ), breaks=(("divide_by", "none"),)),  # the same trained q·k without the scale
     PageSpec("glossary", "glossary", ":material/menu_book:", story=False),
 )  # fmt: skip
 

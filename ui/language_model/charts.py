@@ -10,6 +10,7 @@ import pandas as pd
 from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
+    MARKER_RULE,
     NARROW_CHART_PX,
     ChartText,
     band_and_line,
@@ -23,15 +24,34 @@ from ui.common.charts import (
 HALF_HEIGHT = 330
 
 
-def _color(df: pd.DataFrame) -> alt.Color:
-    """The variants' colour channel, in the frame's order, with its legend below."""
+def _color(df: pd.DataFrame, lines: bool = False) -> alt.Color:
+    """The variants' colour channel, in the frame's order, with its legend below
+    (``lines``: its symbols are strokes, for the dashed lines of :func:`_dash`)."""
     order, colors = legend_colors(df, "series")
+    symbols = {"symbolType": "stroke"} if lines else {}
     return alt.Color(
         "series:N",
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=legend_below(order, columns=2, symbolOpacity=1),
+        legend=legend_below(order, columns=2, symbolOpacity=1, **symbols),
+    )
+
+
+#: Dash patterns of the variants, in legend order: lines that meet (every variant at the
+#: lowest rates) still show each one.
+DASHES = ([1, 0], [7, 3], [2, 2], [8, 3, 2, 3])
+
+
+def _dash(df: pd.DataFrame) -> alt.StrokeDash:
+    """The variants' dash patterns (:data:`DASHES`), in the colour legend's order."""
+    order, _ = legend_colors(df, "series")
+    return alt.StrokeDash(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=[DASHES[i % len(DASHES)] for i in range(len(order))]),
+        legend=legend_below(order, columns=2, symbolOpacity=1, symbolType="stroke"),
     )
 
 
@@ -116,10 +136,12 @@ def loss_against_rate(
     reference: float,
     y_domain: tuple[float, float],
     rates: tuple[float, float],
+    current_lr: float | None = None,
 ) -> alt.LayerChart:
     """Final held-out loss against the learning rate (log axis), one line per variant
     through the seed mean, a band from the lowest to the highest seed, each variant's best
-    rate as a large point, and a reference loss (Wortsman et al. 2023, Figure 1).
+    rate as a large point, a reference loss (Wortsman et al. 2023, Figure 1) and the
+    learner's rate as a dashed rule.
 
     Parameters
     ----------
@@ -136,6 +158,8 @@ def loss_against_rate(
         The y-range, shared by the charts of both head sizes.
     rates : (float, float)
         The lowest and highest rate of the grid.
+    current_lr : float, optional
+        The learner's rate, marked by a dashed vertical rule (``tips.rate``).
     """
     check_rows(df)
     tips = text.tips
@@ -150,7 +174,7 @@ def loss_against_rate(
         axis=x_axis,
     )
     y_scale = alt.Scale(domain=list(y_domain), nice=False)
-    color = _color(df)
+    color = _color(df, lines=True)
     tooltip = [
         alt.Tooltip("series:N", title=tips["series"]),
         alt.Tooltip("lr:Q", title=tips["lr"], format=".3~g"),
@@ -168,6 +192,7 @@ def loss_against_rate(
         tooltip=tooltip,
         band_opacity=0.2,
     )
+    layers[1] = layers[1].encode(strokeDash=_dash(df))
     best = (
         alt.Chart(df[df["best"]].drop(columns=["color", "best"]))
         .mark_point(size=150, filled=True, opacity=1, stroke="white", strokeWidth=1)
@@ -184,6 +209,14 @@ def loss_against_rate(
     )
     # the top rates climb toward the reference on the right
     layers += [best, *_reference(reference, text["reference"], tips["reference"], text.y, "left")]
+    if current_lr is not None:
+        layers.append(
+            alt.Chart(pd.DataFrame({"lr": [current_lr]}))
+            .mark_rule(**MARKER_RULE)
+            .encode(
+                x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", title=tips["rate"], format=".3~g")]
+            )
+        )
     return alt.layer(
         *layers,
         title=chart_title(text.title, text.subtitle),
@@ -243,7 +276,7 @@ def over_training(
     if "onehot" in df:
         tooltip.append(alt.Tooltip("onehot:Q", title=tips["onehot"], format=".1%"))
     x = alt.X("step:Q", title=text.x)
-    color = _color(df)
+    color = _color(df, lines=True)
     base = alt.Chart(df.drop(columns="color"))
     # clipped: a y-range that leaves out step 0 (the held-out loss) draws the line from
     # above the plot, not over the title
@@ -257,6 +290,7 @@ def over_training(
         x=x,
         y=alt.Y("value:Q", scale=y_scale, title=text.y, axis=y_axis),
         color=color,
+        strokeDash=_dash(df),
         tooltip=tooltip,
     )
     layers = [band, line]

@@ -234,8 +234,8 @@ def uniform_entropy(context: int) -> float:
 
 
 @st.cache_data(max_entries=1, show_spinner=False)
-def lab_verdict(d_k: int = 64) -> dict[str, float]:
-    """The one-layer training lab's shipped sweep at ``d_k`` (Adam, one target key, 300
+def lab_verdict(d_k: int = 64, m: int = 1) -> dict[str, float]:
+    """The one-layer training lab's shipped sweep at ``d_k`` (Adam, ``m`` target keys, 300
     steps): the best median final loss over its rate grid without the scale (α = 0) and
     with ÷√dₖ (α = ½), and the loss of uniform attention.
 
@@ -244,7 +244,7 @@ def lab_verdict(d_k: int = 64) -> dict[str, float]:
     dict: ``none``, ``sqrt``, ``uniform`` (its loss ½‖o − v‖²), ``seeds``.
     """
     doc = json.loads(LAB_FILE.read_text(encoding="utf-8"))
-    m, opt, d = doc["m"].index(1), doc["optimizers"].index("adam"), doc["d_k"].index(d_k)
+    m, opt, d = doc["m"].index(m), doc["optimizers"].index("adam"), doc["d_k"].index(d_k)
     names = [v["name"] for v in doc["variants"]]
     best = {}
     for key, name in (("none", "alpha_0"), ("sqrt", "alpha_half")):

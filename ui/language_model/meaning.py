@@ -39,7 +39,8 @@ def figures() -> dict:
     dict
         ``small``, ``large`` (head sizes); ``gap`` {d_h: best loss without the scale −
         with ÷√dₕ, as written}; ``none``, ``sqrt`` (best losses at ``large``); ``unigram``; ``lab``
-        (:func:`ui.language_model.data.lab_verdict` at dₖ = ``large``); ``onehot_none``,
+        (:func:`ui.language_model.data.lab_verdict` at dₖ = ``large``), ``lab2`` (the same
+        on the lab's task of two keys); ``onehot_none``,
         ``onehot_sqrt`` (first-layer one-hot share at the end, each at its best rate);
         ``start`` {d_h: ÷1's first-layer max |logit| at step 0}; ``top`` (the top rate),
         ``top_logit`` and ``top_loss`` {variant: at the top rate and ``large``};
@@ -68,6 +69,7 @@ def figures() -> dict:
         "best_lr": s.lrs[cells["none", large].best],
         "unigram": s.meta["unigram_val_loss"],
         "lab": data.lab_verdict(large),
+        "lab2": data.lab_verdict(large, m=2),
         "onehot_none": onehot("none"),
         "onehot_sqrt": onehot("sqrt"),
         "start": {h: ends(h, top, "none")[0] for h in s.head_sizes},
@@ -112,6 +114,16 @@ def meaning() -> None:
             lab_sqrt=f"{lab['sqrt']:.2g}",
             lab_u=f"{lab['uniform']:.3g}",
             lab_seeds=lab["seeds"],
+        )
+    )
+    lab2 = f["lab2"]
+    st.markdown(
+        t(
+            "language_model.meaning_lab_two_keys",
+            d_h=large,
+            none=f"{lab2['none']:.2g}",
+            sqrt=f"{lab2['sqrt']:.2g}",
+            u=f"{lab2['uniform']:.3g}",
         )
     )
     grows = float(f["gap"][large]) > float(f["gap"][small])

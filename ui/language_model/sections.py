@@ -103,6 +103,14 @@ def setup(d_h: int) -> None:
     cfg, meta = s.config, s.meta
     st.header(t("language_model.setup_header"))
     workshop.takeaway(t("language_model.setup_takeaway"))
+    st.markdown(
+        t(
+            "language_model.setup_why",
+            runs=int(s.arrays["done"].sum()),
+            n_rates=len(s.lrs),
+            seeds=len(meta["seeds"]),
+        )
+    )
     picture, words = st.columns([2, 3], gap="large")
     keys = ("title", "description", "logit", "residual", *(k for k, *_ in diagram.BOXES))
     counts = {"layers": cfg["n_layers"], "vocab": len(meta["vocab"])}
@@ -199,9 +207,10 @@ def rate_answer(d_h: int) -> int:
     return 0 if none < sqrt else 1 if none == sqrt else 2
 
 
-def loss_against_rate(d_h: int) -> None:
+def loss_against_rate(d_h: int, rate: float) -> None:
     """The question on the best rate, then the final loss against the rate for both head
-    sizes (Wortsman et al. 2023, Figure 1) and each variant's LR sensitivity."""
+    sizes (Wortsman et al. 2023, Figure 1) with the learner's ``rate`` marked, what each
+    variant reaches at that rate, and each variant's LR sensitivity."""
     s = data.sweep()
     cells = data.cells()
     st.header(t("language_model.rate_header"))
@@ -271,26 +280,44 @@ def loss_against_rate(d_h: int) -> None:
                 f"language_model.loss_lr_{h}", charts.loss_against_rate,
                 partial(frames.loss_against_rate, h, labels()), table="language_model.loss_lr",
                 options={"reference": unigram, "y_domain": domain,
-                         "rates": (s.lrs[0], s.lrs[-1])},
+                         "rates": (s.lrs[0], s.lrs[-1]), "current_lr": rate},
                 source=char_lm.lr_sensitivity if h == small else None,
                 d_h=h, unigram=nats(unigram), lo=lr_text(s.lrs[0]), hi=lr_text(s.lrs[-1]),
+                rate=lr_text(rate),
                 parts=t("language_model.sep_parts").join(parts),
             )  # fmt: skip
-    st.table(sensitivity_table())
-    z = s.arrays
-    diverged = int(((z["diverged_step"] >= 0) & (z["done"] == 1)).sum())
-    st.caption(
-        t(
-            "language_model.sensitivity_caption",
-            n=len(s.lrs),
-            lo=lr_text(s.lrs[0]),
-            hi=lr_text(s.lrs[-1]),
-            seeds=len(s.meta["seeds"]),
-            l0=nats(float(z["initial_val_loss"][z["done"] == 1].mean())),
-            diverged=t("language_model.sensitivity_none_diverged")
-            if diverged == 0
-            else t("language_model.sensitivity_diverged", n=diverged),
+    st.markdown(at_rate(d_h, rate))
+    with st.expander(t("language_model.sensitivity_label"), icon=":material/table:"):
+        st.table(sensitivity_table())
+        z = s.arrays
+        diverged = int(((z["diverged_step"] >= 0) & (z["done"] == 1)).sum())
+        st.caption(
+            t(
+                "language_model.sensitivity_caption",
+                n=len(s.lrs),
+                lo=lr_text(s.lrs[0]),
+                hi=lr_text(s.lrs[-1]),
+                seeds=len(s.meta["seeds"]),
+                l0=nats(float(z["initial_val_loss"][z["done"] == 1].mean())),
+                diverged=t("language_model.sensitivity_none_diverged")
+                if diverged == 0
+                else t("language_model.sensitivity_diverged", n=diverged),
+            )
         )
+
+
+def at_rate(d_h: int, rate: float) -> str:
+    """What every variant reaches at the learner's ``rate`` (head size ``d_h``): its final
+    held-out loss and the first layer's largest |logit| at the end of training."""
+    s = data.sweep()
+    cells, i = data.cells(), s.rate(rate)
+    return t(
+        "language_model.at_rate",
+        lr=lr_text(rate),
+        d_h=d_h,
+        losses=joined([f"{label(v)} {nats(float(cells[v, d_h].loss[i]))}" for v in data.VARIANTS]),
+        unigram=nats(s.meta["unigram_val_loss"]),
+        logits=joined([f"{label(v)} {big(ends(d_h, rate, v)[1])}" for v in data.VARIANTS]),
     )
 
 

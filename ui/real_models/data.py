@@ -123,14 +123,16 @@ def figures(c: Corpus) -> dict[str, object]:
     }
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
-def head_grid() -> pd.DataFrame:
-    """One row per (layer, head): ``layer``, ``head``, ``std`` (per-head std of q·k/√d_k,
-    mean over sentences), ``std_min``, ``std_max`` (over sentences), ``entropy`` (mean
-    row entropy with √d_k, mean over sentences, nats), ``entropy_min``, ``entropy_max``."""
-    s = corpus().summary
-    std = s["std"]
-    h = s["entropy"][..., divisor_index("sqrt_d_k")]
+@st.cache_data(max_entries=3, show_spinner=False)
+def head_grid(divisor: str = "sqrt_d_k") -> pd.DataFrame:
+    """One row per (layer, head) with the logits q·k/c of ``divisor`` c: ``layer``,
+    ``head``, ``std`` (per-head std of q·k/c, mean over sentences), ``std_min``,
+    ``std_max`` (over sentences), ``entropy`` (mean row entropy, mean over sentences,
+    nats), ``entropy_min``, ``entropy_max``."""
+    c = corpus()
+    s = c.summary
+    std = rm.logit_multiplier(divisor, c.d_k) * s["std"]
+    h = s["entropy"][..., divisor_index(divisor)]
     n_layers, n_heads = std.shape[1:]
     return pd.DataFrame(
         {

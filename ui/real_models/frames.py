@@ -17,10 +17,10 @@ SENTENCE_EXTREMES = {
 }
 
 
-def head_grid(value: str) -> pd.DataFrame:
+def head_grid(value: str, divisor: str = "sqrt_d_k") -> pd.DataFrame:
     """Section 1's layer × head grid of ``value`` ("std" or "entropy") over the sentences
-    (:func:`ui.real_models.data.head_grid`) with its range over them."""
-    return data.head_grid()[["layer", "head", value, f"{value}_min", f"{value}_max"]]
+    under ``divisor`` (:func:`ui.real_models.data.head_grid`) with its range over them."""
+    return data.head_grid(divisor)[["layer", "head", value, f"{value}_min", f"{value}_max"]]
 
 
 def histogram() -> tuple[pd.DataFrame, pd.DataFrame]:

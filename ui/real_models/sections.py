@@ -50,15 +50,42 @@ def _pct(x: float) -> str:
 
 
 # --- controls ----------------------------------------------------------------------------
+def _pick_instead(key: str) -> None:
+    """A shipped sentence picked while the learner's text was shown: show that sentence."""
+    st.session_state[key] = st.session_state[f"{key}_instead"]
+    own.clear_text()
+
+
 def sentence_select(
-    key: str, sentences: tuple[str, ...], help: str | None = None, on_change=None
+    key: str,
+    sentences: tuple[str, ...],
+    help: str | None = None,
+    on_change=None,
+    typed: bool = False,
 ) -> int:
     """A select box over ``sentences`` bound to ``?key=<index>`` (0-based; the app writes
-    the URL: the box shows the sentences)."""
+    the URL: the box shows the sentences).
+
+    ``typed``: the charts are of the learner's own text, so the box names no shipped
+    sentence but says so; picking one there goes back to it (the link keeps the index it
+    had). Returns the index of the shipped sentence."""
     n = len(sentences)
     p = controls.param(key)
     if (int(p.lo), int(p.hi)) != (0, n - 1):
         raise ValueError(f"{key}: the table declares {p.lo}…{p.hi}, the corpus has {n} sentences")
+    if typed:
+        st.selectbox(
+            t("real_models.sentence"),
+            range(n),
+            index=None,
+            placeholder=t("real_models.sentence_typed"),
+            format_func=lambda i: f"{i} · {sentences[i]}",
+            key=f"{key}_instead",
+            help=help,
+            on_change=_pick_instead,
+            args=(key,),
+        )
+        return int(st.session_state.get(key, controls.link_value(key)))
     if key not in st.session_state:  # the link seeds the box when it is first made
         st.session_state[key] = controls.link_value(key)
     index = st.selectbox(
@@ -73,22 +100,35 @@ def sentence_select(
     return int(index)
 
 
-def head_controls(c: data.Corpus) -> tuple[data.Chosen, int, int, str]:
-    """The sentence (a shipped one, or the learner's own text beside them), layer, head and
-    divisor, URL-bound; returns them. Picking a shipped sentence empties the text box."""
+def divisor_select(c: data.Corpus) -> str:
+    """The divisor of q·k the page's charts use (a counterfactual but for √d_k), bound to
+    ``?divide_by=``."""
+    return controls.choice(
+        "divide_by",
+        t("real_models.divisor"),
+        labels=[divisor_label(name, c.d_k) for name in rm.DIVISORS],
+        help=t("real_models.divisor_help"),
+    )
+
+
+def head_controls(c: data.Corpus) -> tuple[data.Chosen, int, int]:
+    """The sentence (a shipped one, or the learner's own text beside them), layer and head,
+    URL-bound; returns them. Picking a shipped sentence empties the text box; while the
+    learner's text is shown, the sentence box says so."""
     left, right = workshop.control_columns([1, 1])
+    with right:  # drawn first: the sentence box says whether the charts are of this text
+        chosen = own.text_box(c)
     with left:
         sentence = sentence_select(
             "sentence",
             c.sentences,
             help=tc(c, "real_models.sentence_help"),
             on_change=own.clear_text,
+            typed=chosen is not None,
         )
-    with right:
-        chosen = own.text_box(c)
     if chosen is None:
         chosen = data.Chosen(data.shipped_heads(sentence), index=sentence)
-    c1, c2, c3 = workshop.control_columns([3, 3, 4])  # wide enough for the − / + buttons
+    c1, c2 = workshop.control_columns(2)  # wide enough for the − / + buttons
     with c1:
         layer = controls.int_input(
             "layer", t("real_models.layer"), help=t("real_models.layer_help", top=c.n_layers - 1)
@@ -97,14 +137,7 @@ def head_controls(c: data.Corpus) -> tuple[data.Chosen, int, int, str]:
         head = controls.int_input(
             "head", t("real_models.head_label"), help=t("real_models.head_help", top=c.n_heads - 1)
         )
-    with c3:
-        divisor = controls.choice(
-            "divide_by",
-            t("real_models.divisor"),
-            labels=[divisor_label(name, c.d_k) for name in rm.DIVISORS],
-            help=t("real_models.divisor_help"),
-        )
-    return chosen, layer, head, divisor
+    return chosen, layer, head
 
 
 def divisor_label(name: str, d_k: int) -> str:
@@ -139,27 +172,46 @@ def predict_std(c: data.Corpus, fig: dict) -> bool:
     )
 
 
-def glance(c: data.Corpus, fig: dict) -> None:
-    """Predict, then the layer × head heatmaps, the pooled histogram and the myth card."""
+def glance_takeaway(c: data.Corpus, fig: dict, divisor: str) -> str:
+    """Section 1's takeaway for the logits q·k/c of ``divisor`` c."""
+    if divisor == "sqrt_d_k":
+        return t("real_models.glance_takeaway")
+    i = data.divisor_index
+    return t(
+        f"real_models.glance_takeaway_{divisor}",
+        r=f"{c.d_k**0.5:.3g}",
+        none=_pct(fig["collapsed"][i("none")]),
+        sqrt=_pct(fig["collapsed"][i("sqrt_d_k")]),
+        h=_f(fig["entropy"][i("d_k")]),
+        log_t=_f(fig["log_t"]),
+    )
+
+
+def glance(c: data.Corpus, fig: dict, divisor: str) -> None:
+    """Predict, then the layer × head heatmaps under ``divisor``, the pooled histogram and
+    the myth card."""
     st.header(t("real_models.glance_header"))
     top = st.container()  # the takeaway, once the question is answered
     st.markdown(tc(c, "real_models.glance_lead"))
     if not predict_std(c, fig):
         return
     with top:
-        workshop.takeaway(t("real_models.glance_takeaway"))
+        workshop.takeaway(glance_takeaway(c, fig, divisor))
     log_t = _f(fig["log_t"])
+    times = rm.logit_multiplier(divisor, c.d_k)
+    label = t(f"real_models.div_short_{divisor}")
     specs = (
-        ("std", True, {"lo": _f(fig["std_lo"]), "hi": _f(fig["std_hi"])}),
+        ("std", True, {"lo": _f(times * fig["std_lo"]), "hi": _f(times * fig["std_hi"])}),
         ("entropy", False, {"log_t": log_t}),
     )
     for col, (value, log_color, extra) in zip(st.columns(2), specs, strict=True):
         with col:
             workshop.chart(
                 f"real_models.grid_{value}", charts.head_grid_heatmap,
-                partial(frames.head_grid, value),
+                partial(frames.head_grid, value, divisor),
                 options={"value": value, "fmt": ".1f", "log_color": log_color},
-                source=[rm.corpus_summaries, rm.head_summaries], **arch(c), **extra,
+                source=[rm.corpus_summaries, rm.head_summaries], div=label, **arch(c),
+                **extra,
             )  # fmt: skip
     lo_l, lo_h = fig["std_lo_head"]
     hi_l, hi_h = fig["std_hi_head"]
@@ -168,10 +220,11 @@ def glance(c: data.Corpus, fig: dict) -> None:
             "real_models.grid_caption",
             n=fig["n_sentences"],
             log_t=log_t,
-            lo=_f(fig["std_lo"]),
+            div=label,
+            lo=_f(times * fig["std_lo"]),
             lo_l=lo_l,
             lo_h=lo_h,
-            hi=_f(fig["std_hi"]),
+            hi=_f(times * fig["std_hi"]),
             hi_l=hi_l,
             hi_h=hi_h,
         )
@@ -221,6 +274,7 @@ def glance(c: data.Corpus, fig: dict) -> None:
 def one_head_intro(c: data.Corpus) -> None:
     st.header(t("real_models.head_header"))
     workshop.takeaway(t("real_models.head_takeaway"))
+    st.markdown(tc(c, "real_models.data_note"))
     st.markdown(t("real_models.head_lead", d_k=c.d_k, r=f"{c.d_k**0.5:.3g}"))
 
 

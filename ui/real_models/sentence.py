@@ -120,7 +120,12 @@ def quoted(heads: data.SentenceHeads) -> str:
 def tokens_view(c: data.Corpus, chosen: data.Chosen) -> None:
     """The sentence as the model reads it: its tokens, and what [UNK] among them means."""
     heads = chosen.heads
-    st.markdown(t("real_models.tokens_title", t=len(heads.tokens)))
+    which = (
+        t("real_models.which_typed")
+        if chosen.index is None
+        else t("real_models.which_shipped", i=chosen.index)
+    )
+    st.markdown(t("real_models.tokens_title", t=len(heads.tokens), which=which))
     st.code(" ".join(heads.tokens), language=None, wrap_lines=True)
     typed = heads.typed
     if typed is not None and typed.n_unk:

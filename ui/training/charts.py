@@ -8,19 +8,35 @@ import pandas as pd
 from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
+    HALF_SUBTITLE_LINE_COLUMNS,
     MARKER_RULE,
     ChartText,
     band_and_line,
+    chart_title,
     check_rows,
     legend_colors,
 )
 
-#: Pixels of one probe-heatmap cell: a key's width, a probe row's height. 16 keys and the
-#: step axis fit the narrowest chart (a 390-px phone, about 358 px).
-PROBE_KEY_PX = 17
-PROBE_ROW_PX = 8
+#: Pixels of one probe row's height in the probe heatmap (a key's width is the chart's
+#: width over the keys: about 20 px on a phone, 35 at 1400 px with two charts to a row).
+PROBE_ROW_PX = 14
 #: Gap between two steps' bands, as a share of a band's step.
 PROBE_STEP_GAP = 0.2
+
+
+#: Dash patterns of the series, in legend order (solid, dashed, dotted, …): two series on
+#: top of each other (no dead rows with either scale) still both show.
+DASHES = ([1, 0], [7, 3], [2, 2], [8, 3, 2, 3], [4, 4])
+
+
+def _legend(legend_columns: int) -> alt.Legend:
+    return alt.Legend(
+        orient="bottom",
+        columns=legend_columns,
+        symbolOpacity=1,
+        labelLimit=220,
+        symbolType="stroke",
+    )
 
 
 def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
@@ -30,7 +46,20 @@ def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=colors),
-        legend=alt.Legend(orient="bottom", columns=legend_columns, symbolOpacity=1, labelLimit=220),
+        legend=_legend(legend_columns),
+    )
+
+
+def _dash(df: pd.DataFrame, legend_columns: int) -> alt.StrokeDash:
+    """The series' dash patterns (:data:`DASHES`), in the colour legend's order: the lines
+    differ by more than their hue."""
+    order, _ = legend_colors(df, "series")
+    return alt.StrokeDash(
+        "series:N",
+        title=None,
+        sort=order,
+        scale=alt.Scale(domain=order, range=[DASHES[i % len(DASHES)] for i in range(len(order))]),
+        legend=_legend(legend_columns),
     )
 
 
@@ -97,6 +126,7 @@ def curves(
         x=x,
         y=alt.Y("smooth:Q", scale=y_scale, title=y_title, axis=y_axis),
         color=color,
+        strokeDash=_dash(df, legend_columns),
         tooltip=tooltip,
     )
     layers = [points, line]
@@ -123,27 +153,25 @@ def curves(
     )
 
 
-def probe_heatmap(df: pd.DataFrame, text: ChartText) -> alt.FacetChart:
-    """Attention weights of the probe rows: one heatmap per variant, steps down its side.
+def probe_heatmap(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
+    """Attention weights of the probe rows under one scaling: a column per key, a band per
+    snapshot step down the side, one thin row per probe row within a band.
 
-    Each panel has a column per key (labelled) and a band per snapshot step (labelled);
-    within a band, one thin row per probe row. Panels are stacked, one per variant, so the
-    chart fits a phone at every count of variants.
+    The chart takes its container's width (one per scaling, side by side on a wide
+    screen), so the cells grow with the screen; its height is fixed by the rows.
 
     Parameters
     ----------
     df : DataFrame
-        ``series`` (variant label, one panel each), ``snapshot`` (step), ``row`` (probe
-        row), ``key``, ``weight`` (0 … 1), ``target`` (1 on the row's target key, which
-        gets an orange outline).
+        ``snapshot`` (step), ``row`` (probe row), ``key``, ``weight`` (0 … 1), ``target``
+        (1 on the row's target keys, which get an orange outline), ``series`` (the
+        scaling's label).
     text : ChartText
         ``title``, ``x`` (the keys), ``y`` (the steps), ``color``, ``alt``; ``tips``:
         ``series``, ``row``, ``key``, ``weight``.
     """
     check_rows(df)
     x_title, step_title, tips = text.x, text.y, text.tips
-    order = list(pd.unique(df["series"]))
-    n_keys = int(df["key"].max()) + 1 if len(df) else 1
     n_rows = int(df["row"].max()) + 1 if len(df) else 1
     n_steps = df["snapshot"].nunique() if len(df) else 1
     # no grid: its lines would run across the cells
@@ -178,7 +206,10 @@ def probe_heatmap(df: pd.DataFrame, text: ChartText) -> alt.FacetChart:
                 "weight:Q",
                 title=text["color"],
                 scale=alt.Scale(scheme="blues", domain=[0, 1]),
-                legend=alt.Legend(orient="bottom", gradientLength=160),
+                # the ramp and its end labels stay inside a chart two to a row at 800 px
+                legend=alt.Legend(
+                    orient="bottom", gradientLength=alt.ExprRef("clamp(width - 50, 60, 140)")
+                ),
             ),
             tooltip=tooltip,
         )
@@ -194,25 +225,9 @@ def probe_heatmap(df: pd.DataFrame, text: ChartText) -> alt.FacetChart:
         rect,
         target,
         data=df,
-        width=PROBE_KEY_PX * n_keys,
         height=round(n_steps * band / (1 - PROBE_STEP_GAP)),
-    ).facet(
-        row=alt.Facet(
-            "series:N",
-            title=None,
-            sort=order,
-            header=alt.Header(
-                labelAngle=0,
-                labelAlign="left",
-                labelAnchor="start",
-                labelOrient="top",
-                labelFontWeight="bold",
-                labelFontSize=13,
-            ),
-        ),
-        title=alt.Title(text.title),
+        title=chart_title(text.title, text.subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
         description=text.description,
-        spacing={"row": 10},
     )
 
 
@@ -281,6 +296,7 @@ def lr_lines(
         band_opacity=0.15,
         y_axis=y_axis,
     )
+    layers[1] = layers[1].encode(strokeDash=_dash(df, legend_columns))
     if initial is not None and len(initial):
         layers.append(
             alt.Chart(initial.drop(columns="color"))

@@ -43,10 +43,12 @@ def probe(
     seed: int,
     m: int,
     shorts: Labels,
+    variant: str,
 ) -> pd.DataFrame:
-    """The probe rows' attention weights of the single run, ``series`` the variant's short
-    label (``shorts``: the panel headers fit a phone)."""
+    """The probe rows' attention weights of one ``variant`` of the single run, ``series``
+    its short label (``shorts``)."""
     weights = data.single_run(d_k, optimizer, lr, steps, variants, seed, m)["probe"]
+    weights = weights[weights["variant"] == variant].reset_index(drop=True)
     return weights.assign(series=weights["variant"].map(dict(shorts)))
 
 

@@ -14,17 +14,18 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from core.training import train_recall_variants
+from core.training import OPTIMIZERS, train_recall_variants
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.common.params import nearest_power
 from ui.training import charts, data, frames
-from ui.training.runs import D_K_POWERS, M_OPTIONS
+from ui.training.runs import D_K_POWERS
 
 
 @dataclass(frozen=True)
-class View:
-    """The learner's settings and the single run's numbers (:func:`data.run_stats`)."""
+class Settings:
+    """The learner's settings: the task (m), d_k, the optimizer and its learning rate, the
+    number of steps, the variants trained and the seed."""
 
     d_k: int
     optimizer: str
@@ -32,11 +33,17 @@ class View:
     steps: int
     variants: tuple[str, ...]
     seed: int
+    m: int
+
+
+@dataclass(frozen=True)
+class View(Settings):
+    """The settings and the single run's numbers (:func:`data.run_stats`)."""
+
     run: dict
-    m: int = 1
 
 
-def view(
+def settings(
     d_k: int,
     optimizer: str,
     lr: str,
@@ -44,28 +51,61 @@ def view(
     folded: bool,
     qk_norm: bool,
     seed: int,
-    m: str = "1",
-) -> View:
-    """The settings of the controls as a :class:`View`; trains the single run, with a
-    spinner, unless the cache holds it."""
+    m: str,
+) -> Settings:
+    """The values of the controls as :class:`Settings` (nothing is trained)."""
     variants = data.variant_names(folded, qk_norm)
-    seconds = data.cell_cost(d_k, int(steps), len(variants)) / 10  # one rate of ~13
+    return Settings(d_k, optimizer, float(lr), int(steps), variants, seed, int(m))
+
+
+def view(s: Settings) -> View:
+    """The single run at settings ``s``, trained with a spinner unless the cache (or the
+    shipped runs) holds it."""
+    seconds = data.cell_cost(s.d_k, s.steps, len(s.variants)) / 10  # one rate of ~13
     with st.spinner(t("training.training_now", seconds=f"{seconds:.0f}"), show_time=True):
-        run = data.run_stats(d_k, optimizer, float(lr), int(steps), variants, seed, int(m))
-    return View(d_k, optimizer, float(lr), int(steps), variants, seed, run, int(m))
+        run = data.run_stats(s.d_k, s.optimizer, s.lr, s.steps, s.variants, s.seed, s.m)
+    return View(s.d_k, s.optimizer, s.lr, s.steps, s.variants, s.seed, s.m, run)
 
 
 def m_select() -> str:
     """The task: m targets per row (1, 2 or 4), bound to ``?m=``."""
-    return controls.choice(
-        "m",
-        t("training.m"),
-        captions=[t(f"training.m_caption_{m}") for m in M_OPTIONS],
-        help=t("training.m_help"),
-    )
+    return controls.choice("m", t("training.m"), help=t("training.m_help"))
 
 
 # --- controls ---------------------------------------------------------------------------------
+def more_settings() -> tuple[str, str, str, bool, bool]:
+    """The optimizer, its learning rate, the steps and the two extra variants (the
+    controls box's "More settings"): (optimizer, lr, steps, folded, qk_norm)."""
+    optimizer = optimizer_radio()
+    lr = lr_select(optimizer)
+    steps = controls.choice(
+        "steps", t("training.steps"), widget="select_slider", help=t("training.steps_help")
+    )
+    folded = controls.toggle("folded", t("training.folded"), t("training.folded_help"))
+    qk_norm = controls.toggle("qk_norm", t("training.qk_norm"), t("training.qk_norm_help"))
+    return optimizer, lr, steps, folded, qk_norm
+
+
+def optimizer_radio() -> str:
+    """SGD or Adam, ``?optimizer=``: the radio shows the names and the link keeps the option
+    (as :func:`controls.choice` does with ``labels``), but the radio starts from the link's
+    value through its index, not a value put in the session first: a radio seeded that way
+    inside a popover stops sending its changes after the next rerun (Streamlit 1.67)."""
+    options = list(OPTIMIZERS)
+    current = st.session_state.get("optimizer", controls.link_value("optimizer"))
+    value = st.radio(
+        t("training.optimizer"),
+        options,
+        index=options.index(current),
+        format_func=opt_name,
+        captions=[t(f"training.opt_{o}_caption") for o in options],
+        horizontal=True,
+        key="optimizer",
+    )
+    controls.write_link("optimizer", value, controls.param("optimizer").default)
+    return value
+
+
 #: Session-state entry: the optimizer of the previous run (to reset the LR when it changes).
 _LAST_OPTIMIZER = "_training_optimizer"
 
@@ -343,21 +383,22 @@ def inside_run(v: View) -> None:
         )
     )
     st.markdown(t("training.s2_text", n=data.N_PROBE))
-    described = "; ".join(
-        t(
-            "training.probe_alt_part",
-            name=data.variant_label(name),
-            top0=f"{r['top_0']:.2f}",
-            target=f"{r['on_target']:.2f}",
-        )
-        for name, r in summary.items()
-    )
-    workshop.chart(
-        "training.probe", charts.probe_heatmap,
-        partial(frames.probe, v.d_k, v.optimizer, v.lr, v.steps, v.variants, v.seed, v.m,
-                data.variant_shorts(v.variants)),
-        source=train_recall_variants, last=v.run["last"], parts=described,
-    )  # fmt: skip
+    shorts = data.variant_shorts(v.variants)
+    # one heatmap per scaling, two to a row on a wide screen (three would leave 8-px cells
+    # at 800 px beside the sidebar) and stacked on a phone: each takes its column's width,
+    # so its cells grow with the screen
+    for i, (name, r) in enumerate(summary.items()):
+        if i % 2 == 0:
+            cols = st.columns(2)
+        with cols[i % 2]:
+            workshop.chart(
+                f"training.probe_{name}", charts.probe_heatmap,
+                partial(frames.probe, v.d_k, v.optimizer, v.lr, v.steps, v.variants, v.seed,
+                        v.m, shorts, name),
+                table="training.probe", source=train_recall_variants if name == v.variants[-1]
+                else None, last=v.run["last"], name=data.variant_label(name),
+                top0=f"{r['top_0']:.2f}", target=f"{r['on_target']:.2f}",
+            )  # fmt: skip
     st.caption(
         t(
             "training.probe_caption",

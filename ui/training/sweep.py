@@ -1,8 +1,10 @@
-"""The learning-rate sweep of the training page, and the myth card that reads it.
+"""The learning-rate sweep of the training page, the best rate per d_k, and the myth card
+that reads the sweep.
 
-Sections 3 and 4 of the page (section 1 and 2: :mod:`ui.training.sections`). The sweep
-is shown at once from the shipped cells; missing cells are computed behind a button,
-one cached cell at a time, with the progress bar and status line outside the cache.
+Sections 3 (the short path), 5 and 4 of the page (sections 1 and 2:
+:mod:`ui.training.sections`). The sweep is shown at once from the shipped cells; missing
+cells are computed behind a button, one cached cell at a time, with the progress bar and
+status line outside the cache.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from core.training import LR_GRIDS, final_loss, lr_sensitivity
 from ui.common import workshop
 from ui.common.i18n import t
 from ui.training import charts, data, frames
-from ui.training.sections import View, fmt, opt_name, pct
+from ui.training.sections import Settings, View, fmt, headline, m_sentence, opt_name, pct
 
 
 # --- 3: LR sensitivity ---------------------------------------------------------------------------
@@ -32,7 +34,7 @@ def grid_text(optimizer: str) -> dict[str, str]:
     }
 
 
-def gather(v: View) -> dict[tuple, str]:
+def gather(v: Settings) -> dict[tuple, str]:
     """The sweep cells available now, each with where it comes from: "precomputed" or
     "computed" (in this session)."""
     out = {}
@@ -43,7 +45,7 @@ def gather(v: View) -> dict[tuple, str]:
     return out
 
 
-def compute_missing(v: View, missing: list[tuple]) -> None:
+def compute_missing(v: Settings, missing: list[tuple]) -> None:
     """Run the missing cells one by one (each cached), with a progress bar and a status
     line outside the cached function."""
     bar = st.progress(0.0, text=t("training.progress_start", n=len(missing)))
@@ -72,13 +74,15 @@ def compute_missing(v: View, missing: list[tuple]) -> None:
     bar.progress(1.0, text=t("training.progress_done", n=len(missing), seconds=f"{spent:.0f}"))
 
 
-def lr_sweep(v: View) -> dict | None:
-    """The sweep section; returns the numbers the myth card needs at the learner's d_k
-    (None while the sweep at that d_k is not available)."""
+def lr_sweep(v: Settings) -> dict | None:
+    """The sweep section, the page's short path: the question, then the chart at the
+    learner's d_k; returns the numbers the myth card needs (None while the sweep at that
+    d_k is not available)."""
     st.header(t("training.s3_title"))
     top = st.container()  # the takeaway: at once without a sweep, else once answered
-    grid = grid_text(v.optimizer)
-    st.markdown(t("training.s3_text", opt=opt_name(v.optimizer), **grid))
+    with st.expander(t("training.model_label"), icon=":material/info:"):
+        st.markdown(t("training.model", n=data.N_KEYS))
+        st.markdown(m_sentence(v.m))
     needed = data.needed_cells(v.m, v.optimizer, v.d_k, v.seed, v.steps)
     have = gather(v)
     missing = [c for c in needed if c not in have]
@@ -103,22 +107,10 @@ def lr_sweep(v: View) -> dict | None:
         ):
             compute_missing(v, missing)
             have = gather(v)
-    sources = list(have.values())
-    if have:
-        st.caption(
-            t(
-                "training.sources",
-                pre=sources.count("precomputed"),
-                now=sources.count("computed"),
-                total=len(needed),
-                seeds=", ".join(str(s) for s in data.sweep_seeds(v.seed)),
-            )
-        )
     here = [c for c in needed[: data.SWEEP_SEEDS] if c in have]
     if len(here) < data.SWEEP_SEEDS:
         with top:
             workshop.takeaway(t("training.s3_takeaway_missing"))
-        small_multiples(v, have)
         return None
     numbers = data.sweep_stats(v.m, v.optimizer, v.d_k, v.seed, v.steps, v.variants)
     if workshop.predict(**learns_question(v, numbers)):
@@ -132,6 +124,14 @@ def lr_sweep(v: View) -> dict | None:
                     n=len(numbers["per"]["alpha_0"]["lrs"]),
                 )
             )
+        st.markdown(
+            t(
+                "training.s3_text",
+                opt=opt_name(v.optimizer),
+                learn=pct(data.LEARN_RATIO),
+                **grid_text(v.optimizer),
+            )
+        )
         sweep_charts(v, have, numbers)
     return numbers
 
@@ -152,9 +152,10 @@ def count(entry: dict, which: str) -> int:
     return entry["verdicts"].count(which)
 
 
-def sweep_charts(v: View, have: dict, numbers: dict) -> None:
-    """The LR chart at the learner's d_k, its table and captions (``numbers``:
-    :func:`data.sweep_stats`), then the small multiples."""
+def sweep_charts(v: Settings, have: dict, numbers: dict) -> None:
+    """The LR chart at the learner's d_k and what the shipped sweep says beyond it; the
+    table, the captions and where the runs come from in a panel (``numbers``:
+    :func:`data.sweep_stats`)."""
     per = numbers["per"]
     described = "; ".join(
         t(
@@ -179,15 +180,31 @@ def sweep_charts(v: View, have: dict, numbers: dict) -> None:
         d_k=v.d_k, m=v.m, opt=opt_name(v.optimizer), last=data.LAST, parts=described,
         n=data.SWEEP_SEEDS, uniform=fmt(data.uniform(v.m)),
     )  # fmt: skip
-    st.caption(t("training.lr_caption", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO)))
-    st.table(sensitivity_table(per))
-    borderline = borderline_caption(per)
-    if borderline:
-        st.caption(borderline)
-    st.caption(t("training.sensitivity_caption", **grid_text(v.optimizer)))
-    diverged = numbers["diverged"]
-    st.caption(t("training.diverged_some", n=diverged) if diverged else t("training.diverged_none"))
-    small_multiples(v, have)
+    st.caption(t("training.lr_caption"))
+    st.markdown(headline(v.m))
+    with st.expander(t("training.numbers_label"), icon=":material/table:"):
+        st.caption(
+            t("training.lr_caption_more", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO))
+        )
+        st.table(sensitivity_table(per))
+        borderline = borderline_caption(per)
+        if borderline:
+            st.caption(borderline)
+        st.caption(t("training.sensitivity_caption", **grid_text(v.optimizer)))
+        diverged = numbers["diverged"]
+        st.caption(
+            t("training.diverged_some", n=diverged) if diverged else t("training.diverged_none")
+        )
+        sources = list(have.values())
+        st.caption(
+            t(
+                "training.sources",
+                pre=sources.count("precomputed"),
+                now=sources.count("computed"),
+                total=len(data.needed_cells(v.m, v.optimizer, v.d_k, v.seed, v.steps)),
+                seeds=", ".join(str(s) for s in data.sweep_seeds(v.seed)),
+            )
+        )
 
 
 def sensitivity_table(per: dict) -> pd.DataFrame:
@@ -257,9 +274,10 @@ def borderline_caption(per: dict) -> str | None:
     )
 
 
-def small_multiples(v: View, have: dict) -> None:
-    """The LR chart at every d_k of ``data.SWEEP_D_KS`` whose seeds are all available
-    (``have``: :func:`gather`), on one y-range, with the best rate per d_k."""
+def small_multiples(v: Settings) -> None:
+    """Section 5: the LR chart at every d_k of ``data.SWEEP_D_KS`` whose seeds are all
+    available (:func:`gather`), on one y-range, with the best rate per d_k."""
+    have = gather(v)
     title = t("training.multiples_title", opt=opt_name(v.optimizer))
     d_ks = tuple(
         d_k
@@ -269,7 +287,7 @@ def small_multiples(v: View, have: dict) -> None:
             for c in data.needed_cells(v.m, v.optimizer, d_k, v.seed, v.steps)[: data.SWEEP_SEEDS]
         )
     )
-    st.subheader(title)
+    st.header(title)
     if not d_ks:
         workshop.takeaway(t("training.multiples_takeaway_missing"))
         st.caption(t("training.multiples_missing"))
@@ -320,7 +338,7 @@ def small_multiples(v: View, have: dict) -> None:
     )
 
 
-def learns_question(v: View, numbers: dict) -> dict:
+def learns_question(v: Settings, numbers: dict) -> dict:
     per = numbers["per"]
     n0, nh = count(per["alpha_0"], "learns"), count(per["alpha_half"], "learns")
     answer = 0 if n0 == 0 else 1 if n0 < nh else 2
@@ -367,6 +385,7 @@ def myth(v: View, numbers: dict | None) -> None:
         n_learn, n = count(e0, "learns"), len(e0["lrs"])
         key = "training.s4_takeaway_too_strong" if n_learn else "training.s4_takeaway_holds"
         workshop.takeaway(t(key, n_learn=n_learn, n=n))
+    st.markdown(t("training.s4_context"))
     zero, half = v.run["summary"]["alpha_0"], v.run["summary"]["alpha_half"]
     run_part = t(
         "training_workshop.myth_run",

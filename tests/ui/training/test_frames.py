@@ -41,9 +41,12 @@ def test_curve_and_probe_frames_label_the_variants_with_the_given_words():
     assert list(pd.unique(curve["color"])) == ["#D55E00", "#0072B2", "#009E73"]
     raw = data.single_run(*RUN)["curves"]["loss"]
     np.testing.assert_array_equal(curve["raw"], raw["raw"])
-    probe = frames.probe(*RUN, (("alpha_0", "a"), ("alpha_half", "b"), ("alpha_1", "c")))
-    assert list(pd.unique(probe["series"])) == ["a", "b", "c"]
-    assert len(probe) == 3 * 4 * data.N_PROBE * data.N_KEYS
+    shorts = (("alpha_0", "a"), ("alpha_half", "b"), ("alpha_1", "c"))
+    for name, short in shorts:
+        probe = frames.probe(*RUN, shorts, name)
+        assert list(pd.unique(probe["series"])) == [short]
+        assert list(pd.unique(probe["variant"])) == [name]
+        assert len(probe) == 4 * data.N_PROBE * data.N_KEYS
 
 
 def _cells(m, optimizer, d_k):
