@@ -4,12 +4,13 @@ Rules, checked on every Python file of the project by reading its imports (``ast
 
 1. ``core/`` is NumPy only: no ``streamlit``, ``altair`` or ``pandas``, and nothing from
    ``ui`` or ``app_pages``.
-2. Chart builders (``ui/common/charts.py``, ``ui/<page>/charts.py``) make no Streamlit
-   calls: they do not import ``streamlit``.
+2. Chart builders (``ui/common/charts.py``, ``ui/<page>/charts.py``, ``ui/story/charts.py``
+   and any other ``…charts.py``) make no Streamlit calls: they do not import ``streamlit``.
 3. No module imports another module's private name (``from m import _x``, ``m._x``).
    Tests are exempt: a white-box test may reach into the module it tests.
 4. A page package ``ui/<page>/`` never imports another page's package.
-5. ``ui/common/`` never imports a page package.
+5. ``ui/common/`` never imports a page package, nor ``ui/story/``; ``ui/story/`` (what the
+   story's pages and the recap share) never imports a page package.
 6. Nothing in ``ui/`` imports ``app_pages``.
 7. Streamlit and Altair through their public top level only: ``import streamlit as st``,
    ``import altair as alt`` and public names of those modules; no other module of theirs
@@ -43,6 +44,9 @@ LIBRARY_MODULES = {
 }
 #: A named tuple's public methods (their names start with "_" to avoid field names).
 NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
+#: The packages of ``ui/`` that are no page's: what every page uses, and what the story's
+#: pages and the recap share.
+SHARED = {"common", "story"}
 #: Folders that hold no project code.
 SKIP = {".git", ".venv", "__pycache__", "node_modules", ".ruff_cache", ".pytest_cache"}
 
@@ -219,7 +223,7 @@ def check(root: Path) -> list[str]:
     """Every breach of the rules under ``root``, as ``path:line: message``."""
     files = _python_files(root)
     project = {_module_name(root, p) for p in files}
-    pages = {p.parent.name for p in root.glob("ui/*/__init__.py") if p.parent.name != "common"}
+    pages = {p.parent.name for p in root.glob("ui/*/__init__.py")} - SHARED
     problems = []
     for path in files:
         rel = path.relative_to(root).as_posix()
@@ -234,7 +238,7 @@ def check(root: Path) -> list[str]:
             where = f"{rel}:{line}"
             if rel.startswith("core/") and _top(module) in NOT_IN_CORE | {"ui", "app_pages"}:
                 problems.append(f"{where}: core imports {module}")
-            if rel.startswith("ui/") and rel.endswith("/charts.py") and _top(module) == "streamlit":
+            if rel.startswith("ui/") and rel.endswith("charts.py") and _top(module) == "streamlit":
                 problems.append(f"{where}: a chart module imports streamlit")
             if rel.startswith("ui/") and _top(module) == "app_pages":
                 problems.append(f"{where}: ui imports {module}")
@@ -248,10 +252,13 @@ def check(root: Path) -> list[str]:
                 problems.append(f"{where}: imports the private name {module}.{name}")
             for target in targets:
                 other = _ui_package(target)
+                if own_page == "common" and other == "story":
+                    problems.append(f"{where}: ui/common imports ui/story ({target})")
+                    break
                 if other not in pages:
                     continue
-                if own_page == "common":
-                    problems.append(f"{where}: ui/common imports the page package {target}")
+                if own_page in SHARED:
+                    problems.append(f"{where}: ui/{own_page} imports the page package {target}")
                     break
                 if own_page in pages and other != own_page:
                     problems.append(f"{where}: page {own_page} imports page package {target}")
@@ -306,6 +313,10 @@ GOOD = {
     "ui/alpha/sections.py": "from ui.alpha import charts, data\nfrom ui.common.charts import alt\n",
     "ui/beta/__init__.py": "",
     "ui/beta/sections.py": "import streamlit as st\n",
+    "ui/story/__init__.py": "",
+    "ui/story/charts.py": "import altair as alt\nfrom ui.common import charts\n",
+    "ui/story/data.py": "import streamlit as st\nfrom ui.common import data\n",
+    "ui/alpha/uses_story.py": "from ui.story import charts, data\n",
     "app_pages/alpha.py": "from ui.alpha import sections\n",
     "tests/test_maths.py": "from core import maths\nfrom core.maths import _helper\n\nmaths._helper()\n",
     "tests/test_app.py": "from streamlit.testing.v1 import AppTest\n",
@@ -340,6 +351,15 @@ BREACHES = {
         "ui/common imports the page package ui.alpha.data",
     ),
     "ui/common/bad_app.py": ("import app_pages.alpha\n", "ui imports app_pages.alpha"),
+    "ui/common/bad_story.py": (
+        "from ui.story import frames\n",
+        "ui/common imports ui/story (ui.story)",
+    ),
+    "ui/story/bad_page.py": (
+        "from ui.alpha import data\n",
+        "ui/story imports the page package ui.alpha",
+    ),
+    "ui/story/bad_charts.py": ("import streamlit as st\n", "a chart module imports streamlit"),
     "ui/common/bad_lib1.py": (
         "from streamlit.elements import vega_charts\n",
         "uses streamlit.elements, not the library's public API",

@@ -282,7 +282,8 @@ def test_terms_on_this_page():
 
 
 def test_answer_bins():
-    from ui.gradients.sections import DEAD_BINS, QGRAD_BINS, bin_index
+    from ui.gradients.sections import QGRAD_BINS
+    from ui.story.cards import DEAD_BINS, bin_index
 
     assert [bin_index(x, DEAD_BINS) for x in (0.0, 0.009, 0.01, 0.16, 0.5, 1.0)] == [
         0,
@@ -322,7 +323,7 @@ def test_dead_share_question_answer_follows_the_measurement(d_k, answer):
     assert options is not None
     share = _table_share(at)  # the table the sweeps reveal: the same measurement
     assert share == pytest.approx({0: 0.3, 2: 16.1, 3: 68.4}[answer], abs=1.5)
-    from ui.gradients.sections import DEAD_BINS, bin_index
+    from ui.story.cards import DEAD_BINS, bin_index
 
     assert bin_index(share / 100, DEAD_BINS) == answer
     text = _text(at)
@@ -351,7 +352,8 @@ def test_query_gradient_question_answer_follows_the_measurement(d_k, answer):
     # the medians in the captions under the histograms (unscaled, then 1/√d_k)
     medians = [float(c.value.split()[1]) for c in at.caption if c.value.startswith("Median ")]
     assert len(medians) == 2
-    from ui.gradients.sections import QGRAD_BINS, bin_index
+    from ui.gradients.sections import QGRAD_BINS
+    from ui.story.cards import bin_index
 
     assert bin_index(medians[0] / medians[1], QGRAD_BINS) == answer
     labels = [

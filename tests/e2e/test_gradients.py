@@ -97,7 +97,7 @@ def test_gradients_step_deep_link(app):
 
 
 def test_gradients_csv_download_matches_the_chart(app):
-    from ui.gradients import data
+    from ui.story import data
 
     app.open("gradients", "seed=3")
     app.reveal_predictions("gradients_dead_share")

@@ -64,7 +64,7 @@ def test_which_d_presenter_steps(app):
 
 
 def test_which_d_csv_download_matches_the_chart(app):
-    from ui.which_d import data
+    from ui.story import data
 
     app.open("which-d")
     app.reveal_predictions("which_d_std")

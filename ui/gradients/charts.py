@@ -243,21 +243,6 @@ def median_mean_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
     return chart
 
 
-def dead_share_lines(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
-    """The share of dead rows against d_k (:func:`sweep_lines` on a 0–1 axis, half width).
-
-    Parameters
-    ----------
-    df : DataFrame
-        One row per (series, d_k): ``d``, ``series``, ``color``, ``value`` (share of rows
-        with ‖J‖_F < 10⁻³), ``lo``, ``hi`` (±2 s.e., within [0, 1]).
-    text : ChartText
-        ``title``, ``x``, ``y``, ``alt``; ``tips``: ``series``, ``lo``, ``hi``.
-    """
-    # hollow points of a shape per series: 1/√d_k and 1/d_k both lie at 0, one on the other
-    return shaped(own_data(sweep_lines(df, text, y_domain=(0, 1), legend_columns=2, height=360)))
-
-
 def log_histogram(
     df: pd.DataFrame,
     text: ChartText,

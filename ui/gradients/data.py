@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.common.controls import ALPHA_PRESETS
-from ui.common.data import alpha_sweep, rng_for, saturation_sweep, sweep_rows
+from ui.common.data import rng_for, saturation_sweep, sweep_rows
 
 STREAM_JACOBIAN_ROW, STREAM_QUERY_GRAD = 30, 31
 
@@ -28,89 +28,6 @@ GAP_GRID = tuple(float(g) for g in np.arange(0.0, 30.0 + 1e-9, 0.5))  # the slid
 
 
 HIST_BIN, HIST_SPAN = 0.25, 24.0
-
-
-#: log y-axes stop here; smaller values (never reached for d_k ≤ 4096) sit on the floor.
-LOG_FLOOR = 1e-40
-
-
-#: Statistics of the gradient sweeps.
-GRADIENT_SWEEP_FIELDS = (
-    "jacobian_fro_mean",
-    "jacobian_fro_median",
-    "jacobian_fro_q10",
-    "jacobian_fro_q90",
-    "grad_fro_mean",
-    "grad_fro_median",
-    "grad_fro_q10",
-    "grad_fro_q90",
-    "dead_fraction",
-    "dead_fraction_se",
-)
-
-
-def gradient_sweep(n_keys: int, alpha: float, seed: int) -> pd.DataFrame:
-    """Jacobian statistics against d_k for α = 0, ½, 1 and ``alpha``, from two cached calls.
-
-    The fixed exponents and the chosen one are separate :func:`saturation_sweep`
-    calls, so moving α recomputes one exponent only (none when α is 0, ½ or 1).
-
-    Returns
-    -------
-    DataFrame, one row per (alpha, d): ``alpha``, ``d`` and ``GRADIENT_SWEEP_FIELDS``.
-    """
-    fixed, mine = alpha_sweep(n_keys, alpha, 0.0, seed)
-    return pd.concat([fixed, mine], ignore_index=True)[["alpha", "d", *GRADIENT_SWEEP_FIELDS]]
-
-
-def gradient_sweep_frames(n_keys: int, alpha: float, seed: int) -> dict[str, pd.DataFrame]:
-    """:func:`gradient_sweep` as chart frames (labels are added by the page).
-
-    Returns
-    -------
-    dict with ``"jac"`` (‖J‖_F), ``"grad"`` (‖∂p/∂s‖_F) — columns ``alpha``, ``d``,
-    ``value`` (median), ``lo``, ``hi`` (10 % and 90 % quantiles), ``mean``, all at least
-    ``LOG_FLOOR`` for a log axis — and ``"dead"``: ``value`` (share of rows with
-    ‖J‖_F < 10⁻³), ``lo``, ``hi`` (±2 s.e., within [0, 1]).
-    """
-    sw = gradient_sweep(n_keys, alpha, seed)
-    out = {}
-    for name, stat in (("jac", "jacobian_fro"), ("grad", "grad_fro")):
-        cols = {"value": "median", "lo": "q10", "hi": "q90", "mean": "mean"}
-        out[name] = sw[["alpha", "d"]].assign(
-            **{k: sw[f"{stat}_{v}"].clip(lower=LOG_FLOOR) for k, v in cols.items()}
-        )
-    share, se = sw["dead_fraction"], sw["dead_fraction_se"]
-    out["dead"] = sw[["alpha", "d"]].assign(
-        value=share, lo=(share - 2 * se).clip(0, 1), hi=(share + 2 * se).clip(0, 1)
-    )
-    return out
-
-
-#: The statistics of :func:`gradient_at`, in the order of the page's table.
-GRADIENT_AT_FIELDS = (
-    "jacobian_fro_median",
-    "jacobian_fro_mean",
-    "grad_fro_median",
-    "grad_fro_mean",
-    "dead_fraction",
-)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def gradient_at(d_k: int, n_keys: int, alpha: float, seed: int) -> dict[str, dict[str, float]]:
-    """The gradient statistics at the current d_k, unscaled (α = 0) and at ``alpha``.
-
-    Returns
-    -------
-    dict: ``unscaled``, ``scaled``, each ``GRADIENT_AT_FIELDS`` -> value (plain numbers:
-    a hit copies no frame).
-    """
-    at = saturation_sweep(n_keys, (0.0, float(alpha)), 0.0, seed, sweep_rows(n_keys), (int(d_k),))
-    return {
-        which: {field: float(at.iloc[row][field]) for field in GRADIENT_AT_FIELDS}
-        for which, row in (("unscaled", 0), ("scaled", -1))
-    }
 
 
 #: The d_k at which the page's texts quote the sweep's ‖J‖_F (an alt text, a myth card).

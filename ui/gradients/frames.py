@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ui.common.charts import alpha_color
 from ui.gradients import data
 
 
@@ -25,17 +24,6 @@ def gap(n_keys: int, gap2: float | None, names: tuple[tuple[str, str], ...]) -> 
     """The gap explorer's curves (:func:`ui.gradients.data.gap_curves`) labelled:
     ``names`` maps "fro", "offdiag", "exact" and "law" to their legend labels."""
     return data.gap_curves(n_keys, gap2).replace(dict(names))
-
-
-def sweep(
-    name: str, n_keys: int, alpha: float, seed: int, labels: tuple[tuple[float, str], ...]
-) -> pd.DataFrame:
-    """One gradient sweep against d_k (:func:`ui.gradients.data.gradient_sweep_frames`:
-    ``name`` is "jac", "grad" or "dead") with each exponent's ``series`` label and
-    ``color``; ``labels``: (α, legend label) pairs."""
-    df = data.gradient_sweep_frames(n_keys, alpha, seed)[name]
-    names = dict(labels)
-    return df.assign(series=df.alpha.map(names), color=df.alpha.map(alpha_color))
 
 
 def qgrad(d_k: int, n_keys: int, alpha: float, seed: int, which: str) -> pd.DataFrame:

@@ -24,10 +24,11 @@ from ui.common.data import sweep_rows
 from ui.common.i18n import t
 from ui.common.pages import page
 from ui.gradients import charts, data, frames
+from ui.story import answers, cards
+from ui.story import data as story_data
+from ui.story import frames as story_frames
 
 GAP2_OPTIONS = page("gradients").param("gap2").options
-#: Upper edges of the answer bins of the dead-row question (shares of rows).
-DEAD_BINS = (0.01, 0.10, 0.50)
 #: Edges of the answer bins of the ∂L/∂q question (median unscaled / median scaled).
 QGRAD_BINS = (1e-3, 0.5, 2.0)
 #: Two-key rows whose ‖J‖_F the formula's note quotes: the saturation page's playground,
@@ -64,11 +65,6 @@ def times(x: float) -> str:
     if x < 10:
         return f"{x:.2g}"
     return f"{x:,.0f}" if x < 1e6 else f"{x:.1e}"
-
-
-def bin_index(value: float, edges: tuple[float, ...]) -> int:
-    """Index of the bin holding ``value``: 0 below ``edges[0]``, len(edges) at the top."""
-    return sum(value >= e for e in edges)
 
 
 # --- 1. the formula and one sampled row ---------------------------------------------------
@@ -168,19 +164,8 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     st.header(t("gradients.sweep_header"))
     top = st.container()  # the takeaway, once the question is answered
     n_rows = sweep_rows(n_keys)
-    now = data.gradient_at(d_k, n_keys, alpha, seed)
-    dead = {which: stats["dead_fraction"] for which, stats in now.items()}
-    options = [t(f"gradients_workshop.dead_opt_{i}") for i in range(len(DEAD_BINS) + 1)]
-    explain = t("gradients_workshop.dead_explain", n_rows=f"{n_rows:,}", d_k=d_k,
-                share=f"{100 * dead['unscaled']:.1f}", label=labels["scaled"],
-                share_s=f"{100 * dead['scaled']:.1f}")  # fmt: skip
-    question = t("gradients_workshop.dead_q", d_k=d_k, n_keys=n_keys)
-    # graded on the share as printed (to 0.1 %): 49.96 % reads 50.0 %, so it is "50 % or more"
-    answer = bin_index(round(100 * dead["unscaled"], 1) / 100, DEAD_BINS)
-    if not workshop.predict(
-        "gradients_dead_share", question, options, answer=answer, explain=explain,
-        about=(d_k, n_keys, seed),
-    ):  # fmt: skip
+    now = story_data.gradient_at(d_k, n_keys, alpha, seed)
+    if not workshop.predict(**cards.gradients_dead_share(d_k, n_keys, alpha, seed)):
         return
     with top:
         workshop.takeaway(t("gradients.sweep_takeaway"))
@@ -190,26 +175,22 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     source = {"jac": [saturation_sweep, row_quantities], "grad": [saturation_sweep, summarise]}
     # the medians as drawn (floored for the log axis)
     quotes = data.jacobian_quotes(n_keys, seed)
-    med = {a: max(quotes[a, 1024]["median"], data.LOG_FLOOR) for a in (0.0, 0.5)}
+    med = {a: max(quotes[a, 1024]["median"], story_data.GRADIENT_LOG_FLOOR) for a in (0.0, 0.5)}
     for col, name in zip(st.columns(2), ("jac", "grad"), strict=True):
         with col:
             workshop.chart(
                 f"gradients.{name}_sweep", charts.median_mean_sweep,
-                partial(frames.sweep, name, n_keys, alpha, seed, series),
+                partial(story_frames.gradient_lines, name, n_keys, alpha, seed, series),
                 marker=d_k, source=source[name],
                 n=n_keys, med_u=f"{med[0.0]:.2g}", med_s=f"{med[0.5]:.2g}",
             )  # fmt: skip
     left, right = st.columns(2)
     with left:
-        workshop.chart(
-            "gradients.dead", charts.dead_share_lines,
-            partial(frames.sweep, "dead", n_keys, alpha, seed, series),
-            marker=d_k, source=source["grad"],
-        )  # fmt: skip
+        answers.gradients_dead(d_k, n_keys, alpha, seed).draw()
         st.caption(t("gradients.dead_caption"))
     table = pd.DataFrame(
         {labels[w]: [cell(k, v) for k, v in now[w].items()] for w in labels if alpha or w == "unscaled"},
-        index=[t(f"gradients.row_{k}") for k in data.GRADIENT_AT_FIELDS],
+        index=[t(f"gradients.row_{k}") for k in story_data.GRADIENT_AT_FIELDS],
     )  # fmt: skip
     right.markdown(t("gradients.table_title", d_k=d_k, n_rows=f"{n_rows:,}"))
     right.table(table)
@@ -219,7 +200,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
 # --- 4. the myth card: the mean is not what collapses -------------------------------------
 def myth_reality(d_k: int, n_keys: int, seed: int) -> str:
     """The live counter-example: unscaled against 1/√d_k at the current d_k and n_keys."""
-    at = data.gradient_at(d_k, n_keys, 0.5, seed)
+    at = story_data.gradient_at(d_k, n_keys, 0.5, seed)
     u, s = at["unscaled"], at["scaled"]
     mean_u, mean_s = u["grad_fro_mean"], s["grad_fro_mean"]
     med_u, med_s = u["grad_fro_median"], s["grad_fro_median"]
@@ -322,7 +303,7 @@ def query_gradient(
     explain = t("gradients_workshop.qgrad_explain", n_rows=f"{n_rows:,}", med_u=f"{med_u:.3g}",
                 med_s=f"{med_s:.3g}", label=labels["scaled"], ratio=f"{ratio:.3g}")  # fmt: skip
     question = t("gradients_workshop.qgrad_q", d_k=d_k, n_keys=n_keys, label=labels["scaled"])
-    answer = bin_index(ratio, QGRAD_BINS)
+    answer = cards.bin_index(ratio, QGRAD_BINS)
     same = alpha == 0 or d_k == 1  # d_k^−α = 1: both sides are the same rows
     if not workshop.predict(
         "gradients_qgrad_median", question, options, answer=answer, explain=explain,

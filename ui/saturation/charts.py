@@ -16,8 +16,8 @@ from ui.common.charts import (
     legend_above,
     legend_below,
     legend_colors,
-    sweep_lines,
 )
+from ui.story.charts import series_channels
 
 
 def two_score_bars(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
@@ -326,64 +326,3 @@ def overflow_lines(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
         description=text.description,
         height=400,
     )
-
-
-#: Each scaling's point shape and line dash, by its colour
-#: (:func:`ui.common.charts.alpha_color`): its series is told apart by more than its hue,
-#: where lines cross or lie on top of each other.
-SHAPES = {
-    COLORS["unscaled"]: "circle",
-    COLORS["sqrt"]: "square",
-    COLORS["linear"]: "triangle-up",
-    COLORS["custom"]: "diamond",
-}
-DASHES = {
-    COLORS["unscaled"]: [1, 0],
-    COLORS["sqrt"]: [6, 3],
-    COLORS["linear"]: [2, 2],
-    COLORS["custom"]: [8, 3, 2, 3],
-}
-
-
-def series_channels(
-    df: pd.DataFrame, legend: alt.Legend, *, dash: bool = True
-) -> dict[str, alt.Shape | alt.StrokeDash]:
-    """The ``shape`` (and with ``dash`` the ``strokeDash``) encodings of ``df``'s
-    ``series`` by the scaling's colour (:data:`SHAPES`, :data:`DASHES`). The shape shares
-    the colour encoding's ``legend``, so that the legend is one, its symbols in shape and
-    hue (a dashed outline around a symbol reads badly: the dash stays on the lines)."""
-    order, colors = legend_colors(df, "series")
-    common = {"title": None, "sort": order}
-    channels = {
-        "shape": alt.Shape(
-            "series:N",
-            scale=alt.Scale(domain=order, range=[SHAPES[c] for c in colors]),
-            legend=legend,
-            **common,
-        )
-    }
-    if dash:
-        channels["strokeDash"] = alt.StrokeDash(
-            "series:N",
-            scale=alt.Scale(domain=order, range=[DASHES[c] for c in colors]),
-            legend=None,
-            **common,
-        )
-    return channels
-
-
-def saturation_sweep_lines(
-    frames: tuple[pd.DataFrame, pd.DataFrame], text: ChartText, *, y_domain: tuple[float, float]
-) -> alt.LayerChart:
-    """:func:`sweep_lines` of ``frames`` (the sweep, its reference lines) made taller (its
-    legend sits below the plot, inside the height), with full-strength legend symbols and
-    each scaling in its own dash and point shape (:func:`series_channels`)."""
-    df, reference = frames
-    chart = sweep_lines(df, text, y_domain=y_domain, reference=reference)
-    chart.height = 380  # set in place: .properties() would copy and re-merge every layer
-    # in place too (.configure_legend would copy): else the legend takes the bands' fill
-    # filled symbols without the lines' dashed outline
-    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1, symbolStrokeWidth=0))
-    line = chart.layer[1]  # the band, then the line with its points
-    chart.layer[1] = line.encode(**series_channels(df, line.encoding.color["legend"]))
-    return chart

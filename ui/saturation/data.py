@@ -15,8 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.common.controls import ALPHA_PRESETS
-from ui.common.data import rng_for, saturation_sweep, sweep_rows
+from ui.common.data import rng_for
 
 STREAM_SAT_ROW, STREAM_SAT_HEATMAP, STREAM_SAT_ROWMAX, STREAM_SAT_OVERFLOW = 20, 21, 22, 23
 
@@ -72,21 +71,6 @@ def classic_heat_means(seq_len: int, d_k: int, seed: int) -> dict[bool, float]:
     """Mean row max of each heatmap of :func:`classic_heatmap` (False: unscaled)."""
     heat = classic_heatmap(seq_len, d_k, seed)
     return {s: float(heat[heat.scaled == s].row_max.mean()) for s in (False, True)}
-
-
-def sweep_far_end(n_keys: int, seed: int) -> dict:
-    """The saturation sweep (α = 0, ½, 1) at its largest d_k, for the prediction:
-    ``d`` (that d_k), ``mean_0`` and ``se_0`` (mean largest weight at α = 0 and its
-    s.e.), ``mean_half`` (at α = ½)."""
-    fixed = saturation_sweep(n_keys, ALPHA_PRESETS, 0.0, seed, sweep_rows(n_keys))
-    d = int(fixed["d"].max())
-    cell = lambda alpha, field: sweep_at(fixed, alpha, d, field)  # noqa: E731
-    return {
-        "d": d,
-        "mean_0": cell(0.0, "max_weight_mean"),
-        "se_0": cell(0.0, "max_weight_se"),
-        "mean_half": cell(0.5, "max_weight_mean"),
-    }
 
 
 def one_row(d_k: int, n_keys: int, alpha: float, seed: int) -> tuple[pd.DataFrame, dict]:
@@ -274,14 +258,6 @@ def quoted_printout() -> dict[str, float]:
     """
     doc = json.loads(PRINTOUT_PATH.read_text(encoding="utf-8"))
     return {k: float(doc[k]) for k in ("chance", "se", "n_printouts", "row_share")}
-
-
-def sweep_at(df: pd.DataFrame, alpha: float, d: int, field: str) -> float:
-    """One cell of a :func:`ui.common.data.saturation_sweep` frame: ``field`` at (alpha, d)."""
-    sel = df[np.isclose(df["alpha"], alpha) & (df["d"] == d)]
-    if len(sel) != 1:
-        raise ValueError(f"no single sweep cell at alpha={alpha}, d={d}")
-    return float(sel[field].iloc[0])
 
 
 def overflow_half(df: pd.DataFrame, alpha: float, dtype: str) -> float | None:

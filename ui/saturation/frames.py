@@ -16,9 +16,10 @@ import pandas as pd
 from core.softmax import softmax
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import alpha_label
-from ui.common.data import alpha_sweep, is_preset
+from ui.common.data import is_preset
 from ui.common.i18n import t
 from ui.saturation import data
+from ui.story.frames import alpha_labels
 
 
 # --- the charts' frames, from plain values ---------------------------------------------
@@ -60,31 +61,6 @@ def overflow(
     return overflow_frame(fixed, mine, dict(labels))
 
 
-def sweep(
-    stat: str,
-    n_keys: int,
-    alpha: float,
-    seed: int,
-    labels: tuple[tuple[float, str], ...],
-    reference: tuple[tuple[float, str], ...],
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Mean ``stat`` against d_k for α = 0, ½, 1 and ``alpha`` (:func:`sweep_frame`) and
-    its horizontal ``reference`` lines ((y, label), …) as a frame."""
-    fixed, mine = alpha_sweep(n_keys, alpha, 0.0, seed)
-    return sweep_frame(fixed, mine, stat, dict(labels)), reference_frame(list(reference))
-
-
-# --- frames from results ----------------------------------------------------------------
-def reference_frame(lines: list[tuple[float, str]]) -> pd.DataFrame:
-    """Horizontal reference lines (y, label) for :func:`ui.common.charts.sweep_lines`."""
-    return pd.DataFrame(lines, columns=["y", "label"])
-
-
-def _labels(alphas: pd.Series) -> dict[float, str]:
-    """Legend labels: named presets, "α = …" for any other exponent (kept short)."""
-    return {a: alpha_label(a) for a in alphas.unique()}
-
-
 def two_scores(score_1: float, score_2: float, divisor: float) -> tuple[np.ndarray, np.ndarray]:
     """softmax([s₁, s₂]) and softmax([s₁, s₂] / c)."""
     z = np.array([score_1, score_2], dtype=float)
@@ -112,41 +88,13 @@ def series_labels(alphas: tuple[float, ...]) -> tuple[tuple[float, str], ...]:
     return tuple((float(a), alpha_label(a)) for a in dict.fromkeys(alphas))
 
 
-def sweep_frame(
-    fixed: pd.DataFrame,
-    chosen: pd.DataFrame | None,
-    stat: str,
-    labels: dict[float, str] | None = None,
-) -> pd.DataFrame:
-    """Tidy (d, series, color, value, lo, hi = value ± 2 s.e.) for :func:`ui.common.charts.sweep_lines`.
-
-    ``fixed`` holds α = 0, ½, 1; ``chosen`` the user's α (None when it is drawn already).
-    ``stat`` is a :class:`core.experiments.SaturationStats` mean field with a ``_se``
-    partner, e.g. ``"max_weight"`` or ``"entropy"``. ``labels`` maps each α to its
-    legend label (default: :func:`ui.common.controls.alpha_label` in the current language).
-    """
-    df = fixed if chosen is None else pd.concat([fixed, chosen], ignore_index=True)
-    mean, se = df[f"{stat}_mean"], df[f"{stat}_se"]
-    labels = _labels(df["alpha"]) if labels is None else labels
-    return pd.DataFrame(
-        {
-            "d": df["d"],
-            "series": df["alpha"].map(labels),
-            "color": df["alpha"].map(alpha_color),
-            "value": mean,
-            "lo": mean - 2 * se,
-            "hi": mean + 2 * se,
-        }
-    )
-
-
 def overflow_frame(
     fixed: pd.DataFrame, chosen: pd.DataFrame | None, labels: dict[float, str] | None = None
 ) -> pd.DataFrame:
     """Tidy (d, series, color, dtype, rate, lo, hi) for :func:`ui.saturation.charts.overflow_lines`;
     ``labels``: α -> legend label (default :func:`ui.common.controls.alpha_label`)."""
     df = fixed if chosen is None else pd.concat([fixed, chosen], ignore_index=True)
-    labels = _labels(df["alpha"]) if labels is None else labels
+    labels = alpha_labels(df["alpha"]) if labels is None else labels
     return pd.DataFrame(
         {
             "d": df["d"],
@@ -223,40 +171,3 @@ def rowmax_table(summary: dict[bool, dict[str, float]]) -> pd.DataFrame:
         for scaled, s in summary.items()
     }
     return pd.DataFrame(data, index=[t(f"saturation.stat_{r}") for r in rows])
-
-
-# --- workshop mode: predict-first answers -------------------------------------------------
-#: Lower edges (above the uniform value 1/n) of the answer ranges for a largest weight.
-WEIGHT_EDGES = (0.99, 0.9, 0.5)
-
-
-def weight_bins(n_keys: int) -> list[tuple[float, float]]:
-    """Answer ranges [lo, hi) for "how large is the largest weight?", highest first.
-
-    The ranges cover [1/n_keys, 1]: ≥ 0.99, 0.9–0.99, 0.5–0.9 and 1/n_keys–0.5 (an
-    edge at or below 1/n_keys is dropped: with 2 keys the lowest range is 0.5–0.9).
-    """
-    if n_keys < 2:
-        raise ValueError(f"n_keys must be >= 2, got {n_keys}")
-    uniform = 1.0 / n_keys
-    edges = [1.0, *(e for e in WEIGHT_EDGES if e > uniform), uniform]
-    return list(zip(edges[1:], edges[:-1], strict=True))
-
-
-def bin_index(x: float, bins: list[tuple[float, float]]) -> int:
-    """Index of the range of :func:`weight_bins` holding x (the lowest if x < every edge)."""
-    return next((i for i, (lo, _) in enumerate(bins) if x >= lo), len(bins) - 1)
-
-
-def weight_options(n_keys: int) -> list[str]:
-    """The ranges of :func:`weight_bins` as answer options in the current language."""
-    bins = weight_bins(n_keys)
-    options = []
-    for i, (lo, hi) in enumerate(bins):
-        if i == 0:
-            options.append(t("saturation_workshop.opt_top", lo=f"{lo:g}"))
-        elif i == len(bins) - 1:
-            options.append(t("saturation_workshop.opt_low", lo=f"{lo:.3g}", hi=f"{hi:g}", n=n_keys))
-        else:
-            options.append(f"{lo:g} – {hi:g}")
-    return options

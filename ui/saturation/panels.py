@@ -18,6 +18,7 @@ from core.softmax import softmax
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.saturation import charts, data, frames
+from ui.story import cards
 
 
 @workshop.fragment
@@ -74,13 +75,13 @@ def classic_experiment() -> None:
     seed = st.session_state.get("seed", 0)
     summary = data.classic_summary(batch, seq, dk, seed)
     u, s = summary[False], summary[True]
-    bins = frames.weight_bins(seq)
+    bins = cards.weight_bins(seq)
     shape = {"b": batch, "n": seq, "d_k": dk}
     if workshop.predict(
         "saturation_median",
         t("saturation_workshop.predict_median_q", rows=f"{int(u['n_rows']):,}", **shape),
-        frames.weight_options(seq),
-        answer=frames.bin_index(u["median"], bins),
+        cards.weight_options(seq),
+        answer=cards.weight_index(u["median"], bins),
         explain=t(
             "saturation_workshop.predict_median_explain",
             median=frames.fmt_weight(u["median"]),

@@ -14,7 +14,6 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from core import experiments
 from core.attention import attention_logits
 from core.experiments import naive_overflow_sweep
 from core.softmax import (
@@ -29,6 +28,7 @@ from ui.common.charts import alpha_color
 from ui.common.data import sweep_row_limits, sweep_rows
 from ui.common.i18n import t
 from ui.saturation import charts, data, frames
+from ui.story import answers, cards
 
 
 # --- 2. one query row: unscaled beside scaled, same q and K ------------------------------
@@ -57,28 +57,7 @@ def saturation_against_d_k(d_k: int, n_keys: int, alpha: float, seed: int) -> No
     """The question on the mean largest weight at the largest d_k, then :func:`sweeps`."""
     st.header(t("saturation.sweep_header"))
     top = st.container()  # the takeaway, once the question is answered
-    n_rows = sweep_rows(n_keys)
-    far = data.sweep_far_end(n_keys, seed)
-    d_top = far["d"]
-    if workshop.predict(
-        "saturation_mean_max",
-        t(
-            "saturation_workshop.predict_mean_q",
-            rows=f"{n_rows:,}",
-            n=n_keys,
-            d=d_top,
-            std=f"{math.sqrt(d_top):g}",
-        ),
-        frames.weight_options(n_keys),
-        answer=frames.bin_index(far["mean_0"], frames.weight_bins(n_keys)),
-        explain=t(
-            "saturation_workshop.predict_mean_explain",
-            mean=f"{far['mean_0']:.4f}",
-            se=f"{far['se_0']:.4f}",
-            mean_s=f"{far['mean_half']:.3f}",
-        ),
-        about=(n_keys, seed),
-    ):
+    if workshop.predict(**cards.saturation_mean_max(n_keys, seed)):
         with top:
             workshop.takeaway(t("saturation.sweep_takeaway"))
         sweeps(n_keys, alpha, seed, d_k)
@@ -114,10 +93,6 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
     st.caption(t("saturation.ovf_caption", rows=f"{data.overflow_rows(n_keys):,}"))
 
 
-#: Core functions behind the sweep charts (shown under them).
-SWEEP_SOURCE = (experiments.saturation_sweep, experiments.row_quantities)
-
-
 def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
     """Mean largest weight and mean entropy against d_k, for α = 0, ½, 1 and ``alpha``."""
     ln_n = math.log(n_keys)
@@ -126,18 +101,8 @@ def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
         rf" = {d_k ** (0.5 - alpha):.4g}, \qquad"
         rf" \ln n_{{\mathrm{{keys}}}} = \ln {n_keys} = {ln_n:.4f}"
     )
-    labels = frames.series_labels((*controls.ALPHA_PRESETS, alpha))
-    refs = {
-        "max_weight": (1 / n_keys, t("saturation.ref_uniform_max", n=n_keys), 1.0),
-        "entropy": (ln_n, t("saturation.ref_ln_n", n=n_keys), 1.05 * ln_n),
-    }
-    for i, (stat, (y, label, top)) in enumerate(refs.items()):  # full width: 4 legend entries
-        workshop.chart(
-            f"saturation.sweep_{stat}", charts.saturation_sweep_lines,
-            partial(frames.sweep, stat, n_keys, alpha, seed, labels, ((y, label),)),
-            options={"y_domain": (0.0, top)}, marker=d_k,
-            source=SWEEP_SOURCE if i == 0 else None, n=n_keys,
-        )  # fmt: skip
+    for stat in ("max_weight", "entropy"):  # full width: 4 legend entries
+        answers.saturation(stat, d_k, n_keys, alpha, seed).draw()
     st.caption(
         t(
             "saturation.sweep_caption",

@@ -5,103 +5,18 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     D_K,
-    HALF_SUBTITLE_LINE_COLUMNS,
     ChartText,
-    band_tooltip,
     chart_title,
     check_rows,
     gradient_legend_below,
     legend_above,
-    legend_below,
-    legend_colors,
     own_data,
     sweep_lines,
 )
-from ui.common.marks import SHAPES, shaped
-
-#: Height of a half-width chart's plot, px (without its title, axes and legend).
-HALF_PLOT_PX = 220
-#: Legend entries per row of a half-width chart: it cannot fit four Chinese α labels in
-#: one row (beside the open sidebar it takes one a row).
-HALF_LEGEND_COLUMNS = 2
-
-
-def half_width(chart: alt.LayerChart) -> alt.LayerChart:
-    """``chart`` sized for half the page, changed in place: the plot :data:`HALF_PLOT_PX`
-    tall, with the title and legend below and above it adding to the chart's height
-    (fitted into one fixed height, a four-row legend left a plot a few dozen pixels
-    tall), and full-strength legend symbols (a legend otherwise takes its band's
-    opacity)."""
-    chart.height = HALF_PLOT_PX
-    chart.autosize = alt.AutoSizeParams(type="fit-x", contains="padding")
-    chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
-    return chart
-
-
-def logit_scale(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
-    """Measured points with error bars and theory lines against d_k, log–log, per series,
-    drawn half width (:func:`half_width`).
-
-    Parameters
-    ----------
-    df : DataFrame
-        One row per (series, d_k): ``d``, ``series`` (legend label), ``color`` (hex, one
-        per series), ``value`` (measured, > 0), ``lo``, ``hi`` (error bar, > 0),
-        ``theory`` (> 0).
-    text : ChartText
-        ``title``, ``subtitle`` (which marks are measured and which are theory), ``x``,
-        ``y`` (also the measured value's tooltip title), ``alt``; ``tips``: ``series``,
-        ``lo``, ``hi`` (the error bar's ends), ``theory`` (the theory value).
-    """
-    check_rows(df)
-    x_title, y_title, tips = text.x, text.y, text.tips
-    order, colors = legend_colors(df, "series")
-    legend = legend_below(order, columns=HALF_LEGEND_COLUMNS)
-    color = alt.Color(
-        "series:N",
-        title=None,
-        sort=order,
-        scale=alt.Scale(domain=order, range=colors),
-        legend=legend,
-    )
-    x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
-    y_scale = alt.Scale(type="log")
-    y_axis = log_axis(*positive_range(df["lo"], df["hi"], df["theory"]), length=HALF_PLOT_PX)
-    theory_tip = alt.Tooltip("theory:Q", title=tips["theory"], format=".4g")
-    tooltip = band_tooltip({"value": y_title, **tips}, "value", theory_tip)
-    base = alt.Chart(df.drop(columns="color"))
-    theory = base.mark_line(strokeWidth=1.5, opacity=0.75).encode(
-        x=x,
-        y=alt.Y("theory:Q", scale=y_scale, title=y_title, axis=y_axis),
-        color=color,
-        tooltip=[tooltip[0], tooltip[1], theory_tip],
-    )
-    bars = base.mark_rule(strokeWidth=2).encode(
-        x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=color, tooltip=tooltip
-    )
-    shapes = [SHAPES.get(c, ("circle", 60))[0] for c in colors]  # told apart by more than hue
-    points = base.mark_point(filled=True, size=45, opacity=1).encode(
-        x=x,
-        y=alt.Y("value:Q", scale=y_scale, title=y_title, axis=y_axis),
-        color=color,
-        shape=alt.Shape(
-            "series:N", title=None, sort=order, scale=alt.Scale(domain=order, range=shapes),
-            legend=legend,
-        ),
-        tooltip=tooltip,
-    )  # fmt: skip
-    chart = alt.layer(
-        theory,
-        bars,
-        points,
-        # drawn half width: two side by side
-        title=chart_title(text.title, text.subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
-        description=text.description,
-    )
-    return half_width(own_data(chart))
+from ui.common.marks import shaped
+from ui.story.charts import HALF_LEGEND_COLUMNS, HALF_PLOT_PX, half_width
 
 
 def stat_lines(

@@ -17,9 +17,10 @@ import streamlit as st
 from core.scaling import independent_logit_std, relevant_logit_mean
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import ALPHA_PRESETS, alpha_label
-from ui.common.data import SWEEP_D, alpha_sweep, is_preset, rng_for, saturation_sweep, sweep_rows
+from ui.common.data import SWEEP_D, is_preset, rng_for, sweep_rows
 from ui.common.i18n import t
 from ui.common.pages import page
+from ui.story.data import labelled_sweep
 
 STREAM_SQRT_VS_D_HEATMAP, STREAM_SQRT_VS_D_AT_D = 40, 41
 
@@ -98,66 +99,6 @@ def sqrt_vs_d_at_d(
 D_OPTIONS = page("sqrt_vs_d").param("d_min").options
 
 
-#: Values at or below this are not drawn on a log axis (a numerically dead softmax).
-LOG_FLOOR = 1e-12
-
-
-def sweep(n_keys: int, alpha: float, rho: float, seed: int) -> pd.DataFrame:
-    """Every statistic for d_k = 1…4096 and the α's shown: two cached calls.
-
-    The fixed α ∈ {0, ½, 1} and the chosen α are separate cache entries, so moving α
-    recomputes one α only. Both draw the same rows (same seed and stream), so a chosen
-    α equal to a preset would reproduce its curve exactly.
-    """
-    return pd.concat(alpha_sweep(n_keys, alpha, rho, seed), ignore_index=True)
-
-
-def in_range(df: pd.DataFrame, d_lo: int, d_hi: int) -> pd.DataFrame:
-    return df[(df["d"] >= d_lo) & (df["d"] <= d_hi)].reset_index(drop=True)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def preset_cells(
-    n_keys: int, rho: float, seed: int, d_values: tuple[int, ...]
-) -> dict[tuple[float, int], dict[str, float]]:
-    """Every statistic of the sweep of α = 0, ½, 1 (:func:`sweep`) at ``d_values``.
-
-    Returns
-    -------
-    dict: (α, d_k) -> every statistic of :class:`core.experiments.SaturationStats`
-    (plain numbers for the questions and the misconception card: a hit copies no frame).
-    """
-    fixed = saturation_sweep(n_keys, ALPHA_PRESETS, rho, seed, sweep_rows(n_keys))
-    cells = fixed[fixed["d"].isin(d_values)].to_dict("records")
-    return {
-        (float(c["alpha"]), int(c["d"])): {
-            k: float(v) for k, v in c.items() if k not in ("alpha", "d")
-        }
-        for c in cells
-    }
-
-
-def _labelled(
-    df: pd.DataFrame, value: np.ndarray, se: np.ndarray, log: bool, labels: dict[float, str]
-) -> pd.DataFrame:
-    alphas = df["alpha"].to_numpy()
-    out = pd.DataFrame(
-        {
-            "d": df["d"].to_numpy(),
-            "alpha": alphas,
-            "series": [labels[a] for a in alphas],
-            "color": [alpha_color(a) for a in alphas],
-            "value": value,
-            "lo": value - 2 * se,
-            "hi": value + 2 * se,
-        }
-    )
-    if log:  # a log axis needs positive values; a band reaching 0 is cut at a decade
-        keep = out["value"] > LOG_FLOOR
-        out = out[keep].assign(lo=np.maximum(out["lo"], out["value"] / 10))
-    return out.reset_index(drop=True)
-
-
 def lines(
     df: pd.DataFrame,
     stat: str,
@@ -174,7 +115,7 @@ def lines(
         else stat.replace("_mean", "") + "_se"
     )
     value = df[stat].to_numpy() / divide_by
-    return _labelled(df, value, df[se_name].to_numpy() / divide_by, log, labels)
+    return labelled_sweep(df, value, df[se_name].to_numpy() / divide_by, log, labels)
 
 
 def argmax_line(df: pd.DataFrame, label: str) -> pd.DataFrame:
@@ -182,25 +123,8 @@ def argmax_line(df: pd.DataFrame, label: str) -> pd.DataFrame:
     the order of logits."""
     one = df[df["alpha"] == 0.5]
     value = one["relevant_argmax_rate"].to_numpy()
-    out = _labelled(one, value, one["relevant_argmax_se"].to_numpy(), False, {0.5: label})
+    out = labelled_sweep(one, value, one["relevant_argmax_se"].to_numpy(), False, {0.5: label})
     return out.assign(color=COLORS["theory"])
-
-
-def logit_frame(df: pd.DataFrame, which: str, rho: float, labels: dict[float, str]) -> pd.DataFrame:
-    """Measured logit scale with theory, per α: ``which`` is "std" (independent keys'
-    spread, theory d_k^(½−α)) or "mean" (relevant key's mean logit, theory ρ d_k^(1−α));
-    ``labels``: each α's legend label."""
-    stat, se = (
-        ("logit_std", "logit_std_se")
-        if which == "std"
-        else ("relevant_logit_mean", "relevant_logit_se")
-    )
-    out = _labelled(df, df[stat].to_numpy(), df[se].to_numpy(), True, labels)
-    theory = [
-        independent_logit_std(int(d), a) if which == "std" else relevant_logit_mean(int(d), a, rho)
-        for d, a in zip(out["d"], out["alpha"], strict=True)
-    ]
-    return out.assign(theory=theory)
 
 
 def reference_frame(lines: tuple[tuple[float, str], ...]) -> pd.DataFrame:

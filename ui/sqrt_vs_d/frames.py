@@ -15,26 +15,8 @@ import math
 import pandas as pd
 
 from ui.sqrt_vs_d import data
-
-
-def _sweep(n_keys: int, alpha: float, rho: float, seed: int, d_lo: int, d_hi: int) -> pd.DataFrame:
-    return data.in_range(data.sweep(n_keys, alpha, rho, seed), d_lo, d_hi)
-
-
-def logit(
-    which: str,
-    n_keys: int,
-    alpha: float,
-    rho: float,
-    seed: int,
-    d_lo: int,
-    d_hi: int,
-    labels: tuple[tuple[float, str], ...],
-) -> pd.DataFrame:
-    """The logit scale against d_k with its theory (:func:`ui.sqrt_vs_d.data.logit_frame`):
-    ``which`` is "std" or "mean"."""
-    sweep = _sweep(n_keys, alpha, rho, seed, d_lo, d_hi)
-    return data.logit_frame(sweep, which, rho, dict(labels))
+from ui.story import data as story_data
+from ui.story.frames import sweep_in_range
 
 
 def stat_lines(
@@ -53,9 +35,9 @@ def stat_lines(
 
     ``stat``: "entropy" (mean entropy as a share of ln n_keys), "max" (mean largest
     weight), "weight" (the relevant key's mean weight) or "grad" (mean ‖∂p/∂s‖_F, for a
-    log axis: values at or below ``data.LOG_FLOOR`` left out).
+    log axis: values at or below ``ui.story.data.SWEEP_LOG_FLOOR`` left out).
     """
-    sweep = _sweep(n_keys, alpha, rho, seed, d_lo, d_hi)
+    sweep = sweep_in_range(n_keys, alpha, rho, seed, d_lo, d_hi)
     names = dict(labels)
     if stat == "entropy":
         df = data.lines(sweep, "entropy_mean", names, divide_by=math.log(n_keys))
@@ -78,7 +60,7 @@ def argmax(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """How often the relevant key has the largest logit (:func:`ui.sqrt_vs_d.data.argmax_line`,
     one series ``label``: the same for every α) and its reference lines as a frame."""
-    sweep = _sweep(n_keys, 0.5, rho, seed, d_lo, d_hi)
+    sweep = sweep_in_range(n_keys, 0.5, rho, seed, d_lo, d_hi)
     return data.argmax_line(sweep, label), data.reference_frame(reference)
 
 
@@ -93,5 +75,5 @@ def heatmap(
     """The entropy share over (d_k, α) (:func:`ui.sqrt_vs_d.data.sqrt_vs_d_heatmap`) and
     the exponents ruled across it, (α, legend label) pairs
     (:func:`ui.sqrt_vs_d.data.heatmap_rules`)."""
-    heat = data.in_range(data.sqrt_vs_d_heatmap(n_keys, rho, seed), d_lo, d_hi)
+    heat = story_data.in_range(data.sqrt_vs_d_heatmap(n_keys, rho, seed), d_lo, d_hi)
     return heat, data.heatmap_rules(rules)

@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass
 from functools import partial
 
-import numpy as np
 import streamlit as st
 
 from core import scaling
@@ -29,6 +28,9 @@ from ui.common.controls import ALPHA_PRESETS, alpha_label
 from ui.common.data import sweep_row_limits, sweep_rows
 from ui.common.i18n import t
 from ui.sqrt_vs_d import charts, data, frames
+from ui.story import answers, cards
+from ui.story import data as story_data
+from ui.story.cards import D_LARGE, D_START, Cells, value_at
 
 #: The core function behind every chart.
 SWEEP = saturation_sweep
@@ -59,8 +61,8 @@ class View:
 
     def cells(self) -> dict[tuple[float, int], dict[str, float]]:
         """The full sweep's statistics where the questions and the myth card read them
-        (:func:`ui.sqrt_vs_d.data.preset_cells`)."""
-        return data.preset_cells(self.n_keys, self.rho, self.seed, QUOTED_D)
+        (:func:`ui.story.data.preset_cells`)."""
+        return story_data.preset_cells(self.n_keys, self.rho, self.seed, cards.QUOTED_D)
 
 
 def view(
@@ -96,10 +98,6 @@ def floor_label(y: float) -> str:
 
 
 # --- 1: at your d_k, and the logit scale ------------------------------------------------------
-#: The theory of each logit-scale chart (its code shown under the chart, with the sweep's).
-LOGIT_THEORY = {"std": scaling.independent_logit_std, "mean": scaling.relevant_logit_mean}
-
-
 def logit_scale(v: View) -> None:
     """The summary table at the learner's d_k, the three logit-scale formulas, and the
     measured logit std and mean against d_k with their theory."""
@@ -116,12 +114,7 @@ def logit_scale(v: View) -> None:
             if which == "mean" and rho == 0:
                 st.info(t("sqrt_vs_d.mean_rho0"), icon=":material/info:")
                 continue
-            workshop.chart(
-                f"sqrt_vs_d.{which}", charts.logit_scale,
-                partial(frames.logit, which, *v.sweep, v.labels),
-                marker=d_k, source=[SWEEP, LOGIT_THEORY[which]],
-                rho=f"{rho:g}",
-            )  # fmt: skip
+            answers.logit_scale(which, d_k, *v.sweep).draw()
     st.caption(t("sqrt_vs_d.logit_caption_rho0" if rho == 0 else "sqrt_vs_d.logit_caption"))
 
 
@@ -130,7 +123,7 @@ def softmax_response(v: View) -> None:
     """Predict the largest weight at d_k = 4096, then entropy share and largest weight."""
     st.header(t("sqrt_vs_d.s2_title"))
     top = st.container()  # the takeaway, once the question is answered
-    if workshop.predict(**max_weight_question(v.cells(), v.n_keys, v.rho)):
+    if workshop.predict(**cards.max_weight_question(v.cells(), v.n_keys, v.rho)):
         with top:
             workshop.takeaway(t("sqrt_vs_d.s2_takeaway"))
         n_keys, rho = v.n_keys, v.rho
@@ -225,7 +218,7 @@ def gradient_scale(v: View) -> None:
             options={"log_y": True}, marker=v.d_k, source=SWEEP, n=v.n_keys,
         )  # fmt: skip
     with right:
-        st.markdown(t("sqrt_vs_d.grad_text", floor=f"{data.LOG_FLOOR:g}"))
+        st.markdown(t("sqrt_vs_d.grad_text", floor=f"{story_data.SWEEP_LOG_FLOOR:g}"))
 
 
 # --- 6: when each is right, and the misconception --------------------------------------------
@@ -318,81 +311,6 @@ def rho_presets() -> None:
             width="content",
             help=t("sqrt_vs_d.rho_help"),
         )
-
-
-# --- workshop: predictions and the misconception card, from the live sweep -------------
-#: The d_k range the questions and the myth card talk about (the sweep's ends).
-D_SMALL, D_START, D_LARGE = 1, 16, 4096
-#: The d_k at which they read the sweep.
-QUOTED_D = (D_SMALL, D_START, D_LARGE)
-
-#: The full sweep's statistics by (α, d_k) (:func:`ui.sqrt_vs_d.data.preset_cells`).
-Cells = dict[tuple[float, int], dict[str, float]]
-
-
-def value_at(cells: Cells, alpha: float, d: int, stat: str) -> float:
-    """One statistic of the full (unfiltered) sweep at exponent ``alpha`` and d_k = ``d``."""
-    if (alpha, d) not in cells:
-        raise ValueError(f"the sweep has no cell at alpha={alpha}, d={d}")
-    return cells[alpha, d][stat]
-
-
-#: When the d_k = 1 value and the 1/d_k limit are within this fraction of the limit,
-#: "stays" and "settles at the limit" are the same answer (few keys and a large ρ): the
-#: max-weight question is not asked. Relative, not absolute: with many keys both are
-#: small, yet a fall from 0.025 to 0.003 (n_keys = 512, ρ = 0.5) is well worth asking.
-MAX_WEIGHT_TIE = 0.25
-
-
-def max_weight_question(cells: Cells, n_keys: int, rho: float) -> dict:
-    """Predict-first question: with 1/d_k, where does the largest weight go from d_k = 1
-    to 4096? The answer is the option whose level (1, the d_k = 1 value, the large-d_k
-    limit e^ρ/(e^ρ + n_keys − 1), which is 1/n_keys at ρ = 0) lies nearest the measured
-    value at d_k = 4096."""
-    start = value_at(cells, 1.0, D_SMALL, "max_weight_mean")
-    end = value_at(cells, 1.0, D_LARGE, "max_weight_mean")
-    half = value_at(cells, 0.5, D_LARGE, "max_weight_mean")
-    chance = 1.0 / n_keys
-    limit = linear_scaling_weight_limit(n_keys, rho)  # softmax(ρ, 0, …, 0)'s largest weight
-    levels = (1.0, start, limit)
-    tie = abs(start / limit - 1.0) < MAX_WEIGHT_TIE
-    falls = (
-        t("sqrt_vs_d_workshop.max_falls", chance=f"{chance:.3g}")
-        if rho == 0
-        else t("sqrt_vs_d_workshop.max_falls_rho", limit=f"{limit:.3g}")
-    )
-    options = [
-        t("sqrt_vs_d_workshop.max_rises"),
-        t("sqrt_vs_d_workshop.max_stays", value=f"{start:.2f}"),
-        falls,
-    ]
-    return {
-        "key": "sqrt_vs_d_max",
-        "about": (n_keys, rho, start, end),
-        "unanswerable": t(
-            "sqrt_vs_d_workshop.max_tie",
-            n=n_keys,
-            rho=f"{rho:g}",
-            start=f"{start:.3f}",
-            limit=f"{limit:.3f}",
-        )
-        if tie
-        else None,
-        "question": t(
-            "sqrt_vs_d_workshop.max_q", n=n_keys, rho=f"{rho:g}", d=D_LARGE, start=f"{start:.2f}"
-        ),
-        "options": options,
-        "answer": int(np.argmin([abs(end - level) for level in levels])),
-        "explain": t(
-            "sqrt_vs_d_workshop.max_explain_rho0" if rho == 0 else "sqrt_vs_d_workshop.max_explain",
-            start=f"{start:.3f}",
-            end=f"{end:.3f}",
-            half=f"{half:.3f}",
-            chance=f"{chance:.3g}",
-            limit=f"{limit:.3g}",
-            d=D_LARGE,
-        ),
-    }
 
 
 def relevant_weight_question(cells: Cells, n_keys: int, rho: float) -> dict:

@@ -5,12 +5,9 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
-    D_K,
     ChartText,
-    band_tooltip,
     chart_title,
     check_rows,
     legend_below,
@@ -83,82 +80,6 @@ def histogram_with_law(
     )
     return alt.layer(
         bars, lines, title=chart_title(text.title), description=text.description, height=300
-    )
-
-
-def variance_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
-    """Empirical Var(q·k) and Var(q·k/√d_k) against d_k on log–log axes (the learner's
-    d_k: ``marker=``).
-
-    Parameters
-    ----------
-    df : DataFrame
-        Rows per (d_k, series): ``d``, ``series`` (legend label), ``var``, ``lo``,
-        ``hi`` (95 % interval), ``theory``.
-    text : ChartText
-        ``title``, ``x``, ``y``, ``alt``; ``series_raw`` and ``series_scaled``: the
-        unscaled and the scaled series' labels (drawn as vermillion circles and blue
-        squares); ``tips``:
-        ``series``, ``value`` (the variance), ``lo``, ``hi`` (the interval's ends),
-        ``theory``.
-    """
-    check_rows(df)
-    x_title, y_title, tips = text.x, text.y, text.tips
-    series_order = (text["series_raw"], text["series_scaled"])
-    x = alt.X("d:Q", title=x_title, scale=alt.Scale(type="log", base=2))
-    y_scale = alt.Scale(type="log")
-    # the plot takes about 200 of the chart's 320 px
-    y_axis = log_axis(*positive_range(df["lo"], df["hi"], df["theory"]), length=200)
-    series = alt.Color(
-        "series:N",
-        title=None,
-        scale=alt.Scale(domain=list(series_order), range=[COLORS["unscaled"], COLORS["sqrt"]]),
-        legend=legend_below(series_order),
-    )
-    # told apart by shape too, not only by hue
-    shape = alt.Shape(
-        "series:N",
-        title=None,
-        scale=alt.Scale(domain=list(series_order), range=["circle", "square"]),
-        legend=series["legend"],
-    )
-    theory_tip = alt.Tooltip("theory:Q", title=tips["theory"], format=".4g")
-    tooltip = band_tooltip(tips, "var", theory_tip)
-    # each layer names the one dataset itself, the chart's shape with the d_k marker's own
-    # data layered on: Altair lifts a frame object that every layer shares to the top
-    # level, so the theory line gets an equal copy
-    base = alt.Chart(df)
-    theory = (
-        alt.Chart(df.copy(deep=False))
-        .mark_line(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5)
-        .encode(
-            x=x,
-            y=alt.Y("theory:Q", scale=y_scale, title=y_title, axis=y_axis),
-            detail=alt.Detail("series:N"),
-            tooltip=[
-                alt.Tooltip("series:N", title=tips["series"]),
-                alt.Tooltip("d:Q", title=D_K, format="d"),
-                theory_tip,
-            ],
-        )
-    )
-    bars = base.mark_rule(strokeWidth=2).encode(
-        x=x, y=alt.Y("lo:Q", scale=y_scale), y2=alt.Y2("hi:Q"), color=series, tooltip=tooltip
-    )
-    points = base.mark_point(filled=True, size=50).encode(
-        x=x,
-        y=alt.Y("var:Q", scale=y_scale, title=y_title, axis=y_axis),
-        color=series,
-        shape=shape,
-        tooltip=tooltip,
-    )
-    return alt.layer(
-        theory,
-        bars,
-        points,
-        title=chart_title(text.title),
-        description=text.description,
-        height=320,
     )
 
 

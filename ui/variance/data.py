@@ -1,4 +1,5 @@
-"""Cached data of the variance page: binned q·k samples, the variance sweep, running sums.
+"""Cached data of the variance page: binned q·k samples, running sums (the variance sweep,
+the page's answer, is :mod:`ui.story.data`'s).
 
 Conventions (hashable inputs, small frames, one random stream per picture):
 :mod:`ui.common.data`. The functions under "The charts' frames" make each chart's data
@@ -17,17 +18,11 @@ import streamlit as st
 
 from core import variance as var_core
 from core.sampling import dot_products, sample_qk
-from ui.common.data import SWEEP_D, rng_for
-
-SWEEP_SAMPLES = 20_000
-
+from ui.common.data import rng_for
 
 #: Uniform components have no exact O(1) sampler: their q·k is summed over d_k
 #: products. These caps bound one rerun's work (2²⁵ products ≈ 0.3 s on one core).
 MAX_UNIFORM_PRODUCTS = 2**25
-
-
-MAX_UNIFORM_SWEEP_PRODUCTS = 2**24
 
 
 def samples_for(dist: str, d_k: int, n_samples: int, budget: int = MAX_UNIFORM_PRODUCTS) -> int:
@@ -44,7 +39,8 @@ MAX_TERMS_SHOWN = 256
 
 
 # one stream per random picture
-STREAM_HISTOGRAM, STREAM_SWEEP, STREAM_PATHS, STREAM_TERMS = 1, 2, 3, 4
+# (stream 2 is the variance sweep's: ui.story.data)
+STREAM_HISTOGRAM, STREAM_PATHS, STREAM_TERMS = 1, 3, 4
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -108,29 +104,6 @@ def score_stats(
     return {**moments, "x_lo": float(raw.x0.min()), "x_hi": float(raw.x1.max())}
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def variance_sweep(dist: str, seed: int) -> pd.DataFrame:
-    """Var(q·k) at unit σ over d_k = 1…4096, unscaled and divided by √d_k.
-
-    Returns
-    -------
-    DataFrame, 26 rows: d, scaled (bool), var, lo, hi, theory — for σ_q = σ_k = 1;
-    multiply var, lo, hi, theory by σ_q²σ_k² for other scales.
-    """
-    sw = var_core.variance_sweep(
-        SWEEP_D,
-        SWEEP_SAMPLES,
-        rng=rng_for(seed, STREAM_SWEEP),
-        dist=dist,
-        max_products=MAX_UNIFORM_SWEEP_PRODUCTS,
-    )
-    raw = pd.DataFrame({k: sw[k] for k in ("d", "var", "lo", "hi", "theory")}).assign(scaled=False)
-    scaled = raw.assign(
-        var=raw["var"] / raw.d, lo=raw.lo / raw.d, hi=raw.hi / raw.d, theory=1.0, scaled=True
-    )
-    return pd.concat([raw, scaled], ignore_index=True)
-
-
 @st.cache_data(max_entries=32, show_spinner=False)
 def running_sums(
     d_k: int, dist: str, sigma_q: float, sigma_k: float, seed: int
@@ -192,22 +165,6 @@ def histogram(
     x1, x, density, exact, gauss."""
     raw, divided, _ = score_histograms(d_k, n_samples, dist, sigma_q, sigma_k, seed)
     return divided if scaled else raw
-
-
-def scaled_sweep(
-    dist: str, seed: int, sigma_q: float, sigma_k: float, series: tuple[str, str]
-) -> pd.DataFrame:
-    """:func:`variance_sweep` at σ_q, σ_k: 26 rows of d, var, lo, hi, theory (each times
-    σ_q²σ_k²) and ``series``, the legend label of the unscaled and the scaled rows."""
-    c2v = (sigma_q * sigma_k) ** 2
-    sweep = variance_sweep(dist, seed)
-    return sweep.assign(
-        var=sweep["var"] * c2v,
-        lo=sweep.lo * c2v,
-        hi=sweep.hi * c2v,
-        theory=sweep.theory * c2v,
-        series=sweep.scaled.map(dict(zip((False, True), series, strict=True))),
-    ).drop(columns="scaled")
 
 
 def walks(

@@ -20,6 +20,8 @@ from ui.common import controls, workshop
 from ui.common.charts import COLORS
 from ui.common.i18n import t
 from ui.common.pages import page
+from ui.story import answers
+from ui.story import data as story_data
 from ui.variance import charts, data
 
 #: The histograms' x-axes (``?hist_axes=``): one for both (the default: the unscaled one is
@@ -174,13 +176,8 @@ def variance_against_d_k(v: View) -> None:
     """Var(q·k) and Var(q·k/√d_k) over d_k = 1…4096 with theory (log–log)."""
     st.header(t("variance.step_3"))
     workshop.takeaway(t("variance.s3_takeaway"))
-    series = (t("variance.sweep.series_raw"), t("variance.sweep.series_scaled"))
-    workshop.chart(
-        "variance.sweep", charts.variance_sweep,
-        partial(data.scaled_sweep, v.dist, v.seed, v.sigma_q, v.sigma_k, series),
-        marker=v.d_k, source=variance_core.variance_sweep,
-    )  # fmt: skip
-    st.caption(t("variance.sweep_caption", n=f"{data.SWEEP_SAMPLES:,}"))
+    answers.variance(v.d_k, v.dist, v.sigma_q, v.sigma_k, v.seed).draw()
+    st.caption(t("variance.sweep_caption", n=f"{story_data.SWEEP_SAMPLES:,}"))
     if v.dist == "uniform":
         st.caption(t("variance.sweep_uniform_note"))
 

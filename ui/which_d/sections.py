@@ -22,18 +22,19 @@ from core.which_d import (
     DIVISORS_CROSS,
     DIVISORS_SELF,
     INITS,
-    divisor_value,
     divisors,
     init_stds,
     score_variance,
 )
 from ui.common import controls, workshop
 from ui.common.i18n import t
+from ui.story import answers, cards
+from ui.story import charts as story_charts
+from ui.story import data as story_data
 from ui.which_d import charts, data, formulas
-from ui.which_d.data import closest_option, std_options
 
 #: Tokens per sequence in every experiment of the page.
-N = data.WHICH_D_TOKENS
+N = story_data.WHICH_D_TOKENS
 OFF = {"delta_color": "off", "delta_arrow": "off"}
 #: The core function behind every chart's statistics.
 STATS = [which_d_core.head_statistics]
@@ -114,7 +115,7 @@ def multi_head_metrics(
     means: dict[str, dict[str, float]], divisor: str, label: str, n_heads: int
 ) -> None:
     """Logit std, entropy and largest weight under the chosen divisor, and the ratio of the
-    ÷√d_k and ÷√d_model stds (= √n_heads); ``means``: :func:`ui.which_d.data.head_means`."""
+    ÷√d_k and ÷√d_model stds (= √n_heads); ``means``: :func:`ui.story.data.head_means`."""
     off = {"delta_color": "off", "delta_arrow": "off"}
     m = st.columns(4)
     m[0].metric(t("which_d.m_std", div=label), f"{means[divisor]['std']:.4g}")
@@ -126,85 +127,33 @@ def multi_head_metrics(
     m[3].metric(t("which_d.m_ratio"), ratio, t("which_d.m_ratio_delta", n=n_heads, r=r), **off)
 
 
-def divisor_labels(prefix: str, names, *, d_k: int, d_q: int, d_kv: int) -> dict[str, str]:
-    """Axis label of each divisor with its value, e.g. ``÷√d_k = ÷8``."""
-    return {
-        name: t(
-            f"which_d.{prefix}_{name}",
-            r=f"{divisor_value(name, d_k=d_k, d_q=d_q, d_kv=d_kv):.3g}",
-        )
-        for name in names
-    }
-
-
-#: The two bar charts of an experiment: the logit std with the theory's ticks and the
-#: bars' values, the entropy with the uniform attention's ln n as a dashed line.
-DIVISOR_CHARTS = {
-    "std": {"value": "std"},
-    "entropy": {
-        "value": "entropy", "theory": False, "value_labels": False, "reference_y": math.log(N),
-    },
-}  # fmt: skip
-
-
 def divisor_charts(prefix: str, frame: partial, sources: dict[str, list], **values: object) -> None:
     """The logit-std and entropy bar charts of one experiment side by side
     (``which_d.<prefix>_std``, ``…_entropy``), both from ``frame``
-    (:func:`ui.which_d.data.head_divisors`, :func:`…cross_divisors`); ``sources`` maps
+    (:func:`ui.which_d.data.cross_divisors`); ``sources`` maps
     ``std``/``entropy`` to the core functions shown under each chart; ``values`` fill
     the charts' texts."""
-    for col, (value, options) in zip(st.columns(2), DIVISOR_CHARTS.items(), strict=True):
+    for col, (value, options) in zip(st.columns(2), answers.DIVISOR_CHARTS.items(), strict=True):
         with col:
             workshop.chart(
-                f"which_d.{prefix}_{value}", charts.divisor_bars, frame, options=options,
+                f"which_d.{prefix}_{value}", story_charts.divisor_bars, frame, options=options,
                 source=sources[value], **values,
             )  # fmt: skip
 
 
-def predict_head_std(
-    means: dict, d_model: int, n_heads: int, shown: int, w_init: str = "fan_in"
-) -> bool:
-    """Ask for the per-head logit std under ÷√d_model (fan-in) before the section-1 charts.
-
-    The answer is the option nearest to the measurement (``means``:
-    :func:`ui.which_d.data.head_means` of fan-in projections). With one head d_k =
-    d_model: nothing to ask. With another ``w_init`` the answer says the charts below
-    use it.
-    """
-    d_k = d_model // n_heads
-    if n_heads == 1:
+def predict_head_std(d_model: int, n_heads: int, seed: int, w_init: str = "fan_in") -> bool:
+    """Ask for the per-head logit std under ÷√d_model (fan-in) before the section-1 charts
+    (:func:`ui.story.cards.which_d_std`). With one head d_k = d_model: nothing to ask."""
+    card = cards.which_d_std(d_model, n_heads, seed, w_init)
+    if card is None:
         st.caption(t("which_d_workshop.one_head", d_model=d_model))
         return True
-    measured = means["d_model"]["std"]
-    values, labels = std_options(n_heads)
-    return workshop.predict(
-        "which_d_std",
-        t("which_d_workshop.predict_q", d_model=d_model, n_heads=n_heads, d_k=d_k),
-        labels,
-        answer=closest_option(values, measured),
-        explain=t(
-            "which_d_workshop.predict_explain",
-            std=f"{measured:.3g}",
-            std_k=f"{means['d_k']['std']:.3g}",
-            shown=shown,
-            d_k=d_k,
-            n_heads=n_heads,
-            r=f"{math.sqrt(n_heads):.3g}",
-        )
-        + (
-            ""
-            if w_init == "fan_in"
-            else " "
-            + t("which_d_workshop.predict_other_init", init=t(f"which_d.init_{w_init}"))
-            + (" " + t("which_d_workshop.predict_zero_q") if w_init == "zero_q" else "")
-        ),
-        about=(d_model, n_heads, round(measured, 6)),
-    )
+    return workshop.predict(**card)
 
 
 def myth_card(means: dict, d_model: int, n_heads: int) -> None:
     """“The d in √d is d_model”, against the live fan-in numbers of ÷√d_k and ÷√d_model
-    (``means``: :func:`ui.which_d.data.head_means` of fan-in projections)."""
+    (``means``: :func:`ui.story.data.head_means` of fan-in projections)."""
     n = N
     d_k = d_model // n_heads
     live = {
@@ -252,25 +201,23 @@ def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int,
     """Predict the per-head logit std, then (its takeaway in ``top``, the place
     :func:`multi_head_intro` left under the heading) the formulas, the bar charts, the
     metrics and the misconception card."""
-    shown = min(n_heads, data.WHICH_D_MAX_HEADS)  # as many as which_d_heads computes
-    means = data.head_means(d_model, n_heads, seed, "fan_in")
-    if not predict_head_std(means, d_model, n_heads, shown, w_init):
+    shown = min(n_heads, story_data.WHICH_D_MAX_HEADS)  # as many as which_d_heads computes
+    means = story_data.head_means(d_model, n_heads, seed, "fan_in")
+    if not predict_head_std(d_model, n_heads, seed, w_init):
         return
     with top:
         workshop.takeaway(t("which_d.mh_takeaway"))
     d_k = d_model // n_heads
     var = score_variance(d_k, d_model, d_model, *init_stds(w_init, d_model, d_model))
     st.latex(formulas.multi_head_latex(d_model, n_heads, var))
-    labels = divisor_labels("div", DIVISORS_SELF, d_k=d_k, d_q=d_model, d_kv=d_model)
-    frame = partial(
-        data.head_divisors, d_model, n_heads, seed, w_init, divisor, tuple(labels.items())
-    )
+    labels = answers.divisor_labels("div", DIVISORS_SELF, d_k=d_k, d_q=d_model, d_kv=d_model)
     mh_src = [which_d_core.projected_multi_head_logits, heads_core.multi_head_logits, *STATS]
-    divisor_charts(
-        "mh", frame, {"std": mh_src, "entropy": STATS},
-        d_model=d_model, n_heads=n_heads, d_k=d_k, n=N,
-    )  # fmt: skip
-    means_chosen = data.head_means(d_model, n_heads, seed, w_init)
+    for col, (value, source) in zip(
+        st.columns(2), (("std", mh_src), ("entropy", STATS)), strict=True
+    ):
+        with col:
+            answers.which_d_heads(value, d_model, n_heads, divisor, w_init, seed, source).draw()
+    means_chosen = story_data.head_means(d_model, n_heads, seed, w_init)
     multi_head_metrics(means_chosen, divisor, labels[divisor], n_heads)
     st.caption(t("which_d.mh_caption", n=N, shown=shown, n_heads=n_heads))
     myth_card(means, d_model, n_heads)
@@ -287,7 +234,7 @@ def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
     """Cross-attention: the formulas and the bar charts under √d_k, √d_q and √d_kv."""
     var_x = score_variance(d_proj, d_q, d_kv, *init_stds(w_init, d_q, d_kv))
     st.latex(formulas.cross_latex(d_proj, d_q, d_kv, var_x))
-    labels = divisor_labels("cdiv", DIVISORS_CROSS, d_k=d_proj, d_q=d_q, d_kv=d_kv)
+    labels = answers.divisor_labels("cdiv", DIVISORS_CROSS, d_k=d_proj, d_q=d_q, d_kv=d_kv)
     frame = partial(data.cross_divisors, d_q, d_kv, d_proj, seed, w_init, tuple(labels.items()))
     x_src = [which_d_core.projected_cross_attention_logits, heads_core.cross_attention_logits]
     divisor_charts(

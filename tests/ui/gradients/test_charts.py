@@ -12,6 +12,9 @@ from ui.common import charts as common_charts
 from ui.common import data as common_data
 from ui.common.charts import MARKER_DATASET, NARROW_CHART_PX, ChartText, d_marker
 from ui.gradients import charts, data, frames
+from ui.story import charts as story_charts
+from ui.story import data as story_data
+from ui.story import frames as story_frames
 
 
 def _layers(spec):
@@ -91,15 +94,15 @@ def test_query_grad_histogram_frame():
 
 
 def test_gradient_sweep_frames_recompute_only_the_chosen_alpha():
-    fixed = data.gradient_sweep_frames(10, 0.5, 0)
-    custom = data.gradient_sweep_frames(10, 0.75, 0)
+    fixed = story_data.gradient_sweep_frames(10, 0.5, 0)
+    custom = story_data.gradient_sweep_frames(10, 0.75, 0)
     n_d = len(common_data.SWEEP_D)
     assert len(fixed["jac"]) == 3 * n_d and len(custom["jac"]) == 4 * n_d
     # the fixed exponents come from the same cached call
     pd.testing.assert_frame_equal(fixed["jac"], custom["jac"].iloc[: 3 * n_d])
     for name in ("jac", "grad"):
         df = custom[name]
-        assert (df[["value", "lo", "hi", "mean"]] >= data.LOG_FLOOR).all().all()
+        assert (df[["value", "lo", "hi", "mean"]] >= story_data.GRADIENT_LOG_FLOOR).all().all()
         assert (df.lo <= df.value).all() and (df.value <= df.hi).all()
     dead = custom["dead"]
     assert dead.value.between(0, 1).all() and (dead.lo <= dead.value).all()
@@ -110,9 +113,9 @@ def test_gradient_sweep_frames_recompute_only_the_chosen_alpha():
 
 
 def test_gradient_at_current_d_k():
-    at = data.gradient_at(1000, 10, 0.5, 0)
+    at = story_data.gradient_at(1000, 10, 0.5, 0)
     assert list(at) == ["unscaled", "scaled"]
-    assert all(list(stats) == list(data.GRADIENT_AT_FIELDS) for stats in at.values())
+    assert all(list(stats) == list(story_data.GRADIENT_AT_FIELDS) for stats in at.values())
     assert at["unscaled"]["dead_fraction"] > 0.5
     assert at["scaled"]["dead_fraction"] == 0.0
     assert at["scaled"]["grad_fro_mean"] == pytest.approx(
@@ -126,7 +129,7 @@ def test_plain_numbers_match_the_frames_they_come_from():
     assert data.jacobian_summary(64, 10, 0.5, 0) == (summary, cells.value.abs().max())
     _, stats, geo = data.query_grad_histogram(64, 10, 0.5, 0)
     assert data.query_grad_stats(64, 10, 0.5, 0) == (stats, geo)
-    sweep = data.gradient_sweep(10, 0.75, 0).set_index(["alpha", "d"])
+    sweep = story_data.gradient_sweep(10, 0.75, 0).set_index(["alpha", "d"])
     quotes = data.jacobian_quotes(10, 0)
     assert set(quotes) == {(a, d) for a in (0.0, 0.5, 1.0) for d in data.QUOTED_D}
     for (a, d), q in quotes.items():
@@ -146,7 +149,7 @@ def test_chart_frames_from_plain_values():
     gap = frames.gap(10, None, names)
     assert set(gap.quantity) == {"F", "O"} and set(gap.kind) == {"E", "L"}
     assert len(gap) == len(data.gap_curves(10, None))
-    sweep = frames.sweep("jac", 10, 0.75, 0, (*LABELS, (0.75, "α = 0.75")))
+    sweep = story_frames.gradient_lines("jac", 10, 0.75, 0, (*LABELS, (0.75, "α = 0.75")))
     assert list(sweep.columns) == ["alpha", "d", "value", "lo", "hi", "mean", "series", "color"]
     assert sweep.groupby("alpha").series.first().to_dict() == {
         0.0: "none", 0.5: "1/√d", 1.0: "1/d", 0.75: "α = 0.75"
@@ -221,7 +224,7 @@ def test_gap_explorer_chart():
 
 
 def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():
-    df = data.gradient_sweep_frames(10, 0.5, 0)["jac"]
+    df = story_data.gradient_sweep_frames(10, 0.5, 0)["jac"]
     df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(common_charts.alpha_color))
     chart = charts.median_mean_sweep(df, SWEEP_TEXT)
     spec = chart.to_dict()
@@ -277,7 +280,7 @@ def test_gradient_builders_reject_too_many_rows():
 
 
 def test_median_mean_sweep_legend_is_opaque_and_two_column():
-    df = data.gradient_sweep_frames(10, 0.5, 0)["grad"]
+    df = story_data.gradient_sweep_frames(10, 0.5, 0)["grad"]
     df = df.assign(series=df.alpha.astype(str), color=df.alpha.map(common_charts.alpha_color))
     layers = _layers(charts.median_mean_sweep(df, SWEEP_TEXT).to_dict())
     legends = [
@@ -296,11 +299,11 @@ def test_each_layer_names_its_dataset_when_the_marker_joins(name):
     """The layers that share the sweep's frame keep it on each layer (the marker's layer
     has its own data): with ``+ d_marker()``, as workshop.chart draws it, the spec has
     no top-level data and the marker is the last layer."""
-    df = frames.sweep(name, 10, 0.5, 0, LABELS)
+    df = story_frames.gradient_lines(name, 10, 0.5, 0, LABELS)
     text = SWEEP_TEXT if name == "jac" else ChartText.of(
         title="T", x="d", y="share", alt="alt", tips={"series": "s", "lo": "lo", "hi": "hi"}
     )  # fmt: skip
-    builder = charts.median_mean_sweep if name == "jac" else charts.dead_share_lines
+    builder = charts.median_mean_sweep if name == "jac" else story_charts.dead_share_lines
     spec = (builder(df, text) + d_marker()).to_dict()
     assert "data" not in spec
     names = [layer["data"]["name"] for layer in spec["layer"]]
@@ -310,11 +313,11 @@ def test_each_layer_names_its_dataset_when_the_marker_joins(name):
 
 
 def test_dead_share_lines():
-    df = frames.sweep("dead", 10, 0.5, 0, LABELS)
+    df = story_frames.gradient_lines("dead", 10, 0.5, 0, LABELS)
     text = ChartText.of(
         title="T", x="d", y="share", alt="alt", tips={"series": "s", "lo": "lo", "hi": "hi"}
     )
-    spec = charts.dead_share_lines(df, text).to_dict()
+    spec = story_charts.dead_share_lines(df, text).to_dict()
     _band, line, points = _layers(spec)
     # 1/√d_k and 1/d_k both lie at 0: hollow points of their own shape and size, one ring
     # around the other, told apart by more than their hue

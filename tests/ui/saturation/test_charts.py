@@ -9,6 +9,9 @@ import pytest
 from ui.common import charts as common_charts
 from ui.common.charts import ChartText
 from ui.saturation import charts, data, frames
+from ui.story import cards
+from ui.story import data as story_data
+from ui.story import frames as story_frames
 
 
 def _layers(spec):
@@ -215,7 +218,7 @@ def test_sweep_frame():
         ignore_index=True,
     )
     mine = pd.DataFrame({"d": d, "alpha": 0.75, "entropy_mean": 2.5, "entropy_se": 0.05})
-    df = frames.sweep_frame(fixed, mine, "entropy")
+    df = story_frames.sweep_frame(fixed, mine, "entropy")
     assert len(df) == 12 and df.series.nunique() == 4
     assert df.loc[df.value == 2.5, "color"].unique().tolist() == [common_charts.COLORS["custom"]]
     np.testing.assert_allclose(df.hi - df.lo, 4 * np.r_[[0.1] * 9, [0.05] * 3])
@@ -228,7 +231,7 @@ def test_sweep_frame():
     )
     spec = common_charts.sweep_lines(df, text).to_dict()
     assert spec["description"] == "a"
-    assert len(frames.sweep_frame(fixed, None, "entropy")) == 9
+    assert len(story_frames.sweep_frame(fixed, None, "entropy")) == 9
 
 
 def test_fmt_weight():
@@ -252,15 +255,15 @@ def test_saturation_builders_reject_too_many_rows():
     ],
 )
 def test_weight_bins_cover_uniform_to_one(n_keys, expected):
-    bins = frames.weight_bins(n_keys)
+    bins = cards.weight_bins(n_keys)
     assert np.array(bins) == pytest.approx(np.array(expected))
     assert bins[0][1] == 1.0 and bins[-1][0] == pytest.approx(1 / n_keys)
     assert all(a[0] == b[1] for a, b in itertools.pairwise(bins))  # contiguous
 
 
 def test_bin_index_and_bad_n_keys():
-    bins = frames.weight_bins(10)
-    assert [frames.bin_index(x, bins) for x in (1.0, 0.99, 0.9899, 0.9, 0.5, 0.1, 0.05)] == [
+    bins = cards.weight_bins(10)
+    assert [cards.weight_index(x, bins) for x in (1.0, 0.99, 0.9899, 0.9, 0.5, 0.1, 0.05)] == [
         0,
         0,
         1,
@@ -270,14 +273,14 @@ def test_bin_index_and_bad_n_keys():
         3,
     ]
     with pytest.raises(ValueError, match="n_keys"):
-        frames.weight_bins(1)
+        cards.weight_bins(1)
 
 
 def test_weight_options_and_sweep_cell():
-    options = frames.weight_options(10)
+    options = cards.weight_options(10)
     assert options == ["≈ 1 (≥ 0.99)", "0.9 – 0.99", "0.5 – 0.9", "0.1 (uniform, 1/10) – 0.5"]
-    assert len(frames.weight_options(2)) == 3
+    assert len(cards.weight_options(2)) == 3
     df = pd.DataFrame({"alpha": [0.0, 0.5, 0.0], "d": [64, 64, 128], "v": [1.0, 2.0, 3.0]})
-    assert data.sweep_at(df, 0.5, 64, "v") == 2.0
+    assert story_data.sweep_at(df, 0.5, 64, "v") == 2.0
     with pytest.raises(ValueError, match="sweep cell"):
-        data.sweep_at(df, 1.0, 64, "v")
+        story_data.sweep_at(df, 1.0, 64, "v")

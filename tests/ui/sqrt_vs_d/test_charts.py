@@ -16,6 +16,10 @@ from ui.common import axes
 from ui.common import charts as common_charts
 from ui.common.charts import MARKER_DATASET, NARROW_CHART_PX, ChartText, d_marker
 from ui.sqrt_vs_d import charts, data, frames, sections
+from ui.story import cards
+from ui.story import charts as story_charts
+from ui.story import data as story_data
+from ui.story import frames as story_frames
 
 D = [int(d) for d in 2 ** np.arange(13)]
 
@@ -29,7 +33,7 @@ def _sweep(alphas=(0.0, 0.5, 1.0), rho=0.5, n_keys=10):
 
 
 def _cells(df: pd.DataFrame) -> dict[tuple[float, int], dict[str, float]]:
-    """A sweep frame as data.preset_cells gives it: statistics by (α, d_k)."""
+    """A sweep frame as story_data.preset_cells gives it: statistics by (α, d_k)."""
     return {
         (float(r.pop("alpha")), int(r.pop("d"))): {k: float(v) for k, v in r.items()}
         for r in df.to_dict("records")
@@ -52,18 +56,18 @@ def _text(**entries: str) -> ChartText:
 
 
 def test_logit_scale_chart():
-    df = data.logit_frame(_sweep(), "std", 0.5, LABELS)
+    df = story_data.logit_frame(_sweep(), "std", 0.5, LABELS)
     assert len(df) == 39  # 3 α × 13 d_k
     assert df.groupby("alpha").series.first().to_dict() == LABELS
     text = ChartText.of(
         title="T", subtitle="S", x="d", y="std", alt="alt", tips={**SE_TIPS, "theory": "theory"}
     )
-    chart = charts.logit_scale(df, text)
+    chart = story_charts.logit_scale(df, text)
     spec = chart.to_dict()
     assert spec["description"] == "alt"
     assert spec["title"] == {"text": "T", "subtitle": "S"}
     # drawn half width; each layer names the frame (the marker, added by workshop.chart, last)
-    assert spec["height"] == charts.HALF_PLOT_PX and "data" not in spec
+    assert spec["height"] == story_charts.HALF_PLOT_PX and "data" not in spec
     theory, bars, points, marker = _layers((chart + d_marker()).to_dict())
     assert [theory["mark"]["type"], bars["mark"]["type"], points["mark"]["type"]] == [
         "line",
@@ -91,9 +95,9 @@ def test_logit_scale_chart():
 
 def test_logit_frames_follow_theory():
     sweep = _sweep()
-    std = data.logit_frame(sweep, "std", 0.5, LABELS)
+    std = story_data.logit_frame(sweep, "std", 0.5, LABELS)
     np.testing.assert_allclose(std["theory"], std["d"] ** (0.5 - std["alpha"]))
-    mean = data.logit_frame(sweep, "mean", 0.5, LABELS)
+    mean = story_data.logit_frame(sweep, "mean", 0.5, LABELS)
     np.testing.assert_allclose(mean["theory"], 0.5 * mean["d"] ** (1 - mean["alpha"]))
     # error bars stay positive on the log axis
     assert (mean["lo"] > 0).all() and (mean["lo"] <= mean["value"]).all()
@@ -106,7 +110,7 @@ def test_lines_frame_and_log_floor():
     assert ent["value"].between(0, 1.0001).all()
     assert ent.series.tolist() == [LABELS[a] for a in ent.alpha]
     grad = data.lines(sweep, "grad_fro_mean", LABELS, log=True)
-    assert (grad["value"] > data.LOG_FLOOR).all()
+    assert (grad["value"] > story_data.SWEEP_LOG_FLOOR).all()
     assert len(grad) < len(ent)  # α = 0 at ρ = 0.5 underflows at large d_k and is dropped
     assert (grad["lo"] >= grad["value"] / 10 - 1e-300).all()
     argmax = data.argmax_line(sweep, "every α")
@@ -116,7 +120,7 @@ def test_lines_frame_and_log_floor():
 
 def test_in_range():
     sweep = _sweep()
-    part = data.in_range(sweep, 16, 256)
+    part = story_data.in_range(sweep, 16, 256)
     assert sorted(part["d"].unique()) == [16, 32, 64, 128, 256]
 
 
@@ -138,10 +142,10 @@ def test_chart_frames_from_plain_values():
     assert ref.to_dict("list") == {"y": [1.0], "label": ["uniform"]}
     grad, none = frames.stat_lines("grad", 10, 0.75, 0.5, 0, 1, 4096, (*labels, (0.75, "α")))
     assert set(grad.series) == {"none", "1/√d", "1/d", "α"} and none.empty
-    assert (grad["value"] > data.LOG_FLOOR).all()
+    assert (grad["value"] > story_data.SWEEP_LOG_FLOOR).all()
     argmax, _ = frames.argmax(10, 0.5, 0, 1, 4096, "every α", ((0.1, "chance"),))
     assert (argmax.alpha == 0.5).all() and len(argmax) == 13
-    logit = frames.logit("mean", 10, 0.5, 0.5, 0, 1, 4096, labels)
+    logit = story_frames.logit("mean", 10, 0.5, 0.5, 0, 1, 4096, labels)
     np.testing.assert_allclose(logit["theory"], 0.5 * logit["d"] ** (1 - logit["alpha"]))
     heat, rules = frames.heatmap(10, 0.5, 0, 16, 256, ((0.5, "½"), (1.0, "1")))
     assert sorted(heat["d"].unique()) == [16, 32, 64, 128, 256]
@@ -190,7 +194,7 @@ def test_legend_columns_and_rows_limit():
     chart = charts.stat_lines((df, NO_REFERENCE), _text())
     spec = chart.to_dict()
     # the plot keeps its height; title and legend add to the chart's (fit-x)
-    assert spec["height"] == charts.HALF_PLOT_PX
+    assert spec["height"] == story_charts.HALF_PLOT_PX
     assert spec["autosize"] == {"type": "fit-x", "contains": "padding"}
     assert spec["config"]["legend"]["symbolOpacity"] == 1
     legends = [
@@ -199,9 +203,9 @@ def test_legend_columns_and_rows_limit():
         if "color" in layer.get("encoding", {}) and "field" in layer["encoding"]["color"]
     ]
     assert legends and all(legend_columns_at(legend, NARROW_CHART_PX) == 2 for legend in legends)
-    big = pd.concat([data.logit_frame(_sweep(), "std", 0.5, LABELS)] * 200, ignore_index=True)
+    big = pd.concat([story_data.logit_frame(_sweep(), "std", 0.5, LABELS)] * 200, ignore_index=True)
     with pytest.raises(ValueError, match="at most 5000 rows"):
-        charts.logit_scale(big, _text(subtitle="", tips={**SE_TIPS, "theory": ""}))
+        story_charts.logit_scale(big, _text(subtitle="", tips={**SE_TIPS, "theory": ""}))
     assert isinstance(chart, alt.LayerChart)
 
 
@@ -227,7 +231,7 @@ def _max_cells(start: float, end: float) -> dict[tuple[float, int], dict[str, fl
     [(0.27, 0.102, 2), (0.27, 0.155, 2), (0.68, 0.72, 1), (0.27, 0.22, 1), (0.3, 0.9, 0)],
 )
 def test_max_weight_question_picks_the_nearest_level(start, end, answer):
-    q = sections.max_weight_question(_max_cells(start, end), n_keys=10, rho=0.5)
+    q = cards.max_weight_question(_max_cells(start, end), n_keys=10, rho=0.5)
     assert q["answer"] == answer
     assert len(q["options"]) == 3 and f"{start:.2f}" in q["options"][1]
     assert f"{end:.3f}" in q["explain"] and "ρ = 0.5" in q["question"]
@@ -236,7 +240,7 @@ def test_max_weight_question_picks_the_nearest_level(start, end, answer):
 
 
 def test_max_weight_question_without_an_aligned_key_names_uniform():
-    q = sections.max_weight_question(_max_cells(0.27, 0.102), n_keys=10, rho=0.0)
+    q = cards.max_weight_question(_max_cells(0.27, 0.102), n_keys=10, rho=0.0)
     assert q["answer"] == 2 and "1/n_keys = 0.1" in q["options"][2]
 
 
@@ -254,9 +258,9 @@ def test_max_weight_question_is_asked_unless_stays_and_falls_coincide(n_keys, rh
     from core.scaling import linear_scaling_weight_limit
 
     limit = linear_scaling_weight_limit(n_keys, rho)
-    q = sections.max_weight_question(_max_cells(start, limit), n_keys=n_keys, rho=rho)
+    q = cards.max_weight_question(_max_cells(start, limit), n_keys=n_keys, rho=rho)
     assert (q["unanswerable"] is None) == asked
-    assert asked == (abs(start / limit - 1) >= sections.MAX_WEIGHT_TIE)
+    assert asked == (abs(start / limit - 1) >= cards.MAX_WEIGHT_TIE)
     if not asked:
         assert f"{limit:.3f}" in q["unanswerable"] and "25 %" in q["unanswerable"]
 
@@ -312,8 +316,8 @@ def test_myth_with_an_aligned_key_reads_the_numbers_it_shows():
 
 def test_value_at_needs_the_cell():
     with pytest.raises(ValueError, match=r"alpha=0\.25"):
-        sections.value_at(_cells(_sweep()), 0.25, 64, "entropy_mean")
-    assert sections.value_at(_cells(_sweep()), 0.5, 64, "max_weight_mean") > 0.1
+        cards.value_at(_cells(_sweep()), 0.25, 64, "entropy_mean")
+    assert cards.value_at(_cells(_sweep()), 0.5, 64, "max_weight_mean") > 0.1
 
 
 def test_gradient_scale_axis_labels_every_other_decade_in_one_format():
@@ -327,20 +331,20 @@ def test_gradient_scale_axis_labels_every_other_decade_in_one_format():
     lo = axes.positive_range(df["lo"], df["value"], df["hi"])[0]
     assert values[0] <= lo * 10 and values[-1] >= 1
     gaps = np.diff(np.log10(values))
-    assert np.allclose(gaps, gaps[0]) and charts.HALF_PLOT_PX / len(values) >= 26
+    assert np.allclose(gaps, gaps[0]) and story_charts.HALF_PLOT_PX / len(values) >= 26
 
 
 def test_the_texts_numbers_are_the_sweeps():
     """The questions, the myth card and the summary table read plain numbers (cached):
     the same numbers as the sweeps the charts draw."""
-    cells = data.preset_cells(10, 0.5, 0, sections.QUOTED_D)
-    assert set(cells) == {(a, d) for a in (0.0, 0.5, 1.0) for d in sections.QUOTED_D}
-    full = data.sweep(10, 0.75, 0.5, 0)
+    cells = story_data.preset_cells(10, 0.5, 0, cards.QUOTED_D)
+    assert set(cells) == {(a, d) for a in (0.0, 0.5, 1.0) for d in cards.QUOTED_D}
+    full = story_data.sqrt_vs_d_sweep(10, 0.75, 0.5, 0)
     for (a, d), stats in cells.items():
         row = full[(full["alpha"] == a) & (full["d"] == d)]
         assert stats == {k: float(row[k].iloc[0]) for k in stats}
     # ρ = 0.5, 1/d_k: the largest weight settles at softmax(ρ, 0, …, 0)'s (docs §2.4)
-    assert sections.value_at(cells, 1.0, 4096, "max_weight_mean") == pytest.approx(0.155, abs=0.01)
+    assert cards.value_at(cells, 1.0, 4096, "max_weight_mean") == pytest.approx(0.155, abs=0.01)
     rows = data.at_d(64, 10, 0.75, 0.5, 0)
     assert [r["alpha"] for r in rows] == [0.0, 0.5, 1.0, 0.75]
     table = data.summary_table(rows, 64, 10, 0.5)

@@ -9,6 +9,9 @@ import pytest
 from ui.common import axes
 from ui.common import charts as common_charts
 from ui.common.charts import ChartText
+from ui.story import charts as story_charts
+from ui.story import data as story_data
+from ui.story import frames as story_frames
 from ui.variance import charts, data
 
 HIST_TEXT = ChartText.of(
@@ -66,7 +69,7 @@ def test_variance_sweep_chart():
         title="T", x="d", y="v", alt="a", series_raw="raw", series_scaled="scaled",
         tips={"series": "quantity", "value": "var", "lo": "low", "hi": "high", "theory": "th"},
     )  # fmt: skip
-    chart = charts.variance_sweep(df, text)
+    chart = story_charts.variance_sweep(df, text)
     alone = [layer["mark"]["type"] for layer in _layers(chart.to_dict())]
     assert alone == ["line", "rule", "point"]
     # the learner's d_k is layered on by workshop.chart (marker=), last
@@ -144,12 +147,12 @@ def test_running_sum_paths_start_at_the_origin(d_k):
 
 def test_sweep_layers_name_their_data_beside_the_marker():
     """The marks share one dataset, each naming it; the d_k marker keeps its own."""
-    sweep = data.scaled_sweep("normal", 0, 1.0, 1.0, ("raw", "scaled"))
+    sweep = story_frames.scaled_sweep("normal", 0, 1.0, 1.0, ("raw", "scaled"))
     text = ChartText.of(
         title="T", x="d", y="v", alt="a", series_raw="raw", series_scaled="scaled",
         tips={"series": "s", "value": "v", "lo": "l", "hi": "h", "theory": "t"},
     )  # fmt: skip
-    spec = (charts.variance_sweep(sweep, text) + common_charts.d_marker()).to_dict()
+    spec = (story_charts.variance_sweep(sweep, text) + common_charts.d_marker()).to_dict()
     assert "data" not in spec
     names = [layer["data"]["name"] for layer in spec["layer"]]
     assert len(set(names[:3])) == 1 and names[3] == common_charts.MARKER_DATASET
@@ -157,8 +160,8 @@ def test_sweep_layers_name_their_data_beside_the_marker():
 
 def test_frames_from_plain_values():
     """The charts' frames: the cached results with the labels they are given."""
-    base = data.variance_sweep("normal", 0)
-    sweep = data.scaled_sweep("normal", 0, 2.0, 1.0, ("raw", "scaled"))
+    base = story_data.variance_sweep("normal", 0)
+    sweep = story_frames.scaled_sweep("normal", 0, 2.0, 1.0, ("raw", "scaled"))
     assert list(dict.fromkeys(sweep.series)) == ["raw", "scaled"] and "scaled" not in sweep
     # σ_q²σ_k² = 4: every variance ×4, exactly (a power of two)
     for column in ("var", "lo", "hi", "theory"):

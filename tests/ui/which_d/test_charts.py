@@ -10,6 +10,10 @@ import pytest
 from ui.common import axes
 from ui.common.charts import ChartText
 from ui.common.pages import default_heads
+from ui.story import cards
+from ui.story import charts as story_charts
+from ui.story import data as story_data
+from ui.story import frames as story_frames
 from ui.which_d import charts, data, formulas, sections
 
 
@@ -53,7 +57,7 @@ def _text(x="divisor", y="logit std", **entries):
 
 def test_divisor_bars_std():
     bars, points = _bars_and_points()
-    spec = charts.divisor_bars((points, bars), _text(), value="std").to_dict()
+    spec = story_charts.divisor_bars((points, bars), _text(), value="std").to_dict()
     assert spec["description"] == "alt" and spec["title"] == "T"
     # x and y are shared by every mark of the layer
     assert spec["encoding"]["x"]["field"] == "label"
@@ -80,12 +84,12 @@ def test_divisor_bars_std():
 
 def test_divisor_labels_break_at_their_equals_sign_on_a_narrow_plot():
     bars, points = _bars_and_points()
-    spec = charts.divisor_bars((points, bars), _text("d", "s"), value="std").to_dict()
+    spec = story_charts.divisor_bars((points, bars), _text("d", "s"), value="std").to_dict()
     expr = spec["encoding"]["x"]["axis"]["labelExpr"]
     # three labels of at most 17 columns: one line from 3 × (17 × 7.5 + 8) = 406 px up
-    widest = max(charts.text_columns(label) for label in bars.label)
+    widest = max(story_charts.text_columns(label) for label in bars.label)
     assert widest == 17
-    need = 3 * (widest * charts.AXIS_PX_PER_COLUMN + charts.AXIS_LABEL_GAP_PX)
+    need = 3 * (widest * story_charts.AXIS_PX_PER_COLUMN + story_charts.AXIS_LABEL_GAP_PX)
     assert expr.startswith(f"width < {round(need)} ? (") and expr.endswith(") : datum.label")
     assert 'datum.label === "÷√d_k = ÷8" ? ["÷√d_k", "= ÷8"]' in expr
     assert 'datum.label === "÷√d_model = ÷22.6" ? ["÷√d_model", "= ÷22.6"]' in expr
@@ -94,7 +98,7 @@ def test_divisor_labels_break_at_their_equals_sign_on_a_narrow_plot():
 
 def test_divisor_bars_entropy_with_reference_and_no_theory():
     bars, points = _bars_and_points(n_heads=16)
-    spec = charts.divisor_bars(
+    spec = story_charts.divisor_bars(
         (points, bars), _text(y="entropy (nats)"), value="entropy", theory=False,
         value_labels=False, reference_y=math.log(64),
     ).to_dict()  # fmt: skip
@@ -113,7 +117,7 @@ def test_divisor_bars_all_zero_gets_a_unit_axis():
     bars, points = _bars_and_points()
     bars = bars.assign(std=0.0, theory_std=0.0)
     points = points.assign(std=0.0)
-    spec = charts.divisor_bars((points, bars), _text(), value="std").to_dict()
+    spec = story_charts.divisor_bars((points, bars), _text(), value="std").to_dict()
     assert spec["encoding"]["y"]["scale"] == {"domain": [0, 1]}
 
 
@@ -121,7 +125,7 @@ def test_divisor_bars_rejects_too_many_rows():
     bars, _ = _bars_and_points()
     big = pd.DataFrame({"label": ["a"] * 5001, "head": 1, "std": 1.0})
     with pytest.raises(ValueError, match="at most"):
-        charts.divisor_bars((big, bars), _text(), value="std")
+        story_charts.divisor_bars((big, bars), _text(), value="std")
 
 
 def test_scale_lines():
@@ -178,12 +182,12 @@ def test_tex_number():
 
 
 def test_divisor_frames_pick_one_init_and_mark_the_selection():
-    frame, _ = data.which_d_heads.__wrapped__(128, 4, 0)
+    frame, _ = story_data.which_d_heads.__wrapped__(128, 4, 0)
     labels = {"d_k": "a", "d_model": "b", "none": "c"}
-    bars, points = data.divisor_frames(frame, "fan_in", "d_model", labels)
+    bars, points = story_data.divisor_frames(frame, "fan_in", "d_model", labels)
     assert list(bars.label) == ["a", "b", "c"]
     assert list(bars.selected) == [False, True, False]
-    assert list(bars.color) == [data.DIVISOR_COLORS[d] for d in labels]
+    assert list(bars.color) == [story_data.DIVISOR_COLORS[d] for d in labels]
     assert len(points) == 3 * 4
     # the same scores divided by √32 and by √128: ratio √n_heads = 2 exactly
     std = bars.set_index("divisor")["std"]
@@ -193,9 +197,9 @@ def test_divisor_frames_pick_one_init_and_mark_the_selection():
 
 def test_divisor_points_carry_their_bar_and_tick():
     """The per-head frame (the charts' CSV) holds every value the chart draws."""
-    frame, _ = data.which_d_heads.__wrapped__(128, 4, 0)
+    frame, _ = story_data.which_d_heads.__wrapped__(128, 4, 0)
     labels = {"d_k": "a", "d_model": "b", "none": "c"}
-    bars, points = data.divisor_frames(frame, "one", "d_k", labels)
+    bars, points = story_data.divisor_frames(frame, "one", "d_k", labels)
     assert list(points.columns) == [
         "label",
         "head",
@@ -215,17 +219,17 @@ def test_divisor_points_carry_their_bar_and_tick():
 
 @pytest.mark.parametrize("n_heads", [2, 3, 8, 64, 4096])
 def test_std_options_are_distinct_and_the_answer_is_the_nearest(n_heads):
-    values, labels = data.std_options(n_heads)
+    values, labels = cards.std_options(n_heads)
     assert values == sorted(values) and len(set(labels)) == 4
     assert all(b / a >= math.sqrt(2) - 1e-12 for a, b in itertools.pairwise(values))
-    assert data.closest_option(values, n_heads**-0.5 * 1.15) == 1
-    assert data.closest_option(values, 0.97) == 2
-    assert data.closest_option(values, 0.0) == 0  # W_q = 0: no spread at all
+    assert cards.closest_option(values, n_heads**-0.5 * 1.15) == 1
+    assert cards.closest_option(values, 0.97) == 2
+    assert cards.closest_option(values, 0.0) == 0  # W_q = 0: no spread at all
 
 
 def test_fan_in_means():
-    frame, _ = data.which_d_heads(512, 8, 0)
-    means = data.divisor_means(frame, "fan_in")
+    frame, _ = story_data.which_d_heads(512, 8, 0)
+    means = story_data.divisor_means(frame, "fan_in")
     assert list(means) == ["d_k", "d_model", "none"]
     assert means["d_model"]["std"] == pytest.approx(means["d_k"]["std"] / math.sqrt(8))
     assert means["d_k"]["std"] == pytest.approx(1.0, rel=0.05)
@@ -238,10 +242,10 @@ def test_fan_in_means():
 def test_cached_numbers_are_the_charts_numbers():
     """The metrics' numbers (plain values) are the bars' and the lines' values."""
     labels = (("d_k", "a"), ("d_model", "b"), ("none", "c"))
-    points, bars = data.head_divisors(128, 4, 0, "one", "d_model", labels)
+    points, bars = story_frames.head_divisors(128, 4, 0, "one", "d_model", labels)
     assert list(bars.label) == ["a", "b", "c"] and list(bars.selected) == [False, True, False]
     assert set(points.label) == {"a", "b", "c"} and len(points) == 3 * 4
-    means = data.head_means(128, 4, 0, "one")
+    means = story_data.head_means(128, 4, 0, "one")
     for _, row in bars.iterrows():
         assert [means[row.divisor][c] for c in ("std", "entropy", "max_weight")] == [
             row["std"],
