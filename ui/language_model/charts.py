@@ -9,80 +9,18 @@ import pandas as pd
 
 from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
-    COLORS,
-    MARKER_RULE,
-    NARROW_CHART_PX,
     ChartText,
-    band_and_line,
     chart_title,
     check_rows,
-    legend_below,
     legend_colors,
 )
-
-#: Height of a chart drawn half width (two side by side), px: plot, title and legend.
-HALF_HEIGHT = 330
-
-
-def _color(df: pd.DataFrame, lines: bool = False) -> alt.Color:
-    """The variants' colour channel, in the frame's order, with its legend below
-    (``lines``: its symbols are strokes, for the dashed lines of :func:`_dash`)."""
-    order, colors = legend_colors(df, "series")
-    symbols = {"symbolType": "stroke"} if lines else {}
-    return alt.Color(
-        "series:N",
-        title=None,
-        sort=order,
-        scale=alt.Scale(domain=order, range=colors),
-        legend=legend_below(order, columns=2, symbolOpacity=1, **symbols),
-    )
-
-
-#: Dash patterns of the variants, in legend order: lines that meet (every variant at the
-#: lowest rates) still show each one.
-DASHES = ([1, 0], [7, 3], [2, 2], [8, 3, 2, 3])
-
-
-def _dash(df: pd.DataFrame) -> alt.StrokeDash:
-    """The variants' dash patterns (:data:`DASHES`), in the colour legend's order."""
-    order, _ = legend_colors(df, "series")
-    return alt.StrokeDash(
-        "series:N",
-        title=None,
-        sort=order,
-        scale=alt.Scale(domain=order, range=[DASHES[i % len(DASHES)] for i in range(len(order))]),
-        legend=legend_below(order, columns=2, symbolOpacity=1, symbolType="stroke"),
-    )
-
-
-#: Where a reference line's label goes: above its left or its right end.
-_LABEL_AT = {
-    "left": {"align": "left", "x": 4},
-    "right": {"align": "right", "x": "width", "dx": -4},
-}
-
-
-def _reference(y: float, label: str, tip: str, y_title: str, side: str) -> list[alt.Chart]:
-    """A dashed grey horizontal line at ``y`` with ``label`` above its ``side`` end
-    (where the curves leave room)."""
-    ref = pd.DataFrame({"y": [y], "label": [label]})
-    rule = (
-        alt.Chart(ref)
-        .mark_rule(color=COLORS["theory"], strokeDash=[4, 3])
-        .encode(
-            y=alt.Y("y:Q"),
-            tooltip=[
-                alt.Tooltip("label:N", title=tip),
-                alt.Tooltip("y:Q", title=y_title, format=".4g"),
-            ],
-        )
-    )
-    words = (
-        alt.Chart(ref)
-        .mark_text(baseline="bottom", dy=-2, tooltip=False, **_LABEL_AT[side])
-        .encode(y=alt.Y("y:Q"), text=alt.Text("label:N"))
-    )
-    return [rule, words]
+from ui.story.trained_charts import (  # noqa: F401  (loss_against_rate: the page's)
+    HALF_HEIGHT,
+    loss_against_rate,
+    reference_line,
+    variants_color,
+    variants_dash,
+)
 
 
 def logit_histogram(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
@@ -112,7 +50,7 @@ def logit_histogram(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
         .encode(
             x=alt.X("x:Q", title=text.x),
             y=alt.Y("share:Q", title=text.y, scale=alt.Scale(type="sqrt")),
-            color=_color(df),
+            color=variants_color(df),
             tooltip=[
                 alt.Tooltip("series:N", title=tips["series"]),
                 alt.Tooltip("x0:Q", title=tips["x0"], format=".4g"),
@@ -126,102 +64,6 @@ def logit_histogram(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
         title=chart_title(text.title, text.subtitle),
         description=text.description,
         height=340,
-    )
-
-
-def loss_against_rate(
-    df: pd.DataFrame,
-    text: ChartText,
-    *,
-    reference: float,
-    y_domain: tuple[float, float],
-    rates: tuple[float, float],
-    current_lr: float | None = None,
-) -> alt.LayerChart:
-    """Final held-out loss against the learning rate (log axis), one line per variant
-    through the seed mean, a band from the lowest to the highest seed, each variant's best
-    rate as a large point, a reference loss (Wortsman et al. 2023, Figure 1) and the
-    learner's rate as a dashed rule.
-
-    Parameters
-    ----------
-    df : DataFrame
-        One row per (variant, rate): ``series``, ``color``, ``lr``, ``value``, ``lo``,
-        ``hi``, ``best`` (bool), ``sensitivity``.
-    text : ChartText
-        ``title``, ``x``, ``y``, ``alt``, ``reference`` (the reference line's label);
-        ``tips``: ``series``, ``lr``, ``lo``, ``hi``, ``sensitivity``, ``best``,
-        ``reference``.
-    reference : float
-        The reference loss (the held-out unigram loss), nats/character.
-    y_domain : (float, float)
-        The y-range, shared by the charts of both head sizes.
-    rates : (float, float)
-        The lowest and highest rate of the grid.
-    current_lr : float, optional
-        The learner's rate, marked by a dashed vertical rule (``tips.rate``).
-    """
-    check_rows(df)
-    tips = text.tips
-    lo, hi = rates
-    # the labels are short plain numbers (0.001 … 0.1): a phone's width fits all of them,
-    # and so does a half-width chart's
-    x_axis = log_axis(lo, hi, length=NARROW_CHART_PX, orient="x")
-    x = alt.X(
-        "lr:Q",
-        title=text.x,
-        scale=alt.Scale(type="log", domain=[lo / 1.5, hi * 1.5], nice=False),
-        axis=x_axis,
-    )
-    y_scale = alt.Scale(domain=list(y_domain), nice=False)
-    color = _color(df, lines=True)
-    tooltip = [
-        alt.Tooltip("series:N", title=tips["series"]),
-        alt.Tooltip("lr:Q", title=tips["lr"], format=".3~g"),
-        alt.Tooltip("value:Q", title=text.y, format=".4g"),
-        alt.Tooltip("lo:Q", title=tips["lo"], format=".4g"),
-        alt.Tooltip("hi:Q", title=tips["hi"], format=".4g"),
-        alt.Tooltip("sensitivity:Q", title=tips["sensitivity"], format=".3f"),
-    ]
-    layers = band_and_line(
-        df.drop(columns="best"),
-        x=x,
-        y_scale=y_scale,
-        y_title=text.y,
-        color=color,
-        tooltip=tooltip,
-        band_opacity=0.2,
-    )
-    layers[1] = layers[1].encode(strokeDash=_dash(df))
-    best = (
-        alt.Chart(df[df["best"]].drop(columns=["color", "best"]))
-        .mark_point(size=150, filled=True, opacity=1, stroke="white", strokeWidth=1)
-        .encode(
-            x=x,
-            y=alt.Y("value:Q", scale=y_scale),
-            color=color,
-            tooltip=[
-                alt.Tooltip("series:N", title=tips["series"]),
-                alt.Tooltip("lr:Q", title=tips["best"], format=".3~g"),
-                alt.Tooltip("value:Q", title=text.y, format=".4g"),
-            ],
-        )
-    )
-    # the top rates climb toward the reference on the right
-    layers += [best, *_reference(reference, text["reference"], tips["reference"], text.y, "left")]
-    if current_lr is not None:
-        layers.append(
-            alt.Chart(pd.DataFrame({"lr": [current_lr]}))
-            .mark_rule(**MARKER_RULE)
-            .encode(
-                x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", title=tips["rate"], format=".3~g")]
-            )
-        )
-    return alt.layer(
-        *layers,
-        title=chart_title(text.title, text.subtitle),
-        description=text.description,
-        height=HALF_HEIGHT,
     )
 
 
@@ -276,7 +118,7 @@ def over_training(
     if "onehot" in df:
         tooltip.append(alt.Tooltip("onehot:Q", title=tips["onehot"], format=".1%"))
     x = alt.X("step:Q", title=text.x)
-    color = _color(df, lines=True)
+    color = variants_color(df, lines=True)
     base = alt.Chart(df.drop(columns="color"))
     # clipped: a y-range that leaves out step 0 (the held-out loss) draws the line from
     # above the plot, not over the title
@@ -290,13 +132,13 @@ def over_training(
         x=x,
         y=alt.Y("value:Q", scale=y_scale, title=text.y, axis=y_axis),
         color=color,
-        strokeDash=_dash(df),
+        strokeDash=variants_dash(df),
         tooltip=tooltip,
     )
     layers = [band, line]
     if reference is not None:
         # the curves start near it on the left (the loss from above, entropy near even)
-        layers += _reference(reference, text["reference"], tips["reference"], text.y, "right")
+        layers += reference_line(reference, text["reference"], tips["reference"], text.y, "right")
     return alt.layer(
         *layers,
         title=chart_title(text.title, text.subtitle),
@@ -336,7 +178,7 @@ def next_char_bars(df: pd.DataFrame, text: ChartText) -> alt.Chart:
             ),
             y=y,
             yOffset=alt.YOffset("series:N", sort=series),
-            color=_color(df),
+            color=variants_color(df),
             tooltip=[
                 alt.Tooltip("series:N", title=text.tips["series"]),
                 alt.Tooltip("char:N", title=text.y),

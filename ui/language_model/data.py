@@ -3,7 +3,7 @@ the page quotes, the learner's prompt, and the continuations of the four models.
 
 ``data/char_lm.npz`` (``scripts/train_char_lm.py``: losses, max |logit|, entropy and
 one-hot share per layer over training, step-0 logit histograms, per variant × head size
-× rate × seed) and ``data/char_lm_weights.npz`` (each variant's best run per head size,
+× rate × seed; read by :mod:`ui.story.language_model`, shared with the recap) and ``data/char_lm_weights.npz`` (each variant's best run per head size,
 float16) are held by ``st.cache_resource`` as read-only arrays, one copy per process.
 Everything else is derived from them here, in plain NumPy, and cached per input.
 
@@ -16,7 +16,6 @@ sensitivity alike.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,9 +25,17 @@ import streamlit as st
 
 from core import char_lm
 from ui.common.data import rng_for
+from ui.story.language_model import (  # noqa: F401  (re-exported: the sweep, shared with the recap)
+    SWEEP_FILE,
+    VARIANTS,
+    Cell,
+    Sweep,
+    cells,
+    loss_domain,
+    sweep,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-SWEEP_FILE = DATA / "char_lm.npz"
 WEIGHTS_FILE = DATA / "char_lm_weights.npz"
 #: The training lab's shipped learning-rate sweep (the one-layer verdict compared here).
 LAB_FILE = DATA / "training_sweep.json"
@@ -36,10 +43,6 @@ LAB_FILE = DATA / "training_sweep.json"
 #: The sampler's random stream (:func:`ui.common.data.rng_for`).
 STREAM_LM_SAMPLE = 70
 
-#: The page's order of the variants (the file's order); their colours follow the app's
-#: scalings: ÷1 as "none", ÷√dₕ as 1/√dₖ, ÷dₕ as 1/dₖ, QK-LayerNorm as the training
-#: lab's QK-norm.
-VARIANTS = ("sqrt", "none", "mup", "qk_ln")
 
 #: Characters of the next-character chart: the most likely ones of each model.
 TOP_CHARS = 5
@@ -54,53 +57,6 @@ LOOK_ALIKES = {
 #: Chinese text: CJK ideographs, CJK punctuation and full-width forms (，。：).
 _CHINESE = ((0x3000, 0x303F), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF),
             (0xFF00, 0xFFEF))  # fmt: skip
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
-
-
-# --- the shipped files ----------------------------------------------------------------
-@dataclass(frozen=True)
-class Sweep:
-    """``data/char_lm.npz``: its arrays (read-only, indexed ``[variant, head, lr, seed,
-    …]`` as the script writes them) and its ``meta`` (JSON-decoded)."""
-
-    arrays: dict[str, np.ndarray]
-    meta: dict
-
-    @property
-    def head_sizes(self) -> tuple[int, ...]:
-        return tuple(self.meta["head_sizes"])
-
-    @property
-    def lrs(self) -> tuple[float, ...]:
-        return tuple(self.meta["lrs"])
-
-    @property
-    def config(self) -> dict:
-        return self.meta["config"]
-
-    def variant(self, name: str) -> int:
-        return self.meta["variants"].index(name)
-
-    def head(self, d_h: int) -> int:
-        return self.head_sizes.index(d_h)
-
-    def rate(self, lr: float) -> int:
-        return int(np.argmin([abs(math.log(r / lr)) for r in self.lrs]))
-
-
-@st.cache_resource(show_spinner=False)
-def sweep() -> Sweep:
-    """The sweep's results, read once per process (48 KB)."""
-    with np.load(SWEEP_FILE, allow_pickle=False) as f:
-        arrays = {k: _frozen(f[k]) for k in f.files if k != "meta"}
-        meta = json.loads(str(f["meta"]))
-    if tuple(meta["variants"]) != VARIANTS:
-        raise ValueError(f"{SWEEP_FILE.name}: variants {meta['variants']}, expected {VARIANTS}")
-    return Sweep(arrays, meta)
 
 
 @st.cache_resource(show_spinner=False)
@@ -133,53 +89,6 @@ def models(d_h: int, exact: bool = False) -> dict:
     if exact:
         m["params"] = {name: a.astype(np.float64) for name, a in m["params"].items()}
     return m
-
-
-# --- the sweep's figures ---------------------------------------------------------------
-@dataclass(frozen=True)
-class Cell:
-    """One variant at one head size over the rate grid (R rates, S seeds).
-
-    ``loss`` (R,): seed mean of min(ℓ, ℓ₀) (nats/character); ``lo``, ``hi`` (R,): its
-    seed min and max; ``sensitivity``: Wortsman et al. 2023's LR sensitivity over the
-    whole grid; ``best``: the index of the lowest ``loss``; ``initial``: mean ℓ₀.
-    """
-
-    loss: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    sensitivity: float
-    best: int
-    initial: float
-
-    @property
-    def best_loss(self) -> float:
-        return float(self.loss[self.best])
-
-
-def _cell(s: Sweep, variant: str, d_h: int) -> Cell:
-    a, b = s.variant(variant), s.head(d_h)
-    z = s.arrays
-    seeds = (z["done"][a, b] == 1).all(axis=0)  # seeds finished at every rate
-    final = z["final_val_loss"][a, b][:, seeds]  # (R, S)
-    l0 = z["initial_val_loss"][a, b][:, seeds]
-    sens, loss = char_lm.lr_sensitivity(final, l0)
-    clipped = np.where(np.isfinite(final), np.minimum(final, l0), l0)
-    return Cell(
-        loss=loss,
-        lo=clipped.min(axis=1),
-        hi=clipped.max(axis=1),
-        sensitivity=sens,
-        best=int(np.argmin(loss)),
-        initial=float(l0.mean()),
-    )
-
-
-@st.cache_resource(show_spinner=False)
-def cells() -> dict[tuple[str, int], Cell]:
-    """:class:`Cell` of every variant and head size, computed once."""
-    s = sweep()
-    return {(v, h): _cell(s, v, h) for v in VARIANTS for h in s.head_sizes}
 
 
 def curve(variant: str, d_h: int, lr: float, name: str, layer: int | None = None) -> dict:

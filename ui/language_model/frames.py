@@ -12,17 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ui.common.charts import COLORS
 from ui.language_model import data
-
-#: Colour of each variant: the app's colours of none, 1/√dₖ and 1/dₖ, and the training
-#: lab's QK-norm.
-VARIANT_COLORS = {
-    "sqrt": COLORS["sqrt"],
-    "none": COLORS["unscaled"],
-    "mup": COLORS["linear"],
-    "qk_ln": COLORS["custom"],
-}
+from ui.story.frames import loss_against_rate  # noqa: F401  (shared with the recap)
+from ui.story.language_model import VARIANT_COLORS
 
 
 def shown_char(ch: str, names: tuple[str, str]) -> str:
@@ -58,36 +50,6 @@ def logits_at_start(d_h: int, labels: tuple[tuple[str, str], ...]) -> pd.DataFra
                     "x0": edges[lo : hi + 1],
                     "x1": edges[lo + 1 : hi + 2],
                     "share": share[lo : hi + 1],
-                }
-            )
-        )
-    return pd.concat(frames, ignore_index=True)
-
-
-def loss_against_rate(d_h: int, labels: tuple[tuple[str, str], ...]) -> pd.DataFrame:
-    """Final held-out loss against the learning rate for every variant at ``d_h``.
-
-    Returns
-    -------
-    DataFrame, one row per (variant, rate): ``series``, ``color``, ``lr``, ``value`` (seed
-    mean of min(ℓ, ℓ₀), nats/character), ``lo``, ``hi`` (lowest and highest seed),
-    ``best`` (the variant's best rate), ``sensitivity`` (the variant's LR sensitivity).
-    """
-    rates = np.asarray(data.sweep().lrs)
-    frames = []
-    for v, label in labels:
-        cell = data.cells()[v, d_h]
-        frames.append(
-            pd.DataFrame(
-                {
-                    "series": label,
-                    "color": VARIANT_COLORS[v],
-                    "lr": rates,
-                    "value": cell.loss,
-                    "lo": cell.lo,
-                    "hi": cell.hi,
-                    "best": np.arange(len(rates)) == cell.best,
-                    "sensitivity": cell.sensitivity,
                 }
             )
         )

@@ -264,11 +264,7 @@ def loss_against_rate(d_h: int, rate: float) -> None:
     small, large = min(s.head_sizes), max(s.head_sizes)
     st.markdown(t("language_model.rate_text", small=small, large=large, seeds=len(s.meta["seeds"])))
     unigram = s.meta["unigram_val_loss"]
-    every = [c for c in cells.values()]
-    domain = (
-        min(float(c.lo.min()) for c in every) - 0.05,
-        max(max(float(c.hi.max()) for c in every), unigram) + 0.08,
-    )
+    domain = data.loss_domain()
     for col, h in zip(st.columns(len(s.head_sizes)), s.head_sizes, strict=True):
         parts = [
             t("language_model.rate_alt_part", name=label(v), best=nats(cells[v, h].best_loss),

@@ -11,10 +11,8 @@ import json
 import altair as alt
 import pandas as pd
 
-from ui.common.charts import COLORS, ChartText, cell_ink, chart_title, check_rows, legend_below
-
-#: Colour of each counterfactual divisor (as the rest of the app: none, √d_k, d_k).
-DIVISOR_COLORS = {"none": COLORS["unscaled"], "sqrt_d_k": COLORS["sqrt"], "d_k": COLORS["linear"]}
+from ui.common.charts import COLORS, ChartText, cell_ink, chart_title, check_rows
+from ui.story.trained_charts import divisor_layer_bars  # noqa: F401  (the page's)
 
 
 def _q(field: str, title: str, fmt: str) -> alt.Tooltip:
@@ -233,92 +231,4 @@ def attention_heatmap(df: pd.DataFrame, text: ChartText, *, tokens: tuple[str, .
             description=text.description,
             height=190 + 22 * len(tokens),
         )
-    )
-
-
-def divisor_layer_bars(
-    df: pd.DataFrame,
-    text: ChartText,
-    *,
-    value: str,
-    labels: tuple[tuple[str, str], ...],
-    fmt: str = ".3f",
-    axis_format: str = "~g",
-    reference: float | None = None,
-) -> alt.LayerChart:
-    """Grouped bars: one statistic per layer, one bar per counterfactual divisor.
-
-    Parameters
-    ----------
-    df : DataFrame
-        One row per (divisor, layer): ``divisor`` (a name of
-        :data:`core.real_models.DIVISORS`), ``layer`` and the column ``value``.
-    text : ChartText
-        ``title``, ``x`` (layers), ``y``, ``alt``; ``tips.series`` (the divisor); with a
-        ``reference``, ``reference`` (its label) and ``tips.reference``.
-    labels : tuple of (str, str)
-        (divisor name, legend text) pairs, in display order.
-    fmt, axis_format : str
-        d3 formats of the tooltip value and the y-axis labels (e.g. ``".1%"``, ``"%"``).
-    reference : float, optional
-        A dashed horizontal line at this y (e.g. the mean ln T).
-
-    Raises
-    ------
-    ValueError
-        If ``reference`` is given and ``text`` has no ``tips.reference`` (its tooltip
-        title).
-    """
-    check_rows(df)
-    if reference is not None and "reference" not in text.tips:
-        raise ValueError("a reference line needs tips.reference (its tooltip title)")
-    x_title, y_title = text.x, text.y
-    labels = dict(labels)
-    order = list(labels.values())
-    data = df.assign(series=df["divisor"].map(labels))[["series", "layer", value]]
-    bars = (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            x=alt.X(field="layer", type="ordinal", title=x_title, axis=alt.Axis(labelAngle=0)),
-            xOffset=alt.XOffset(field="series", type="nominal", sort=order),
-            y=alt.Y(
-                field=value, type="quantitative", title=y_title, axis=alt.Axis(format=axis_format)
-            ),
-            color=alt.Color(
-                field="series",
-                type="nominal",
-                title=None,
-                sort=order,
-                scale=alt.Scale(domain=order, range=[DIVISOR_COLORS[n] for n in labels]),
-                legend=legend_below(order, columns=1),
-            ),
-            tooltip=[
-                alt.Tooltip(field="series", type="nominal", title=text.tips["series"]),
-                alt.Tooltip(field="layer", type="ordinal", title=x_title),
-                _q(value, y_title, fmt),
-            ],
-        )
-    )
-    layers = [bars]
-    if reference is not None:
-        layers.append(
-            alt.Chart(pd.DataFrame({"y": [reference], "label": [text["reference"]]}))
-            .mark_rule(color=COLORS["theory"], strokeDash=[4, 3], strokeWidth=1.5)
-            .encode(
-                y=alt.Y(field="y", type="quantitative"),
-                tooltip=[
-                    alt.Tooltip(field="label", type="nominal", title=text.tips["reference"]),
-                    _q("y", y_title, ".3f"),
-                ],
-            )
-        )
-    # the plot's own height, the title and the legend add to it: drawn half width, the
-    # title and the legend take more lines (fitted into one height, the plot shrank)
-    return alt.layer(
-        *layers,
-        title=chart_title(text.title),
-        description=text.description,
-        height=190,
-        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ui.real_models import data
+from ui.story.frames import layers  # noqa: F401  (shared with the recap)
 
 #: The columns of one sentence's grid that hold a head's extremes, by what they are: the
 #: std's the smallest and largest logit, the entropy's the lowest and highest row.
@@ -44,8 +45,3 @@ def head_map(
 ) -> pd.DataFrame:
     """One head's attention under ``divisor`` (:func:`ui.real_models.data.one_head`)."""
     return data.one_head(sentence, text, layer, head, divisor)
-
-
-def layers() -> pd.DataFrame:
-    """Section 3's statistics per (divisor, layer) (:func:`ui.real_models.data.layer_frame`)."""
-    return data.layer_frame()

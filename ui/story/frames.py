@@ -6,12 +6,14 @@ with the current language, since the chart's cache key holds them.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ui.common.charts import alpha_color
 from ui.common.controls import alpha_label
 from ui.common.data import alpha_sweep
-from ui.story import data
+from ui.story import data, language_model, real_models
+from ui.story import lr_sweep as sweeps
 
 
 # --- variance -----------------------------------------------------------------------------
@@ -133,3 +135,76 @@ def head_divisors(
     frame, _ = data.which_d_heads(d_model, n_heads, seed)
     bars, points = data.divisor_frames(frame, init, selected, dict(labels))
     return points, bars
+
+
+# --- the training lab ---------------------------------------------------------------------
+#: (variant, legend text) pairs.
+Labels = tuple[tuple[str, str], ...]
+
+
+def lr_sweep(
+    m: int,
+    optimizer: str,
+    d_k: int,
+    seed: int,
+    steps: int,
+    variants: tuple[str, ...],
+    labels: Labels,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The sweep at one d_k (:func:`lr_panel`) and ℓ₀ of each variant (``series``,
+    ``color``, ``y``: the median over the seeds)."""
+    summary = lr_panel(m, optimizer, d_k, seed, steps, variants, labels)
+    initial = summary.groupby("variant", sort=False)["initial_loss"].first().reset_index()
+    initial = sweeps.labelled(initial, dict(labels)).rename(columns={"initial_loss": "y"})
+    return summary, initial[["series", "color", "y"]]
+
+
+def lr_panel(
+    m: int,
+    optimizer: str,
+    d_k: int,
+    seed: int,
+    steps: int,
+    variants: tuple[str, ...],
+    labels: Labels,
+) -> pd.DataFrame:
+    """The sweep at one d_k, labelled: per (variant, rate) the final loss over the seeds
+    (:func:`ui.story.lr_sweep.sweep_summary`), ``series``, ``color``."""
+    return sweeps.labelled(sweeps.sweep_at(m, optimizer, d_k, seed, steps, variants), dict(labels))
+
+
+# --- the language model ---------------------------------------------------------------------
+def loss_against_rate(d_h: int, labels: tuple[tuple[str, str], ...]) -> pd.DataFrame:
+    """Final held-out loss against the learning rate for every variant at ``d_h``.
+
+    Returns
+    -------
+    DataFrame, one row per (variant, rate): ``series``, ``color``, ``lr``, ``value`` (seed
+    mean of min(ℓ, ℓ₀), nats/character), ``lo``, ``hi`` (lowest and highest seed),
+    ``best`` (the variant's best rate), ``sensitivity`` (the variant's LR sensitivity).
+    """
+    rates = np.asarray(language_model.sweep().lrs)
+    frames = []
+    for v, label in labels:
+        cell = language_model.cells()[v, d_h]
+        frames.append(
+            pd.DataFrame(
+                {
+                    "series": label,
+                    "color": language_model.VARIANT_COLORS[v],
+                    "lr": rates,
+                    "value": cell.loss,
+                    "lo": cell.lo,
+                    "hi": cell.hi,
+                    "best": np.arange(len(rates)) == cell.best,
+                    "sensitivity": cell.sensitivity,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+# --- the real model -------------------------------------------------------------------------
+def layers() -> pd.DataFrame:
+    """Section 3's statistics per (divisor, layer) (:func:`ui.story.real_models.layer_frame`)."""
+    return real_models.layer_frame()

@@ -9,12 +9,14 @@ from ui.common.axes import log_axis, positive_range
 from ui.common.charts import (
     COLORS,
     HALF_SUBTITLE_LINE_COLUMNS,
-    MARKER_RULE,
     ChartText,
-    band_and_line,
     chart_title,
     check_rows,
-    legend_colors,
+)
+from ui.story.trained_charts import (  # noqa: F401  (lr_lines: the page's)
+    lr_lines,
+    series_color,
+    series_dash,
 )
 
 #: Pixels of one probe row's height in the probe heatmap (a key's width is the chart's
@@ -22,45 +24,6 @@ from ui.common.charts import (
 PROBE_ROW_PX = 14
 #: Gap between two steps' bands, as a share of a band's step.
 PROBE_STEP_GAP = 0.2
-
-
-#: Dash patterns of the series, in legend order (solid, dashed, dotted, …): two series on
-#: top of each other (no dead rows with either scale) still both show.
-DASHES = ([1, 0], [7, 3], [2, 2], [8, 3, 2, 3], [4, 4])
-
-
-def _legend(legend_columns: int) -> alt.Legend:
-    return alt.Legend(
-        orient="bottom",
-        columns=legend_columns,
-        symbolOpacity=1,
-        labelLimit=220,
-        symbolType="stroke",
-    )
-
-
-def _color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
-    order, colors = legend_colors(df, "series")
-    return alt.Color(
-        "series:N",
-        title=None,
-        sort=order,
-        scale=alt.Scale(domain=order, range=colors),
-        legend=_legend(legend_columns),
-    )
-
-
-def _dash(df: pd.DataFrame, legend_columns: int) -> alt.StrokeDash:
-    """The series' dash patterns (:data:`DASHES`), in the colour legend's order: the lines
-    differ by more than their hue."""
-    order, _ = legend_colors(df, "series")
-    return alt.StrokeDash(
-        "series:N",
-        title=None,
-        sort=order,
-        scale=alt.Scale(domain=order, range=[DASHES[i % len(DASHES)] for i in range(len(order))]),
-        legend=_legend(legend_columns),
-    )
 
 
 def curves(
@@ -93,7 +56,7 @@ def curves(
     """
     check_rows(df)
     x_title, y_title, tips = text.x, text.y, text.tips
-    color = _color(df, legend_columns)
+    color = series_color(df, legend_columns)
     x = alt.X("step:Q", title=x_title)
     y_axis = alt.Undefined
     if log_y:  # the range of the smoothed line; single batches beyond it are clipped
@@ -126,7 +89,7 @@ def curves(
         x=x,
         y=alt.Y("smooth:Q", scale=y_scale, title=y_title, axis=y_axis),
         color=color,
-        strokeDash=_dash(df, legend_columns),
+        strokeDash=series_dash(df, legend_columns),
         tooltip=tooltip,
     )
     layers = [points, line]
@@ -229,102 +192,3 @@ def probe_heatmap(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
         title=chart_title(text.title, text.subtitle, subtitle_columns=HALF_SUBTITLE_LINE_COLUMNS),
         description=text.description,
     )
-
-
-def lr_lines(
-    frames: pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame],
-    text: ChartText,
-    *,
-    current_lr: float | None = None,
-    uniform: float | None = None,
-    y_domain: tuple[float, float] | None = None,
-    legend_columns: int = 2,
-    height: int = 400,
-    width_px: float = 300,
-) -> alt.LayerChart:
-    """Final loss against learning rate (log–log), one line per variant with a band.
-
-    Parameters
-    ----------
-    frames : DataFrame, or (DataFrame, DataFrame)
-        The sweep, one row per (variant, rate): ``lr``, ``series``, ``color``,
-        ``value`` (median over seeds, > 0), ``lo``, ``hi`` (min and max over seeds),
-        ``ratio`` (median gap left), ``diverged`` (seeds that diverged); optionally with
-        ℓ₀ of each variant: ``series``, ``color``, ``y`` — dashed rules in its colour.
-    text : ChartText
-        ``title`` (a ``|`` breaks its line), ``x``, ``y``, ``alt``; ``tips``:
-        ``series``, ``lr``, ``value``, ``lo``, ``hi``, ``ratio``, ``diverged``, and
-        ``initial`` with ℓ₀, ``uniform`` with ``uniform``.
-    current_lr : float or None
-        The learner's learning rate, marked with a vertical rule (None: no rule).
-    uniform : float, optional
-        The loss of uniform attention on the task: a solid grey rule; a run that ends
-        above it fails.
-    y_domain : (float, float), optional
-        Shared y-range of small multiples.
-    width_px : float
-        The narrowest the plot is drawn, px (the rate axis is labelled to fit).
-    """
-    df, initial = frames if isinstance(frames, tuple) else (frames, None)
-    check_rows(df)
-    x_title, y_title, tips = text.x, text.y, text.tips
-    color = _color(df, legend_columns)
-    x_axis = log_axis(*positive_range(df["lr"]), length=width_px, orient="x")
-    x = alt.X("lr:Q", title=x_title, scale=alt.Scale(type="log"), axis=x_axis)
-    y_span = y_domain or positive_range(df["lo"], df["value"], df["hi"])
-    y_scale = (
-        alt.Scale(type="log") if y_domain is None else alt.Scale(type="log", domain=list(y_domain))
-    )
-    # the plot takes about half the chart's height (title and legend the rest)
-    y_axis = log_axis(*y_span, length=height / 2)
-    tooltip = [
-        alt.Tooltip("series:N", title=tips["series"]),
-        alt.Tooltip("lr:Q", title=tips["lr"], format=".3~g"),
-        alt.Tooltip("value:Q", title=tips["value"], format=".4g"),
-        alt.Tooltip("lo:Q", title=tips["lo"], format=".4g"),
-        alt.Tooltip("hi:Q", title=tips["hi"], format=".4g"),
-        alt.Tooltip("ratio:Q", title=tips["ratio"], format=".3g"),
-        alt.Tooltip("diverged:Q", title=tips["diverged"], format="d"),
-    ]
-    layers = band_and_line(
-        df,
-        x=x,
-        y_scale=y_scale,
-        y_title=y_title,
-        color=color,
-        tooltip=tooltip,
-        band_opacity=0.15,
-        y_axis=y_axis,
-    )
-    layers[1] = layers[1].encode(strokeDash=_dash(df, legend_columns))
-    if initial is not None and len(initial):
-        layers.append(
-            alt.Chart(initial.drop(columns="color"))
-            .mark_rule(strokeDash=[5, 4], strokeWidth=1.2, opacity=0.8)
-            .encode(
-                y=alt.Y("y:Q", scale=y_scale),
-                color=color,
-                tooltip=[
-                    alt.Tooltip("series:N", title=tips["series"]),
-                    alt.Tooltip("y:Q", title=tips["initial"], format=".4g"),
-                ],
-            )
-        )
-    if uniform is not None:
-        layers.append(
-            alt.Chart(pd.DataFrame({"y": [uniform]}))
-            .mark_rule(color=COLORS["theory"], strokeWidth=1.5)
-            .encode(
-                y=alt.Y("y:Q", scale=y_scale),
-                tooltip=[alt.Tooltip("y:Q", title=tips["uniform"], format=".4g")],
-            )
-        )
-    if current_lr is not None:
-        layers.append(
-            alt.Chart(pd.DataFrame({"lr": [current_lr]}))
-            .mark_rule(**MARKER_RULE)
-            .encode(x=alt.X("lr:Q"), tooltip=[alt.Tooltip("lr:Q", title=tips["lr"], format=".3~g")])
-        )
-    lines = text.title.split("|")  # a title of several lines, or one string
-    title = alt.Title(lines if len(lines) > 1 else text.title)
-    return alt.layer(*layers, title=title, description=text.description, height=height)

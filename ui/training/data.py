@@ -6,7 +6,7 @@ QK-norm) on one data stream at one learning rate (:func:`single_run`); it is cac
 thinned to at most ``CURVE_POINTS`` points per variant, the probe rows' attention
 weights and one summary row per variant.
 
-The LR sweep is cut into cells (:mod:`ui.training.cells`), one
+The LR sweep is cut into cells (:mod:`ui.story.lr_sweep`, shared with the recap), one
 :func:`core.training.train_recall_variants` call per (m, optimizer, d_k, seed, steps,
 variants) over the optimizer's grid (:func:`sweep_cell`, cached). Cells of the shipped
 configuration are read from ``data/training_sweep.json``
@@ -38,35 +38,45 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.training import DEFAULT_LRS, uniform_loss
+from core.training import DEFAULT_LRS
 from ui.common import pages
-from ui.common.charts import COLORS, alpha_color
-from ui.common.controls import alpha_label
 from ui.common.i18n import t
 from ui.common.pages import page
-from ui.training.cells import (  # noqa: F401  (re-exported)
+from ui.story.lr_sweep import (  # noqa: F401  (re-exported: the sweep, shared with the recap)
+    BASE_VARIANTS,
     CELL_COLUMNS,
     COMPUTED,
+    LAST,
+    N_KEYS,
     PRECOMPUTED_SEEDS,
     PRECOMPUTED_STEPS,
     SHIPPED_BEST,
     SWEEP_D_KS,
     SWEEP_FILE,
     SWEEP_SEEDS,
+    VARIANTS,
     cell_cost,
     cell_frames,
     cell_source,
+    gap_left,
+    labelled,
     needed_cells,
     precomputed,
     shipped_cell,
     store,
+    sweep_at,
     sweep_cell,
     sweep_doc,
     sweep_seeds,
+    sweep_summary,
+    task_best,
+    uniform,
+    variant_color,
+    variant_label,
+    variant_labels,
 )
 from ui.training.one_run import (  # noqa: F401  (re-exported: the page's data in one place)
     CURVE_POINTS,
-    LAST,
     METRICS,
     SMOOTH,
     run_stats,
@@ -75,10 +85,8 @@ from ui.training.one_run import (  # noqa: F401  (re-exported: the page's data i
     smooth,
     thinned_steps,
 )
-from ui.training.runs import BASE_VARIANTS, N_PROBE, SNAPSHOTS, VARIANTS  # noqa: F401
+from ui.training.runs import N_PROBE, SNAPSHOTS  # noqa: F401
 
-#: Task settings (the issue's defaults; the page does not change them but m).
-N_KEYS = 16
 #: Steps the page offers.
 STEPS_OPTIONS = page("training").param("steps").options
 #: The verdicts' thresholds, on the gap left g = (ℓ − ℓ*)/(ℓ_u − ℓ*) (module docstring):
@@ -106,13 +114,6 @@ def variant_names(folded: bool, qk_norm: bool) -> tuple[str, ...]:
     return BASE_VARIANTS + (("folded",) if folded else ()) + (("qk_norm",) if qk_norm else ())
 
 
-def variant_label(name: str) -> str:
-    """Legend text of a variant (the α names of the other pages for the three scalings)."""
-    if name in ("folded", "qk_norm"):
-        return t(f"training.variant_{name}")
-    return alpha_label(VARIANTS[name].alpha)
-
-
 def variant_short(name: str) -> str:
     """A short label (the probe heatmap's panel headers must fit a 390-px screen)."""
     if name in ("folded", "qk_norm"):
@@ -120,34 +121,9 @@ def variant_short(name: str) -> str:
     return {"alpha_0": "α = 0", "alpha_half": "α = ½", "alpha_1": "α = 1"}[name]
 
 
-def variant_labels(variants: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """(variant, legend text) pairs in the current language: what a frame is labelled with."""
-    return tuple((name, variant_label(name)) for name in variants)
-
-
 def variant_shorts(variants: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """(variant, short label) pairs in the current language (:func:`variant_short`)."""
     return tuple((name, variant_short(name)) for name in variants)
-
-
-def variant_color(name: str) -> str:
-    return {"folded": COLORS["sky"], "qk_norm": COLORS["custom"]}.get(
-        name, alpha_color(VARIANTS[name].alpha)
-    )
-
-
-def uniform(m: int) -> float:
-    """ℓ_u: the loss of uniform attention on the task with m targets (16 keys)."""
-    return uniform_loss(m, N_KEYS)
-
-
-def gap_left(final, m: int):
-    """(ℓ − ℓ*)/(ℓ_u − ℓ*): 0 at the task's best (:func:`task_best`), 1 at uniform
-    attention, above 1 worse than it; NaN (diverged) becomes ∞. Float or array."""
-    best = task_best(m)
-    out = (np.asarray(final, dtype=float) - best) / (uniform(m) - best)
-    out = np.where(np.isnan(out), np.inf, out)
-    return float(out) if out.ndim == 0 else out
 
 
 def verdict(final: float, m: int) -> str:
@@ -163,13 +139,6 @@ def gap_verdict(gap: float) -> str:
     if not math.isfinite(gap):
         return "diverged"
     return "learns" if gap <= LEARN_RATIO else "fails" if gap >= FAIL_RATIO else "partly"
-
-
-def task_best(m: int) -> float:
-    """ℓ*: the lowest median-over-seeds final loss of any variant, optimizer, d_k and rate
-    in the shipped sweep for this m (0 for an m the file does not hold); read from the
-    file as the page loads (``SHIPPED_BEST``), a lookup on every verdict."""
-    return SHIPPED_BEST.get(m, 0.0)
 
 
 def thresholds(m: int) -> pd.DataFrame:
@@ -195,23 +164,6 @@ def thresholds(m: int) -> pd.DataFrame:
 
 def pct(x: float) -> str:
     return f"{100 * x:.1f} %" if 0 < x < 0.01 else f"{100 * x:.0f} %"
-
-
-def labelled(df: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
-    """``df`` with ``series`` (legend label, ``labels`` of its ``variant``: see
-    :func:`variant_labels`) and ``color`` columns."""
-    names = df["variant"].to_numpy()
-    colors = {v: variant_color(v) for v in pd.unique(names)}
-    return df.assign(series=[labels[v] for v in names], color=[colors[v] for v in names])
-
-
-# --- the LR sweep: what the page concludes from its cells ------------------------------
-@st.cache_data(max_entries=64, show_spinner=False)
-def sweep_at(
-    m: int, optimizer: str, d_k: int, seed: int, steps: int, variants: tuple[str, ...]
-) -> pd.DataFrame:
-    """:func:`sweep_summary` of the sweep's seeds at one d_k (:func:`cell_frames`)."""
-    return sweep_summary(cell_frames(m, optimizer, d_k, seed, steps, variants), m)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -251,25 +203,6 @@ def multiples_stats(
     }
     lo, hi = float(values["lo"].min()), float(values["hi"].max())
     return {"domain": (max(1e-5, lo * 0.8), hi * 1.25), "best": best}
-
-
-def sweep_summary(cells: list[pd.DataFrame], m: int) -> pd.DataFrame:
-    """Seeds combined: per (variant, lr) the median, min and max final loss, the median
-    gap left (:func:`gap_left`; a diverged seed counts as ∞), ℓ₀ (median) and the
-    diverged seeds."""
-    df = pd.concat([c.assign(seed=i) for i, c in enumerate(cells)], ignore_index=True)
-    df["ratio"] = gap_left(df["final_loss"].to_numpy(dtype=float), m)
-    g = df.groupby(["variant", "lr"], sort=False)
-    out = g.agg(
-        value=("final_loss", "median"),
-        lo=("final_loss", "min"),
-        hi=("final_loss", "max"),
-        ratio=("ratio", "median"),
-        initial_loss=("initial_loss", "median"),
-        accuracy=("final_accuracy", "median"),
-        diverged=("diverged_at", lambda s: int((s >= 0).sum())),
-    ).reset_index()
-    return out
 
 
 def conclusions(cells: list[pd.DataFrame], m: int) -> dict[str, dict]:

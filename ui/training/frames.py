@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ui.story.frames import lr_panel, lr_sweep  # noqa: F401  (the sweep: shared with the recap)
 from ui.training import data
 
 #: (variant, legend text) pairs.
@@ -50,34 +51,3 @@ def probe(
     weights = data.single_run(d_k, optimizer, lr, steps, variants, seed, m)["probe"]
     weights = weights[weights["variant"] == variant].reset_index(drop=True)
     return weights.assign(series=weights["variant"].map(dict(shorts)))
-
-
-def lr_sweep(
-    m: int,
-    optimizer: str,
-    d_k: int,
-    seed: int,
-    steps: int,
-    variants: tuple[str, ...],
-    labels: Labels,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The sweep at one d_k (:func:`lr_panel`) and ℓ₀ of each variant (``series``,
-    ``color``, ``y``: the median over the seeds)."""
-    summary = lr_panel(m, optimizer, d_k, seed, steps, variants, labels)
-    initial = summary.groupby("variant", sort=False)["initial_loss"].first().reset_index()
-    initial = data.labelled(initial, dict(labels)).rename(columns={"initial_loss": "y"})
-    return summary, initial[["series", "color", "y"]]
-
-
-def lr_panel(
-    m: int,
-    optimizer: str,
-    d_k: int,
-    seed: int,
-    steps: int,
-    variants: tuple[str, ...],
-    labels: Labels,
-) -> pd.DataFrame:
-    """The sweep at one d_k, labelled: per (variant, rate) the final loss over the seeds
-    (:func:`ui.training.data.sweep_summary`), ``series``, ``color``."""
-    return data.labelled(data.sweep_at(m, optimizer, d_k, seed, steps, variants), dict(labels))

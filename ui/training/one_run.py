@@ -12,11 +12,10 @@ import pandas as pd
 import streamlit as st
 
 from core.training import final_loss, train_recall_variants
+from ui.story.lr_sweep import LAST
 from ui.training import runs
 from ui.training.runs import N_PROBE, SNAPSHOTS, VARIANTS
 
-#: Steps averaged for a final value.
-LAST = 30
 #: Largest number of points per variant on a curve (the rest is thinned out).
 CURVE_POINTS = 100
 #: Window of the moving average drawn over the per-batch values, steps (centred).

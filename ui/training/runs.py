@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core.training import DEFAULT_LRS, TrainingHistory, Variant, train_recall_variants
+from core.training import DEFAULT_LRS, TrainingHistory, train_recall_variants
 from ui.common.pages import TRAINING_D_KS
+from ui.story.lr_sweep import BASE_VARIANTS, VARIANTS
 
 RUNS_FILE = Path(__file__).resolve().parents[2] / "data" / "training_runs.npz"
 FORMAT_VERSION = 2
@@ -25,16 +26,6 @@ FORMAT_VERSION = 2
 #: mean of the values of 2 or 4 keys.
 M_OPTIONS = (1, 2, 4)
 
-#: Every variant the page can train, by the name the sweep file uses.
-VARIANTS = {
-    "alpha_0": Variant(0.0),
-    "alpha_half": Variant(0.5),
-    "alpha_1": Variant(1.0),
-    "folded": Variant(0.0, "folded"),
-    "qk_norm": Variant(0.5, "fan_in", True),
-}
-#: Always trained; the other two follow the page's toggles.
-BASE_VARIANTS = ("alpha_0", "alpha_half", "alpha_1")
 #: Steps at which the probe rows' weights are recorded (the last step is added).
 SNAPSHOTS = (0, 10, 50)
 N_PROBE = 4

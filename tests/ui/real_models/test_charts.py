@@ -13,6 +13,7 @@ from ui.common import i18n
 from ui.common.charts import ChartText
 from ui.real_models import charts, data, frames
 from ui.real_models.field_guide import COLUMNS, ROWS
+from ui.story.trained_charts import REAL_DIVISOR_COLORS
 
 TIPS = {"layer": "layer", "head": "head", "value": "v", "min": "lo", "max": "hi"}
 
@@ -184,7 +185,7 @@ def test_divisor_layer_bars():
     assert bars["encoding"]["xOffset"]["field"] == "series"
     assert bars["encoding"]["y"]["axis"]["format"] == "%"
     assert bars["encoding"]["color"]["scale"]["range"] == [
-        charts.DIVISOR_COLORS[n] for n, _ in labels
+        REAL_DIVISOR_COLORS[n] for n, _ in labels
     ]
     assert bars["encoding"]["color"]["scale"]["domain"] == ["none", "√d_k", "d_k"]
     assert rule["mark"]["type"] == "rule"

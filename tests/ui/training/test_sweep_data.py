@@ -25,6 +25,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from core.training import LR_GRIDS, uniform_loss
+from ui.story import lr_sweep
 from ui.training import data, runs, sections, sweep
 
 SEEDS = data.PRECOMPUTED_SEEDS
@@ -232,9 +233,11 @@ def test_what_does_not_separate_regenerates(recomputed, opt, m):
 # --- the derivation, by hand ---------------------------------------------------------------
 @pytest.fixture
 def unit_scale(monkeypatch):
-    """A task whose uniform-attention loss is 1 and best loss 0: gap left = final loss."""
-    monkeypatch.setattr(data, "task_best", lambda m: 0.0)
-    monkeypatch.setattr(data, "uniform", lambda m: 1.0)
+    """A task whose uniform-attention loss is 1 and best loss 0: gap left = final loss (in
+    the page's conclusions and in the sweep's gap left, which the page re-exports)."""
+    for module in (data, lr_sweep):
+        monkeypatch.setattr(module, "task_best", lambda m: 0.0)
+        monkeypatch.setattr(module, "uniform", lambda m: 1.0)
 
 
 def _cell(finals: list[float], initial: float = 1.5, name: str = "alpha_0") -> pd.DataFrame:

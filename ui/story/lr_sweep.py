@@ -1,7 +1,9 @@
-"""The LR sweep's cells (NumPy, pandas, the cache): the shipped ones, read once from
-``data/training_sweep.json``, and those computed on demand (:func:`sweep_cell`), with
-which of them this session has. Re-exported by :mod:`ui.training.data`, which holds what
-the page concludes from them.
+"""The training lab's learning-rate sweep, the answer of its page: the sweep's cells (NumPy,
+pandas, the cache), the shipped ones, read once from ``data/training_sweep.json``, and
+those computed on demand (:func:`sweep_cell`), with which of them this session has; each
+rate's final loss over the seeds (:func:`sweep_at`), labelled with its variant's legend
+text and colour (:func:`labelled`). Re-exported by :mod:`ui.training.data`, which holds
+what the page concludes from them; the recap draws the sweep too.
 
 A cell is one :func:`core.training.train_recall_variants` call per (m, optimizer, d_k,
 seed, steps, variants) over the optimizer's grid. The sweep's seeds are the sidebar seed
@@ -17,9 +19,27 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.training import LR_GRIDS, final_loss, train_recall_variants
-from ui.training.one_run import LAST
-from ui.training.runs import VARIANTS
+from core.training import LR_GRIDS, Variant, final_loss, train_recall_variants, uniform_loss
+from ui.common.charts import COLORS, alpha_color
+from ui.common.controls import alpha_label
+from ui.common.i18n import t
+
+#: Every variant the page can train, by the name the sweep file uses.
+VARIANTS = {
+    "alpha_0": Variant(0.0),
+    "alpha_half": Variant(0.5),
+    "alpha_1": Variant(1.0),
+    "folded": Variant(0.0, "folded"),
+    "qk_norm": Variant(0.5, "fan_in", True),
+}
+
+
+#: Always trained; the other two follow the page's toggles.
+BASE_VARIANTS = ("alpha_0", "alpha_half", "alpha_1")
+
+
+#: Steps averaged for a final value.
+LAST = 30
 
 SWEEP_FILE = Path(__file__).resolve().parents[2] / "data" / "training_sweep.json"
 #: The d_k of the small multiples.
@@ -219,3 +239,83 @@ def cell_frames(
             sweep_cell(m, optimizer, d_k, s, steps, variants) if shipped is None else shipped
         )
     return frames
+
+
+# --- the variants' words and colours, and the verdicts' scale ------------------------------
+#: Task settings (the issue's defaults; the page does not change them but m).
+N_KEYS = 16
+
+
+def variant_label(name: str) -> str:
+    """Legend text of a variant (the α names of the other pages for the three scalings)."""
+    if name in ("folded", "qk_norm"):
+        return t(f"training.variant_{name}")
+    return alpha_label(VARIANTS[name].alpha)
+
+
+def variant_labels(variants: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(variant, legend text) pairs in the current language: what a frame is labelled with."""
+    return tuple((name, variant_label(name)) for name in variants)
+
+
+def variant_color(name: str) -> str:
+    return {"folded": COLORS["sky"], "qk_norm": COLORS["custom"]}.get(
+        name, alpha_color(VARIANTS[name].alpha)
+    )
+
+
+def uniform(m: int) -> float:
+    """ℓ_u: the loss of uniform attention on the task with m targets (16 keys)."""
+    return uniform_loss(m, N_KEYS)
+
+
+def gap_left(final, m: int):
+    """(ℓ − ℓ*)/(ℓ_u − ℓ*): 0 at the task's best (:func:`task_best`), 1 at uniform
+    attention, above 1 worse than it; NaN (diverged) becomes ∞. Float or array."""
+    best = task_best(m)
+    out = (np.asarray(final, dtype=float) - best) / (uniform(m) - best)
+    out = np.where(np.isnan(out), np.inf, out)
+    return float(out) if out.ndim == 0 else out
+
+
+def task_best(m: int) -> float:
+    """ℓ*: the lowest median-over-seeds final loss of any variant, optimizer, d_k and rate
+    in the shipped sweep for this m (0 for an m the file does not hold); read from the
+    file as the page loads (``SHIPPED_BEST``), a lookup on every verdict."""
+    return SHIPPED_BEST.get(m, 0.0)
+
+
+def labelled(df: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
+    """``df`` with ``series`` (legend label, ``labels`` of its ``variant``: see
+    :func:`variant_labels`) and ``color`` columns."""
+    names = df["variant"].to_numpy()
+    colors = {v: variant_color(v) for v in pd.unique(names)}
+    return df.assign(series=[labels[v] for v in names], color=[colors[v] for v in names])
+
+
+# --- the LR sweep: what the page concludes from its cells ------------------------------
+@st.cache_data(max_entries=64, show_spinner=False)
+def sweep_at(
+    m: int, optimizer: str, d_k: int, seed: int, steps: int, variants: tuple[str, ...]
+) -> pd.DataFrame:
+    """:func:`sweep_summary` of the sweep's seeds at one d_k (:func:`cell_frames`)."""
+    return sweep_summary(cell_frames(m, optimizer, d_k, seed, steps, variants), m)
+
+
+def sweep_summary(cells: list[pd.DataFrame], m: int) -> pd.DataFrame:
+    """Seeds combined: per (variant, lr) the median, min and max final loss, the median
+    gap left (:func:`gap_left`; a diverged seed counts as ∞), ℓ₀ (median) and the
+    diverged seeds."""
+    df = pd.concat([c.assign(seed=i) for i, c in enumerate(cells)], ignore_index=True)
+    df["ratio"] = gap_left(df["final_loss"].to_numpy(dtype=float), m)
+    g = df.groupby(["variant", "lr"], sort=False)
+    out = g.agg(
+        value=("final_loss", "median"),
+        lo=("final_loss", "min"),
+        hi=("final_loss", "max"),
+        ratio=("ratio", "median"),
+        initial_loss=("initial_loss", "median"),
+        accuracy=("final_accuracy", "median"),
+        diverged=("diverged_at", lambda s: int((s >= 0).sum())),
+    ).reset_index()
+    return out
