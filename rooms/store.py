@@ -126,7 +126,9 @@ MAX_OPTIONS = 12
 GROUP_MAX_CHARS = 200
 
 _CODE_RE = re.compile(f"[{ALPHABET}]{{{CODE_LENGTH}}}")
-_QUESTION_RE = re.compile(r"[a-z][a-z0-9_]{0,39}")
+#: A question key: a card's (``saturation_mean_max``), or a card asked again under a name of
+#: its own (``recap.saturation_mean_max``); at most 40 characters.
+_QUESTION_RE = re.compile(r"(?=.{1,40}\Z)[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)?")
 _GROUP_RE = re.compile(rf"[A-Za-z0-9._+|-]{{0,{GROUP_MAX_CHARS}}}")
 _GROUP_PART_RE = re.compile(r"[A-Za-z0-9._+-]{1,40}")
 _LEARNER_RE = re.compile(r"[A-Za-z0-9_-]{16,43}")
@@ -247,9 +249,12 @@ def normalize_code(text: object) -> str:
 
 
 def check_question(question: object) -> str:
-    """``question`` if it is a question key (``[a-z][a-z0-9_]``, ≤ 40 characters)."""
+    """``question`` if it is a question key (``[a-z][a-z0-9_]``, optionally after one
+    ``name.`` of the same letters; ≤ 40 characters)."""
     if not isinstance(question, str) or not _QUESTION_RE.fullmatch(question):
-        raise BadInput("question", f"expected [a-z][a-z0-9_]{{0,39}}, got {question!r:.60}")
+        raise BadInput(
+            "question", f"expected [a-z][a-z0-9_] with at most one '.', got {question!r:.60}"
+        )
     return question
 
 

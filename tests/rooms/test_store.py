@@ -382,7 +382,8 @@ def test_a_store_holds_200_open_rooms(store, clock):
 BAD = {
     "code": [None, 123, "", "ABCDE", "ABCDEFG", "ABCDE0", "ABCDEO", "ABCDE1", "ABCDEI",
              "ABCDEL", "ABC.EF", "ÄBCDEF", "A" * 1000],
-    "question": [None, 1, "", "Variance", "1abc", "a b", "a;drop", "a" * 41, "é", "a\n"],
+    "question": [None, 1, "", "Variance", "1abc", "a b", "a;drop", "a" * 41, "é", "a\n",
+                 "a.", ".a", "a.b.c", "a..b", "a.1b", "recap." + "a" * 35],
     "group": [None, 64, "64 1", "64;1", "é", "a\n", "x" * 201, "64/1"],
     "learner": [None, 1, "", "short", "x" * 15, "x" * 44, "abcdefghijklmnop!", "é" * 16],
     "session": [None, 1, "short", "x" * 15, "x" * 44, "abcdefghijklmnop!", "é" * 16],
@@ -403,6 +404,17 @@ def test_bad_input_is_refused_naming_the_field(store, room, field, value):
     assert info.value.field == field
     assert isinstance(info.value, ValueError)
     assert store.counts(code, Q, G, key).total == 0  # nothing recorded
+
+
+def test_a_card_asked_again_has_a_key_of_its_own(store, room):
+    """The recap asks a card again under ``recap.<card>``: its answers are counted apart."""
+    code, key = room
+    store.answer(code, Q, G, learner(1), 1, 4)
+    store.answer(code, f"recap.{Q}", G, learner(1), 3, 4)
+    assert store.counts(code, Q, G, key).by_option == {1: 1}
+    assert store.counts(code, f"recap.{Q}", G, key).by_option == {3: 1}
+    store.reveal(code, key, f"recap.{Q}")
+    assert store.is_revealed(code, f"recap.{Q}") and not store.is_revealed(code, Q)
 
 
 def test_numpy_integers_are_options(store, room):

@@ -87,9 +87,12 @@ def _chart_table(lang: str, key: str) -> tuple[tuple[str, str], ...]:
     raise KeyError(f"no chart table {key!r} in the catalogs")
 
 
-def chart_text(key: str, /, **values: object) -> ChartText:
+def chart_text(
+    key: str, /, *, replace: dict[str, str] | None = None, **values: object
+) -> ChartText:
     """The words of chart ``key`` in the current language: its catalog table (``[key]``),
-    every entry formatted with ``values``.
+    every entry formatted with ``values``; an entry named in ``replace`` is that text
+    instead, as it is (the recap's small charts: their own alt text, no title).
 
     Raises
     ------
@@ -97,4 +100,9 @@ def chart_text(key: str, /, **values: object) -> ChartText:
         If neither catalog has the table, or an entry names a placeholder ``values`` lack.
     """
     table = _chart_table(current_language(), key)
-    return ChartText(tuple((name, text.format(**values)) for name, text in table))
+    given = replace or {}
+    return ChartText(
+        tuple(
+            (name, given[name] if name in given else text.format(**values)) for name, text in table
+        )
+    )

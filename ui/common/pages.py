@@ -277,6 +277,11 @@ PAGES: tuple[PageSpec, ...] = (
         "softmax", "logit", "one_hot", "entropy", "multi_head", "mup", "layernorm", "qk_norm",
         "soft_capping", "rope", "yarn",
     ), breaks=(("divide_by", "none"),)),  # the same trained q·k without the scale
+    # the story's close: one sentence and one small chart per page, then a self-check
+    PageSpec("recap", "recap", ":material/checklist:", 2, terms=(
+        "softmax", "logit", "saturation", "one_hot", "entropy", "jacobian", "dead_row",
+        "multi_head", "mup",
+    )),
     PageSpec("glossary", "glossary", ":material/menu_book:", story=False),
 )  # fmt: skip
 
@@ -286,7 +291,7 @@ if _missing:
 
 #: The story in order (home page links): the four steps at initialisation, the training lab
 #: that tests their claim, a language model trained with and without the scale, the
-#: practical question of which d, and what trained heads do.
+#: practical question of which d, what trained heads do, and the recap.
 STORY = tuple(p.name for p in PAGES if p.url_path and p.story)
 
 

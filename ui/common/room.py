@@ -21,17 +21,15 @@ the answer was not shared, the local prediction works as without a room.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Sequence
-from functools import partial
 
 import streamlit as st
 
 import rooms
 from rooms import RoomError, RoomStatus, RoomStore, StoreUnavailable
-from ui.common import controls, room_charts, room_tab, specs, turns
-from ui.common.i18n import chart_text, t
+from ui.common import controls, room_answers, room_tab
+from ui.common.i18n import t
 from ui.common.pages import APP_TABLE
 from ui.common.params import OWN
 
@@ -50,8 +48,6 @@ LEARNER_POLL_S = 3.5
 #: the link was read.
 CODE, _KEY, _LEARNER, _LINK = "room", "_room_key", "_room_learner", "_room_link"
 _GROUPS, _SENT, _NOTICES, _READ = "_room_groups", "_room_sent", "_room_notices", "_room_read"
-#: Session-state entry: the presenter's last drawn chart per question, (counts, spec).
-_DRAWN = "_room_drawn"
 #: Session-state entry: this session's token, sent with each answer.
 _SESSION = "_room_session"
 
@@ -110,7 +106,7 @@ def notice(kind: str, text: str) -> None:
 
 
 def leave(*, keep_url: bool = False) -> None:
-    for entry in (CODE, _KEY, _LINK, _GROUPS, _SENT, _DRAWN):
+    for entry in (CODE, _KEY, _LINK, _GROUPS, _SENT, room_answers.DRAWN):
         st.session_state.pop(entry, None)
     if not keep_url:
         for param in ("room", "learner"):
@@ -343,14 +339,23 @@ def _room_answers(
         if not controls.in_full_run():
             st.rerun(scope="app")
         return False
-    _draw(question, options, counts.as_list(len(options)), mine, presenting, own=True)
+    room_answers.draw(question, options, counts.as_list(len(options)), mine, presenting, own=True)
     return True
 
 
 # --- the presenter's view under each card ----------------------------------------------
-def presenter_view(question: str, options: Sequence[str], about: tuple, presenting: bool) -> None:
+def presenter_view(
+    question: str,
+    options: Sequence[str],
+    about: tuple,
+    presenting: bool,
+    *,
+    earlier: str | None = None,
+) -> None:
     """Under a card, for the holder of the room's key: the room's answers, live, with
-    "Reveal to the room" and "Reset question"."""
+    "Reveal to the room" and "Reset question". With ``earlier`` (the key of the card this
+    one asks again, with the same options and settings) the room's answers to that card
+    stand beside this one's, and "Reveal to the room" reveals both."""
     if not is_presenter():
         return
     try:
@@ -359,11 +364,13 @@ def presenter_view(question: str, options: Sequence[str], about: tuple, presenti
         return
     # the settings the room's link gave this question (its first sight since the link)
     st.session_state.setdefault(_GROUPS, {}).setdefault(question, group)
-    _live(question, tuple(options), group, presenting)
+    _live(question, tuple(options), group, presenting, earlier)
 
 
-def _reveal(question: str) -> None:
-    _act("reveal", question)
+def _reveal(question: str, earlier: str | None = None) -> None:
+    for key in (question, earlier):
+        if key is not None:
+            _act("reveal", key)
 
 
 def _reset(question: str, group: str) -> None:
@@ -382,7 +389,9 @@ def _act(action: str, question: str) -> bool:
 
 
 @st.fragment(run_every=PRESENTER_POLL_S)
-def _live(question: str, options: tuple, current: str, presenting: bool) -> None:
+def _live(
+    question: str, options: tuple, current: str, presenting: bool, earlier: str | None = None
+) -> None:
     room, key = code(), st.session_state.get(_KEY)
     if room is None or key is None:
         return
@@ -391,10 +400,24 @@ def _live(question: str, options: tuple, current: str, presenting: bool) -> None
         try:
             counts = store().counts(room, question, group, key)
             revealed = store().is_revealed(room, question)
+            # the answers to the card it asks again, at the same settings
+            first = None if earlier is None else store().counts(room, earlier, group, key)
         except RoomError as exc:
             st.warning(refusal(exc, room), icon=":material/cloud_off:")
             return
-        _draw(question, options, counts.as_list(len(options)), None, presenting, own=False)
+        n = len(options)
+        if first is None:
+            room_answers.draw(question, options, counts.as_list(n), None, presenting, own=False)
+        else:
+            left, right = st.columns(2)
+            with left:
+                st.caption(t("room.first_answers"))
+                room_answers.draw(
+                    f"{question}_first", options, first.as_list(n), None, presenting, own=False
+                )
+            with right:
+                st.caption(t("room.again_answers"))
+                room_answers.draw(question, options, counts.as_list(n), None, presenting, own=False)
         if group != current:
             st.caption(t("room.other_settings"))
         left, right = st.columns(2)
@@ -405,7 +428,7 @@ def _live(question: str, options: tuple, current: str, presenting: bool) -> None
                 t("room.reveal"),
                 key=f"{question}_room_reveal",
                 on_click=_reveal,
-                args=(question,),
+                args=(question, earlier),
                 icon=":material/visibility:",
                 type="primary",
             )
@@ -417,38 +440,6 @@ def _live(question: str, options: tuple, current: str, presenting: bool) -> None
             icon=":material/restart_alt:",
             type="tertiary",
         )
-
-
-def _draw(
-    question: str,
-    options: tuple,
-    counts: list[int],
-    mine: int | None,
-    presenting: bool,
-    *,
-    own: bool,
-) -> None:
-    """The room's answers as bars. A new count takes a turn to build the chart (the
-    server's runs take turns), once for the server (:func:`ui.common.specs.chart_spec`:
-    sixty learners after a reveal share it); the same counts again redraw this session's."""
-    drawn = st.session_state.setdefault(_DRAWN, {})
-    total = sum(counts)
-    text = chart_text("room.answers", n=total)
-    memo = (tuple(counts), mine, presenting, own, text.entries)
-    if drawn.get(question, (None,))[0] == memo:
-        spec = drawn[question][1]
-    else:
-        frame = partial(room_charts.answers_frame, tuple(options), tuple(counts), mine)
-        # a fragment's own rerun takes a turn to build; the app's run holds one already
-        turn = contextlib.nullcontext() if controls.in_full_run() else turns.SCRIPT_RUNS.turn()
-        with turn:
-            spec = specs.drawn(
-                "room.answers", room_charts.answers_chart, frame, text,
-                options={"own": own}, presenting=presenting,
-            )  # fmt: skip
-        drawn[question] = (memo, spec)
-    st.vega_lite_chart(spec=spec, width="stretch", key=f"{question}_room_chart")
-    st.caption(t("room.answered", n=total))
 
 
 # --- what the presenter's panel does (callbacks) ----------------------------------------

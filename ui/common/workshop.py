@@ -361,6 +361,7 @@ def predict(
     explain: str,
     about: tuple,
     unanswerable: str | None = None,
+    earlier: str | None = None,
 ) -> bool:
     """Ask a multiple-choice question before revealing what it is about.
 
@@ -376,6 +377,10 @@ def predict(
 
     ``unanswerable``: a note saying why these settings leave nothing to predict (e.g. every
     option is the same number); it is shown instead of the question, with the charts.
+
+    ``earlier``: the key of the card this one asks again (the recap's self-check asks the
+    story's cards under keys of their own): in a room the presenter sees the room's
+    answers to that card, at the same settings, beside this one's.
     """
     if unanswerable is not None:
         st.info(unanswerable, icon=":material/info:")
@@ -387,7 +392,7 @@ def predict(
         guesses[key], asked[key] = None, about  # shown as if skipped; "Ask again" asks
         shown_by_link.add(key)
     _card(key, question, tuple(options), answer, explain, about)
-    room.presenter_view(key, options, about, is_presenting())
+    room.presenter_view(key, options, about, is_presenting(), earlier=earlier)
     return key in guesses
 
 

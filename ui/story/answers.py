@@ -4,8 +4,12 @@ answers the page's question, and that the recap draws in small at the same setti
 An :class:`Answer` holds what :func:`ui.common.workshop.chart` takes: the chart's key (its
 catalog table), its builder, the deferred call that makes its frame, the builder's
 options, the d_k it marks and the values of its words. The pages at initialisation draw
-their answer from here (``answers.variance(...).draw()``); so does the recap, through
-its small-chart drawing, which is how both show the same data.
+their answer from here (``answers.variance(...).draw()``); so does the recap, in small,
+which is how both show the same data. The trained models' pages (training,
+language model, real models) still wire their chart themselves, from the same frames and
+builders; :func:`training_sweep`, :func:`language_model_loss` and :func:`real_model_entropy`
+describe it as they draw it, for the recap (the words of its title and alt text, which the
+recap replaces by its own, are not filled in).
 """
 
 from __future__ import annotations
@@ -17,11 +21,15 @@ from functools import partial
 
 from core import experiments, scaling
 from core import variance as variance_core
+from core.real_models import DIVISORS as REAL_DIVISORS
+from core.real_models import divisor_value as real_divisor_value
+from core.training import LR_GRIDS
 from core.which_d import DIVISORS_SELF, divisor_value
 from ui.common import workshop
 from ui.common.controls import ALPHA_PRESETS, alpha_label
 from ui.common.i18n import t
-from ui.story import charts, data, frames
+from ui.common.pages import lr_text
+from ui.story import charts, data, frames, language_model, lr_sweep, real_models, trained_charts
 
 
 @dataclass(frozen=True)
@@ -29,8 +37,9 @@ class Answer:
     """One chart as :func:`ui.common.workshop.chart` draws it: ``key`` (its catalog table
     and, dots as underscores, its element key), ``builder``, ``frame`` (a deferred call of
     a module-level function with plain arguments), ``options`` (the builder's), ``marker``
-    (the d_k marked, or None), ``values`` (the placeholders of its words) and ``source``
-    (the core functions shown under it on its page)."""
+    (the d_k marked, or None), ``values`` (the placeholders of its words), ``source`` (the
+    core functions shown under it on its page) and ``table`` (the catalog table of its
+    words when several charts share one)."""
 
     key: str
     builder: Callable
@@ -39,6 +48,12 @@ class Answer:
     marker: float | None = None
     values: dict = field(default_factory=dict)
     source: Callable | Sequence[Callable] | None = None
+    table: str | None = None
+
+    @property
+    def words(self) -> str:
+        """The catalog table of the chart's words (its own key unless it shares one)."""
+        return self.table or self.key
 
     def draw(self) -> None:
         """Draw the chart on its page, with its CSV and its code."""
@@ -49,6 +64,7 @@ class Answer:
             marker=self.marker,
             source=self.source,
             options=self.options,
+            table=self.table,
             **self.values,
         )
 
@@ -170,4 +186,63 @@ def which_d_heads(
         options=DIVISOR_CHARTS[value],
         values={"d_model": d_model, "n_heads": n_heads, "d_k": d_k, "n": data.WHICH_D_TOKENS},
         source=source,
+    )  # fmt: skip
+
+
+# --- the trained models ----------------------------------------------------------------------
+def training_sweep(
+    m: int, d_k: int, optimizer: str, lr: float, steps: int, variants: tuple[str, ...], seed: int
+) -> Answer:
+    """The training lab's final loss against the learning rate at ``d_k`` (median of the
+    sweep's seeds, a min–max band, each scaling's initial loss dashed, uniform attention
+    grey, the learner's ``lr`` marked), as its page draws it (its sweep section)."""
+    grid = LR_GRIDS[optimizer]
+    return Answer(
+        "training.lr",
+        trained_charts.lr_lines,
+        partial(frames.lr_sweep, m, optimizer, d_k, seed, steps, variants,
+                lr_sweep.variant_labels(variants)),
+        options={"current_lr": lr if grid[0] <= lr <= grid[-1] else None,
+                 "uniform": lr_sweep.uniform(m)},
+        values={"d_k": d_k, "m": m, "opt": t(f"training.opt_{optimizer}"), "last": lr_sweep.LAST,
+                "n": lr_sweep.SWEEP_SEEDS, "uniform": f"{lr_sweep.uniform(m):.3g}"},
+    )  # fmt: skip
+
+
+def language_model_loss(d_h: int) -> Answer:
+    """The language model's final held-out loss against the learning rate at head size
+    ``d_h``, each variant a line with its seeds' band and its best rate, the unigram loss
+    dashed, as its page draws it (its loss-against-rate section)."""
+    s = language_model.sweep()
+    unigram = s.meta["unigram_val_loss"]
+    labels = tuple((v, t(f"language_model.variant_{v}")) for v in language_model.VARIANTS)
+    return Answer(
+        f"language_model.loss_lr_{d_h}",
+        trained_charts.loss_against_rate,
+        partial(frames.loss_against_rate, d_h, labels),
+        options={"reference": unigram, "y_domain": language_model.loss_domain(),
+                 "rates": (s.lrs[0], s.lrs[-1])},
+        values={"d_h": d_h, "unigram": f"{unigram:.3f}", "lo": lr_text(s.lrs[0]),
+                "hi": lr_text(s.lrs[-1])},
+        table="language_model.loss_lr",
+    )  # fmt: skip
+
+
+def real_model_entropy() -> Answer:
+    """The trained model's mean attention entropy per layer with its logits divided by 1,
+    by √d_k as trained and by d_k, uniform attention's mean ln T dashed, as its page draws
+    it (its counterfactual section)."""
+    c = real_models.corpus()
+    labels = tuple(
+        (name, t(f"real_models.div_{name}", c=f"{real_divisor_value(name, c.d_k):.3g}"))
+        for name in REAL_DIVISORS
+    )
+    return Answer(
+        "real_models.cf_entropy",
+        trained_charts.divisor_layer_bars,
+        partial(frames.layers),
+        options={"value": "entropy", "labels": labels, "fmt": ".3f", "axis_format": "~g",
+                 "reference": c.mean_log_tokens},
+        values={"layers": c.n_layers, "heads": c.n_heads, "cells": c.n_layers * c.n_heads,
+                "d_k": c.d_k, "n": len(c.sentences), "log_t": f"{c.mean_log_tokens:.2f}"},
     )  # fmt: skip
