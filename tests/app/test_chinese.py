@@ -169,8 +169,9 @@ def page_texts(at) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     for node in at:
         kind = node.type
         proto = getattr(node, "proto", None)
-        if kind == "markdown" and node.value.startswith("<svg"):  # a picture: its words
-            page.extend(("svg", html.unescape(w)) for w in re.findall(r">([^<>]+)<", node.value))
+        if kind == "markdown" and node.value.startswith("<"):  # a picture or markup: its words
+            page.extend(("markup", html.unescape(w)) for w in re.findall(r">([^<>]+)<", node.value))
+            page.extend(("markup", html.unescape(w)) for w in re.findall(r">([^<>]+)$", node.value))
         elif kind in _TEXT:
             page.append((kind, node.value))
         elif kind == "latex":

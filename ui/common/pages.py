@@ -279,8 +279,8 @@ PAGES: tuple[PageSpec, ...] = (
     ), breaks=(("divide_by", "none"),)),  # the same trained q·k without the scale
     # the story's close: one sentence and one small chart per page, then a self-check
     PageSpec("recap", "recap", ":material/checklist:", 2, terms=(
-        "softmax", "logit", "saturation", "one_hot", "entropy", "jacobian", "dead_row",
-        "multi_head", "mup",
+        "softmax", "logit", "saturation", "one_hot", "entropy", "dead_row", "multi_head",
+        "fan_in", "layernorm", "qk_norm",
     )),
     PageSpec("glossary", "glossary", ":material/menu_book:", story=False),
 )  # fmt: skip
