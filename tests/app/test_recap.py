@@ -3,8 +3,8 @@ the chart its page draws at the same settings, each self-check card is graded as
 page's card, and in a room the presenter sees a card's first answers beside the recap's.
 
 The pages' runs are the session's shared ones (:func:`tests.app.helpers.page_run`: every
-question answered by the link, "Go deeper" open), at each page's defaults (the training
-lab on its task of two keys, as the recap draws it).
+question answered by the link, "Go deeper" open), at each page's defaults. What each
+sentence says is checked against the measurement at those defaults.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from urllib.parse import parse_qsl, urlsplit
 
+import pandas as pd
 import pytest
 
 import rooms
@@ -39,7 +40,7 @@ def recap_charts(lang: str) -> dict[str, dict]:
 
 def page_charts(name: str, lang: str) -> list[dict]:
     """Every chart of story page ``name``, decoded, at the recap's settings."""
-    run = page_run(LINKED[name], lang, **data.link_params(name))
+    run = page_run(LINKED[name], lang)
     assert not run.exceptions, run.exceptions
     return [decode_chart(proto)[0] for proto in run.charts]
 
@@ -84,8 +85,7 @@ def test_each_sentence_links_to_its_page(lang):
         link = links[url_path]
         assert cat[f"recap.{name}"] in link.label
         assert cat[f"home.step_{name}_title"] in link.label
-        assert dict(parse_qsl(link.query_string)) == data.link_params(name)
-    assert data.link_params("training") == {"m": data.TRAINING_TASK}
+        assert not link.query_string  # the page's defaults; the seed is the session's
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -98,6 +98,41 @@ def test_each_small_chart_is_its_pages_chart(name, lang):
     assert len(same) == 1, f"{name}: {len(same)} charts of its page have the recap's data"
     assert marks(same[0]["spec"]) == marks(small["spec"])
     assert small["spec"]["description"] == i18n.catalog(lang)[f"recap.{name}_alt"]
+
+
+def test_each_sentence_holds_at_the_defaults():
+    """What the sentences say, against the measurements at the pages' defaults (seed 0)."""
+    from core.real_models import COLLAPSE_NATS
+    from ui.common.data import alpha_sweep
+    from ui.story import data as story_data
+    from ui.story import language_model, real_models
+    from ui.training import data as training
+
+    var = story_data.variance_sweep("normal", 0)
+    raw, scaled = var[~var["scaled"]], var[var["scaled"]]
+    assert (abs(scaled["var"] - 1) < 0.1).all()  # ÷√dₖ holds it at 1
+    assert (abs(raw["var"] / raw["d"] - 1) < 0.1).all()  # Var(q·k) grows like dₖ
+    sweep = pd.concat(alpha_sweep(10, 0.5, 0.0, 0))
+    at = sweep.set_index(["alpha", "d"])
+    assert at.loc[(0.0, 4096), "max_weight_mean"] > 0.95  # nears 1
+    assert at.loc[(0.5, 4096), "max_weight_mean"] < 0.5  # keeps it low
+    dead = sweep.pivot(index="d", columns="alpha", values="dead_fraction")
+    assert dead[0.0].is_monotonic_increasing and dead[0.0].iloc[-1] > 0.5  # ever more rows
+    assert (dead[0.5] == 0).all()  # with ÷√dₖ, none
+    spread = story_data.sqrt_vs_d_sweep(10, 0.75, 0.0, 0)
+    spread = spread.pivot(index="d", columns="alpha", values="logit_std")
+    assert (abs(spread[0.5] - 1) < 0.05).all()  # only ÷√dₖ keeps it at 1
+    assert spread[0.0].is_monotonic_increasing and spread[1.0].is_monotonic_decreasing
+    task = int(page("training").param("m").default)
+    stats = training.sweep_stats(task, "adam", 64, 0, 300, training.BASE_VARIANTS)["per"]
+    assert task == 2 and stats["alpha_0"]["best"] > training.uniform(task)  # never beats it
+    assert "learns" in stats["alpha_half"]["verdicts"]
+    cells = language_model.cells()
+    assert cells["none", 64].best_loss > cells["sqrt", 64].best_loss  # a higher loss
+    means = story_data.head_means(512, 8, 0, "fan_in")
+    assert abs(means["d_k"]["std"] - 1) < 0.05 and means["d_model"]["std"] < 0.5  # too small
+    entropy = real_models.corpus().summary["entropy"][..., real_models.divisor_index("none")]
+    assert (entropy < COLLAPSE_NATS).mean() > 0.25  # many heads nearly one-hot
 
 
 def test_without_the_shipped_sweep_the_training_chart_says_why():

@@ -208,7 +208,11 @@ def test_the_last_step_links_to_the_next_page_and_a_new_page_starts_at_step_1():
     links = _next_page_links(at)
     assert len(links) == 1 and "In real models" in links[0].proto.label
     at = run_page("app_pages/real-models.py", reveal=False, present="1", step="4")
-    assert not _next_page_links(at)  # the story's last page
+    links = _next_page_links(at)
+    assert len(links) == 1 and "What to remember" in links[0].proto.label
+    at = run_page("app_pages/recap.py", reveal=False, present="1", step="2")
+    # the story's last page: its links are its sentences', none to a next page
+    assert not [link for link in _next_page_links(at) if link.proto.label.startswith("Next")]
 
 
 def test_an_open_share_panel_follows_a_control_inside_a_fragment():

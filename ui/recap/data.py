@@ -20,24 +20,11 @@ from ui.story.lr_sweep import BASE_VARIANTS, SWEEP_SEEDS, cell_source, needed_ce
 #: The story pages the recap sums up, in story order (every story page but itself).
 PAGES = tuple(name for name in STORY if name != "recap")
 
-#: The training lab's task in the recap: two target keys, where the scale decides (with
-#: one key every scaling learns at some rate). Its link opens the page on that task.
-TRAINING_TASK = "2"
-
 
 def settings(name: str, seed: int) -> dict[str, Any]:
     """Page ``name``'s settings as its link opens it: its table's defaults, with the
-    session's ``seed`` (and, for the training lab, the recap's task)."""
-    values = defaults(page(name).table) | {"seed": int(seed)}
-    if name == "training":
-        values["m"] = TRAINING_TASK
-    return values
-
-
-def link_params(name: str) -> dict[str, str]:
-    """The query parameters of the link to page ``name`` that shows the recap's chart
-    (none but the training lab's task: the seed is the session's, the rest defaults)."""
-    return {"m": TRAINING_TASK} if name == "training" else {}
+    session's ``seed``."""
+    return defaults(page(name).table) | {"seed": int(seed)}
 
 
 def answer(name: str, seed: int) -> Answer:
@@ -57,7 +44,7 @@ def answer(name: str, seed: int) -> Answer:
     if name == "training":
         return answers.training_sweep(*_training(v), seed)
     if name == "language_model":
-        return answers.language_model_loss(int(v["d_h"]))
+        return answers.language_model_loss(int(v["d_h"]), float(v["rate"]))
     if name == "which_d":
         return answers.which_d_heads(
             "std", v["d_model"], int(v["n_heads"]), v["head_divisor"], v["w_init"], seed

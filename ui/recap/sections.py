@@ -50,7 +50,6 @@ def item(name: str, seed: int) -> None:
         st.page_link(
             page(name).script,
             label=t("recap.item", title=t(f"home.step_{name}_title"), text=sentence),
-            query_params=data.link_params(name) or None,
             width=SENTENCE_PX,
         )
         if name == "training" and not data.training_sweep_ready(seed):

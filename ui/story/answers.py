@@ -209,10 +209,11 @@ def training_sweep(
     )  # fmt: skip
 
 
-def language_model_loss(d_h: int) -> Answer:
+def language_model_loss(d_h: int, rate: float) -> Answer:
     """The language model's final held-out loss against the learning rate at head size
     ``d_h``, each variant a line with its seeds' band and its best rate, the unigram loss
-    dashed, as its page draws it (its loss-against-rate section)."""
+    dashed and the learner's ``rate`` marked, as its page draws it (its loss-against-rate
+    section)."""
     s = language_model.sweep()
     unigram = s.meta["unigram_val_loss"]
     labels = tuple((v, t(f"language_model.variant_{v}")) for v in language_model.VARIANTS)
@@ -221,9 +222,9 @@ def language_model_loss(d_h: int) -> Answer:
         trained_charts.loss_against_rate,
         partial(frames.loss_against_rate, d_h, labels),
         options={"reference": unigram, "y_domain": language_model.loss_domain(),
-                 "rates": (s.lrs[0], s.lrs[-1])},
+                 "rates": (s.lrs[0], s.lrs[-1]), "current_lr": rate},
         values={"d_h": d_h, "unigram": f"{unigram:.3f}", "lo": lr_text(s.lrs[0]),
-                "hi": lr_text(s.lrs[-1])},
+                "hi": lr_text(s.lrs[-1]), "rate": lr_text(rate)},
         table="language_model.loss_lr",
     )  # fmt: skip
 
