@@ -11,7 +11,7 @@ from ui.common.charts import COLORS
 from ui.common.specs import PADDING
 
 #: Height of a small chart's plot, px (its x-axis adds to it).
-SMALL_PLOT_PX = 80
+SMALL_PLOT_PX = 90
 #: The colours every story chart gives the scalings, in the order of the recap's key
 #: (catalog ``recap.key_<name>``): no scale, ÷√dₖ, ÷dₖ, and another (the √dₖ-vs-dₖ
 #: page's own α, the language model's QK-LayerNorm).
@@ -58,8 +58,8 @@ LEGEND_CHANNELS = frozenset({"color", "fill", "stroke", "shape", "strokeDash", "
 
 def _small_encodings(node: object) -> None:
     """In every layer of ``node`` (in place): no legend on any channel, and every label of
-    a categorical x-axis drawn (three divisors, six layers: each names a bar; Vega would
-    drop one that comes near its neighbour on a narrow plot)."""
+    a categorical x-axis drawn, a size smaller still (three divisors, six layers: each
+    names a bar; Vega would drop one that comes near its neighbour on a narrow plot)."""
     if isinstance(node, list):
         for item in node:
             _small_encodings(item)
@@ -71,6 +71,10 @@ def _small_encodings(node: object) -> None:
                 definition["legend"] = None
             categorical = definition.get("type") in ("nominal", "ordinal")
             if channel == "x" and categorical and definition.get("axis") is not None:
-                definition["axis"] = {**definition["axis"], "labelOverlap": False}
+                definition["axis"] = {
+                    **definition["axis"],
+                    "labelOverlap": False,
+                    "labelFontSize": SMALL_LABEL_PX - 1,
+                }
         for key in ("layer", "spec"):
             _small_encodings(node.get(key))

@@ -19,11 +19,12 @@ def answers(seed: int) -> None:
     st.header(t("recap.answers_header", n=len(data.PAGES)))
     workshop.takeaway(t("recap.answers_takeaway"))
     colour_key()
-    for i, name in enumerate(data.PAGES):
-        if i % 2 == 0:  # row by row, so that a phone stacks them in story order
-            columns = st.columns(2, gap="medium")
-        with columns[i % 2]:
-            item(name, seed)
+    with st.container(key="recap_items"):  # layout.css sets its sentences closer
+        for i, name in enumerate(data.PAGES):
+            if i % 2 == 0:  # row by row, so that a phone stacks them in story order
+                columns = st.columns(2)
+            with columns[i % 2]:
+                item(name, seed)
 
 
 def colour_key() -> None:
