@@ -20,7 +20,7 @@ from tests.app.helpers import assert_page_in, page_run, run_page, warnings
 from tests.app.test_pinned_charts import decode_chart
 from tests.app.test_rooms import captions, room_charts, with_tab
 from ui.common import i18n
-from ui.common.pages import page
+from ui.common.pages import STORY, page
 from ui.recap import charts, data
 
 RECAP = "app_pages/recap.py"
@@ -74,6 +74,12 @@ def test_the_recap_in_both_languages(lang):
         i18n.catalog(lang)["recap.answers_header"].format(n=len(data.PAGES)),
         i18n.catalog(lang)["recap.check_header"],
     ]
+
+
+def test_the_recap_sums_up_every_story_page():
+    assert data.PAGES == tuple(name for name in STORY if name != "recap")
+    assert STORY[-1] == "recap"  # the story's close
+    assert set(data.CARDS) <= set(data.PAGES) and 3 <= len(data.CARDS) <= 5
 
 
 @pytest.mark.parametrize("lang", LANGS)
