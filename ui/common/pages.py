@@ -222,7 +222,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("gradients", "gradients", ":material/trending_down:", 5, (
         # d_k = 512: most unscaled rows are dead there (57 %), none with 1/√d_k
         _d_k(512), _n_keys(), _alpha(),
-        Param("gap", "float", 6.0, 0.0, 30.0, step=0.5, worst="30"),
+        Param("gap", "float", 6.0, 0.0, 30.0, step=0.5, worst="30", labelled=True),
         Param("gap2", "choice", "none", options=("none", "1", "2", "4", "8"), labelled=True),
     ), "d_k", order=(3, 1, 2, 4, 5), short=1, terms=(
         "softmax", "logit", "saturation", "jacobian", "frobenius", "dead_row", "standard_error",

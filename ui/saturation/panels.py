@@ -36,6 +36,7 @@ def playground() -> None:
              ("divisor", t("saturation.divisor"))),
             source=[softmax, charts.two_score_weight],
         )  # fmt: skip
+        st.caption(t("saturation.divisor_help"))
     s1, s2, c = now["score_1"], now["score_2"], now["divisor"]
     raw, div = frames.two_scores(s1, s2, c)
     tex = lambda p: rf"[{p[0]:.7f},\ {p[1]:.7f}]"  # noqa: E731
