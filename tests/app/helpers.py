@@ -180,6 +180,12 @@ def chart_data(at: AppTest) -> list[dict]:
     return out
 
 
+def chart_inputs(chart: dict) -> dict[str, float]:
+    """The values a chart's inputs moved in the browser start from (:mod:`ui.common.live`):
+    {name: value} of its parameters bound to a slider."""
+    return {p["name"]: p["value"] for p in chart["spec"].get("params", []) if "bind" in p}
+
+
 def warnings(at: AppTest) -> list[str]:
     return [w.value for w in at.warning]
 

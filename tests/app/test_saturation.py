@@ -10,7 +10,16 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from tests.app.helpers import CJK, assert_page_in, chart_data, open_code_panels, run_page, warnings
+from tests.app.helpers import (
+    CJK,
+    assert_page_in,
+    chart_data,
+    chart_inputs,
+    open_code_panels,
+    run_page,
+    warnings,
+)
+from ui.saturation.charts import two_score_weight
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,11 +76,18 @@ def test_navigation_title(lang, nav):
 
 def test_reference_figures_shown():
     at = run_page(PAGE)
-    # §2: softmax([10, 5]) and softmax([1.25, 0.625]) to 7 decimals
-    play = {(r["version"], r["key"]): r["weight"] for r in _rows(chart_data(at)[PLAY])}
-    assert play["softmax([10, 5])", "key 1"] == pytest.approx(0.9933071, abs=5e-8)
-    assert play["softmax([10, 5] / 8)", "key 1"] == pytest.approx(0.6513549, abs=5e-8)
-    assert play["softmax([10, 5] / 8)", "key 2"] == pytest.approx(0.3486451, abs=5e-8)
+    # §2: softmax([10, 5]) and softmax([1.25, 0.625]) to 7 decimals, computed in the browser
+    # from the chart's inputs (the expression is checked against softmax in tests/ui)
+    play = chart_data(at)[PLAY]
+    assert chart_inputs(play) == {"score_1": 10.0, "score_2": 5.0, "divisor": 8.0}
+    rows = _rows(play)
+    weights = two_score_weight().evaluate(
+        {"k": [r["k"] for r in rows], "divided": [r["divided"] for r in rows], **chart_inputs(play)}
+    )
+    play = {(r["divided"], r["k"]): w for r, w in zip(rows, weights, strict=True)}
+    assert play[0, 1] == pytest.approx(0.9933071, abs=5e-8)
+    assert play[1, 1] == pytest.approx(0.6513549, abs=5e-8)
+    assert play[1, 2] == pytest.approx(0.3486451, abs=5e-8)
     latex = " ".join(x.value for x in at.latex)
     assert "0.9933071" in latex and "0.6513549" in latex and "[1.25,\\ 0.625]" in latex
     # §4 thresholds
@@ -153,7 +169,8 @@ def test_sweeps_are_not_recomputed_by_unrelated_controls(monkeypatch):
     at = run_page(PAGE, seed="918273")  # a seed no other test uses: cold caches
     assert calls == {"sweep": 1, "overflow": 2}  # α = 0, ½, 1; float16 and float32
     at.number_input(key="d_k").set_value(100).run()
-    at.slider(key="score_1").set_value(3.0).run()
+    at.session_state["score_1"] = 3.0  # as the chart reports it when a drag pauses
+    at.run()
     at.number_input(key="classic_seq").set_value(12).run()
     assert not at.exception
     assert calls == {"sweep": 1, "overflow": 2}
@@ -161,16 +178,20 @@ def test_sweeps_are_not_recomputed_by_unrelated_controls(monkeypatch):
     assert calls == {"sweep": 2, "overflow": 4}
 
 
-def test_playground_controls():
+def test_playground_inputs_set_elsewhere_reach_the_chart_and_the_formulas():
+    """The playground's inputs move in the browser (tests/e2e/test_live_charts.py); a
+    value set on the server (a link, Defaults, or a report of the chart) reaches the
+    chart's starting values, the printed formulas and the URL."""
     at = run_page(PAGE)
-    at.slider(key="divisor").set_value(1.0).run()
-    rows = _rows(chart_data(at)[PLAY])
-    raw = [r["weight"] for r in rows if r["version"] == "softmax([10, 5])"]
-    divided = [r["weight"] for r in rows if r["version"] == "softmax([10, 5] / 1)"]
-    assert raw == pytest.approx(divided)  # dividing by 1 changes nothing
-    at.slider(key="score_1").set_value(5.0).run()
-    rows = _rows(chart_data(at)[PLAY])
-    assert all(r["weight"] == pytest.approx(0.5) for r in rows)  # equal scores: ½, ½
+    at.session_state["divisor"] = 1.0
+    at.run()
+    assert chart_inputs(chart_data(at)[PLAY]) == {"score_1": 10.0, "score_2": 5.0, "divisor": 1.0}
+    latex = " ".join(x.value for x in at.latex)
+    assert "\\mathrm{softmax}([10,\\ 5]) = [0.9933071" in latex  # dividing by 1 changes nothing
+    assert at.query_params["divisor"] == "1"
+    at.session_state["score_1"] = 5.0
+    at.run()
+    assert "= [0.5000000,\\ 0.5000000]" in " ".join(x.value for x in at.latex)  # ½, ½
     assert not at.exception
 
 
@@ -210,9 +231,7 @@ def test_query_params_set_the_controls():
     assert at.number_input(key="d_k").value == 256
     assert at.number_input(key="n_keys").value == 32
     assert at.slider(key="alpha").value == 0.75
-    assert at.slider(key="score_1").value == 2.5
-    assert at.slider(key="score_2").value == -1.0
-    assert at.slider(key="divisor").value == 2.0
+    assert chart_inputs(chart_data(at)[PLAY]) == {"score_1": 2.5, "score_2": -1.0, "divisor": 2.0}
     assert at.number_input(key="classic_batch").value == 2
     assert at.number_input(key="classic_seq").value == 6
     assert at.number_input(key="classic_d_k").value == 128
@@ -258,8 +277,14 @@ def test_malformed_params_warn_and_fall_back(params, name, default):
     at = run_page(PAGE, reveal=False, **params)
     assert not at.exception
     assert [w for w in warnings(at) if f"`{name}`" in w], warnings(at)
-    widget = at.slider if name in {"alpha", "score_1", "score_2", "divisor"} else at.number_input
-    assert widget(key=name).value == default
+    if name in {"score_1", "score_2", "divisor"}:  # inputs of a chart moved in the browser
+        (play,) = [
+            c for c in at.get("vega_lite_chart") if c.proto.id.endswith("saturation_playground")
+        ]
+        assert chart_inputs({"spec": json.loads(play.proto.spec)})[name] == default
+    else:
+        widget = at.slider if name == "alpha" else at.number_input
+        assert widget(key=name).value == default
     assert len(chart_data(at)) == N_UNGATED
 
 
@@ -466,7 +491,7 @@ def test_short_path_is_the_sweep_and_go_deeper_computes_nothing(monkeypatch):
     top = {(r["series"], r["d"]): r["value"] for r in _rows(charts[SWEEP_MAX])}
     assert top["none (α = 0)", 4096] > 0.97 and top["1/√dₖ (α = ½)", 4096] < 0.35
     assert calls["overflow"] == 0
-    assert "score_1" not in {w.key for w in at.slider}  # the playground is not drawn
+    assert "saturation_playground" not in {c.key for c in at.get("vega_lite_chart")}
 
 
 def test_show_me_where_it_breaks():

@@ -14,7 +14,9 @@ value of a chart parameter (a selection bound to an input, :mod:`ui.common.live`
 
 from __future__ import annotations
 
+import json
 import math
+import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -106,7 +108,8 @@ def lift(value: object) -> Expr:
 
 def field(name: str) -> Expr:
     """Column ``name`` of the chart's data (``datum.name``)."""
-    return Expr(f"datum[{name!r}]", lambda v: np.asarray(v[name], dtype=float))
+    ref = f"datum.{name}" if name.isidentifier() else f"datum[{name!r}]"
+    return Expr(ref, lambda v: np.asarray(v[name], dtype=float))
 
 
 def param(name: str) -> Expr:
@@ -148,6 +151,26 @@ def where(condition: Expr, then: object, otherwise: object) -> Expr:
         f"({condition.vega} ? {a.vega} : {b.vega})",
         lambda v: np.where(condition.evaluate(v), a.evaluate(v), b.evaluate(v)),
     )
+
+
+def vega_text(template: str, **fields: tuple[str, str]) -> str:
+    """A Vega string expression writing ``template`` (a catalog text with ``{name}``
+    fields) with each field replaced by a column of the chart's data in a d3 format:
+    ``fields`` maps name -> (column, format), e.g. ``p=("p_top", ".4~g")``.
+
+    Raises
+    ------
+    KeyError
+        If the template names a field that ``fields`` lacks.
+    """
+    parts = []
+    for literal, name, _spec, _conv in string.Formatter().parse(template):
+        if literal:
+            parts.append(json.dumps(literal))
+        if name is not None:
+            column, fmt = fields[name]
+            parts.append(f"format({field(column).vega}, {fmt!r})")
+    return " + ".join(parts) or '""'
 
 
 def bound_input(

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 import altair as alt
 import streamlit as st
 
-from ui.common import controls, specs
+from ui.common import controls, specs, workshop
 from ui.common.i18n import chart_text
 from ui.common.params import parse_float
 
@@ -52,6 +52,7 @@ def live_chart(
     inputs: Sequence[tuple[str, str]],
     *,
     options: dict[str, object] | None = None,
+    source: Callable | Sequence[Callable] | None = None,
     **values: object,
 ) -> dict[str, float]:
     """Draw chart ``key`` (as :func:`ui.common.workshop.chart` does) with ``inputs``,
@@ -80,10 +81,11 @@ def live_chart(
         options={**(options or {}), "inputs": described},
         presenting=bool(st.session_state.get("present", False)),
     )
+    element = key.replace(".", "_")
     event = st.vega_lite_chart(
         spec=spec,
         width="stretch",
-        key=key.replace(".", "_"),
+        key=element,
         on_select="rerun",
         selection_mode=[name for name, _ in inputs],
     )
@@ -94,6 +96,7 @@ def live_chart(
             st.session_state[name] = reported
             anchors[name] = (anchors[name][0], reported)
         controls.write_link(name, _shown(current[name]), _shown(controls.param(name).default))
+    workshop.chart_extras(element, lambda: workshop.first_frame(frame()), source)
     return current
 
 

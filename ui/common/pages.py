@@ -209,9 +209,9 @@ PAGES: tuple[PageSpec, ...] = (
         breaks=(("d_k", 4096), ("hist_axes", "shared"))),
     PageSpec("saturation", "saturation", ":material/compress:", 5, (
         _d_k(), _n_keys(), _alpha(),
-        Param("score_1", "float", 10.0, -20.0, 20.0, step=0.125),
-        Param("score_2", "float", 5.0, -20.0, 20.0, step=0.125),
-        Param("divisor", "float", 8.0, 0.25, 64.0, step=0.25),
+        Param("score_1", "float", 10.0, -20.0, 20.0, step=0.125, labelled=True),
+        Param("score_2", "float", 5.0, -20.0, 20.0, step=0.125, labelled=True),
+        Param("divisor", "float", 8.0, 0.25, 64.0, step=0.25, labelled=True),
         Param("classic_batch", "int", 4, 1, 16),
         Param("classic_seq", "int", 10, 2, 32),
         Param("classic_d_k", "int", 64, 1, 4096, worst="4096"),
@@ -222,7 +222,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("gradients", "gradients", ":material/trending_down:", 5, (
         # d_k = 512: most unscaled rows are dead there (57 %), none with 1/√d_k
         _d_k(512), _n_keys(), _alpha(),
-        Param("gap", "float", 6.0, 0.0, 30.0, step=0.5, worst="30"),
+        Param("gap", "float", 6.0, 0.0, 30.0, step=0.5, worst="30", labelled=True),
         Param("gap2", "choice", "none", options=("none", "1", "2", "4", "8"), labelled=True),
     ), "d_k", order=(3, 1, 2, 4, 5), short=1, terms=(
         "softmax", "logit", "saturation", "jacobian", "frobenius", "dead_row", "standard_error",

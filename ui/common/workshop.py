@@ -287,14 +287,15 @@ def chart(
     )
     element = key.replace(".", "_")
     st.vega_lite_chart(spec=spec, width="stretch", key=element)
-    _chart_extras(element, lambda: _first(frame()), source)
+    chart_extras(element, lambda: first_frame(frame()), source)
 
 
-def _first(made: pd.DataFrame | tuple) -> pd.DataFrame:
+def first_frame(made: pd.DataFrame | tuple) -> pd.DataFrame:
+    """The frame a chart's CSV holds: the frame function's, or the first of several."""
     return made[0] if isinstance(made, tuple) else made
 
 
-def _chart_extras(key: str, data: Callable[[], pd.DataFrame] | None, source) -> None:
+def chart_extras(key: str, data: Callable[[], pd.DataFrame] | None, source) -> None:
     """Under a chart: the CSV of ``data()`` (made when pressed) and the code of ``source``."""
     if data is not None:
         st.download_button(
@@ -333,7 +334,7 @@ def legacy_chart(
         specs.legacy_chart_spec(build), presenting=is_presenting(), current_d=current_d
     )
     st.vega_lite_chart(spec=spec, width="stretch", key=key)
-    _chart_extras(key, None if data is None else (lambda: data), source)
+    chart_extras(key, None if data is None else (lambda: data), source)
 
 
 # --- predictions and misconceptions ------------------------------------------------------

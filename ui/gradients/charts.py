@@ -22,6 +22,7 @@ from ui.common.charts import (
     own_data,
     sweep_lines,
 )
+from ui.common.expr import Expr, bound_input, exp, maximum, minimum, param, sqrt, vega_text
 from ui.common.marks import shaped
 
 #: Diverging, colour-blind-safe scheme for signed Jacobian entries (blue < 0 < orange).
@@ -83,8 +84,41 @@ def jacobian_heatmap(df: pd.DataFrame, text: ChartText, *, domain_max: float) ->
     )
 
 
-def gap_explorer(df: pd.DataFrame, text: ChartText, *, current_g: float) -> alt.LayerChart:
-    """‖J‖_F and the largest off-diagonal |Jᵢⱼ| against the logit gap g, exact and laws.
+def gap_point(n_keys: int, gap2: float | None) -> dict[str, Expr]:
+    """p_k, ‖J‖_F and the largest off-diagonal |Jᵢⱼ| of the gap explorer's row at the gap
+    the browser's slider holds (``gap``), as :func:`core.gradients.gap_curve` computes
+    them in closed form: with ε = e^(−min(gap2, g)) for the runner-up (e^(−g) without
+    one) and e^(−g) for each of the other n_keys − 2 keys, S = 1 + Σε, p_k = 1/S,
+    ‖J‖_F² = (Σε)²/S⁴ + Σε²(1 + 2/S² + Σε²/S²)/S² − 2Σε³/S³ and max|Jᵢⱼ| = ε_runner-up/S².
+
+    :func:`core.gradients.gap_curve` is the source of truth: tests/ui/gradients compares
+    them. References: docs/mathematics.md §4.2.
+    """
+    g = param("gap")
+    bulk = exp(-g)
+    runner = bulk if gap2 is None else exp(-minimum(float(gap2), g))
+    others = float(n_keys - 2)
+    s1 = runner + others * bulk
+    s2 = runner * runner + others * (bulk * bulk)
+    s3 = runner * runner * runner + others * (bulk * bulk * bulk)
+    total = 1 + s1
+    total_sq = total * total
+    fro_sq = (
+        s1 * s1 / (total_sq * total_sq)
+        + s2 * (1 + 2 / total_sq + s2 / total_sq) / total_sq
+        - 2 * s3 / (total_sq * total)
+    )
+    return {"p_top": 1 / total, "fro": sqrt(maximum(fro_sq, 0)), "offdiag": runner / total_sq}
+
+
+def gap_explorer(
+    df: pd.DataFrame, text: ChartText, *, n_keys: int, gap2: float | None, inputs: tuple
+) -> alt.LayerChart:
+    """‖J‖_F and the largest off-diagonal |Jᵢⱼ| against the logit gap g, exact and laws,
+    with the gap of the slider under the chart (``inputs``: the one (key, label, lo, hi,
+    step, value) of ``gap``, :func:`ui.common.live.live_chart`) marked by a rule, a point
+    on each exact curve and a line of its values, computed in the browser
+    (:func:`gap_point`).
 
     The plot is :data:`GAP_PLOT_PX` tall at every width (title and legend add to it); the
     log axis is labelled every other decade, and each curve is named beside its line
@@ -98,10 +132,13 @@ def gap_explorer(df: pd.DataFrame, text: ChartText, *, current_g: float) -> alt.
     text : ChartText
         ``title``, ``x``, ``y``, ``alt``; the labels of ‖J‖_F (blue) and of the
         off-diagonal entry (reddish purple), ``fro`` and ``offdiag``, and of the exact
-        curves (solid) and the laws (dashed), ``exact`` and ``law``; ``tips``:
-        ``quantity``, ``kind`` (the two legend fields).
-    current_g : float
-        The gap marked with a vertical rule.
+        curves (solid) and the laws (dashed), ``exact`` and ``law``; ``point``, the line of
+        values at the marked gap, written by the browser: fields ``{g}``, ``{p}``, ``{fro}``
+        and ``{offdiag}`` (doubled braces in the catalog, where the server's fields are
+        single);
+        ``tips``: ``quantity``, ``kind`` (the two legend fields).
+    n_keys, gap2 : int, float or None
+        The row's keys and runner-up gap (:func:`core.gradients.gap_logits`).
     """
     check_rows(df)
     x_title, y_title, tips = text.x, text.y, text.tips
@@ -169,20 +206,45 @@ def gap_explorer(df: pd.DataFrame, text: ChartText, *, current_g: float) -> alt.
         .encode(x=alt.X("g:Q"), y=alt.Y("value:Q", scale=y_scale), text=alt.Text("quantity:N"))
         for name, align, dy in zip(quantity_order, ("left", "right"), (-10, 14), strict=True)
     ]
-    marker = (
-        alt.Chart(pd.DataFrame({"g": [current_g]}))
-        .mark_rule(**MARKER_RULE)
-        .encode(x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", title=x_title, format=".1f")])
+    # the slider's gap, computed in the browser: a rule, a point on each exact curve, and
+    # the values written above the plot
+    point = gap_point(n_keys, gap2)
+    here = alt.Chart(alt.InlineData(values=[{"at": 0}])).transform_calculate(
+        g=param("gap").vega, **{k: e.vega for k, e in point.items()}
     )
+    marker = here.mark_rule(**MARKER_RULE).encode(
+        x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", title=x_title, format=".1f")]
+    )
+    dots = [
+        here.mark_point(filled=True, size=60, color=COLORS[c], opacity=1).encode(
+            x=alt.X("g:Q"),
+            y=alt.Y(f"{name}:Q", scale=y_scale),
+            tooltip=[
+                alt.Tooltip("g:Q", title=x_title, format=".1f"),
+                alt.Tooltip(f"{name}:Q", title=text[name], format=".3e"),
+            ],
+        )
+        for name, c in (("fro", "sqrt"), ("offdiag", "custom"))
+    ]
+    values = here.transform_calculate(
+        line=vega_text(
+            text["point"], g=("g", ".3~f"), p=("p_top", ".4~g"), fro=("fro", ".3~e"),
+            offdiag=("offdiag", ".3~e"),
+        )
+    ).mark_text(align="right", baseline="top", fontSize=12, tooltip=False).encode(
+        x=alt.XValue(value={"expr": "width - 4"}), y=alt.value(4), text=alt.Text("line:N")
+    )  # fmt: skip
     return alt.layer(
         lines,
         *names,
         marker,
+        *dots,
+        values,
         title=chart_title(text.title),
         description=text.description,
         height=GAP_PLOT_PX,
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
-    )
+    ).add_params(*(bound_input(*spec) for spec in inputs))
 
 
 def median_mean_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:

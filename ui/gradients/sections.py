@@ -3,8 +3,8 @@
 The page script reads the controls and decides which sections are shown (presenter
 steps); everything here reads its inputs from arguments and cached calls in
 :mod:`ui.gradients.data`, and draws each chart by its key from a frame function of
-:mod:`ui.gradients.frames`. The gap explorer is an ``st.fragment`` with its own URL-bound
-controls (``gap``, ``gap2``), so moving them reruns that panel only.
+:mod:`ui.gradients.frames`. The gap explorer is an ``st.fragment``: its gap moves in the browser
+(:mod:`ui.common.live`) and its ``gap2`` control reruns that panel only.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import streamlit as st
 from core.experiments import row_quantities, sample_scores, saturation_sweep, summarise
 from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
 from core.softmax import jacobian_norm, softmax
-from ui.common import controls, workshop
+from ui.common import controls, live, workshop
 from ui.common.data import sweep_rows
 from ui.common.i18n import t
 from ui.common.pages import page
@@ -113,19 +113,25 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
 # --- 2. the gap explorer: a fragment, so its two controls rerun only this panel -----------
 @workshop.fragment
 def gap_explorer(n_keys: int) -> None:
+    """The gap explorer: ``gap2`` is a control of this fragment; the gap moves in the
+    browser (:func:`ui.common.live.live_chart`), and the formula under the chart follows
+    it when a drag pauses."""
     st.header(t("gradients.gap_header"))
     workshop.takeaway(t("gradients.gap_takeaway"))
     st.markdown(t("gradients.gap_lead"))
-    c1, c2 = st.columns(2)
-    with c1:
-        g = controls.float_slider("gap", t("gradients.gap_slider"))
-    with c2:
-        choice = controls.choice(
-            "gap2", t("gradients.gap2"), widget="select_slider",
-            labels=[t("gradients.gap2_none") if o == "none" else o for o in GAP2_OPTIONS],
-            help=t("gradients.gap2_help"),
-        )  # fmt: skip
+    choice = controls.choice(
+        "gap2", t("gradients.gap2"), widget="select_slider",
+        labels=[t("gradients.gap2_none") if o == "none" else o for o in GAP2_OPTIONS],
+        help=t("gradients.gap2_help"),
+    )  # fmt: skip
     gap2 = None if choice == "none" else float(choice)
+    # the curves' legend labels, as the chart's table names them
+    names = tuple((name, t(f"gradients.gap.{name}")) for name in ("fro", "offdiag", "exact", "law"))
+    g = live.live_chart(
+        "gradients.gap", charts.gap_explorer, partial(frames.gap, n_keys, gap2, names),
+        (("gap", t("gradients.gap_slider")),), options={"n_keys": n_keys, "gap2": gap2},
+        source=[gap_curve, charts.gap_point], n_keys=n_keys,
+    )["gap"]  # fmt: skip
     pt = data.gap_point(g, n_keys, gap2)
 
     # "≈ law" only where the chart draws the law too (elsewhere it is off by up to 35×)
@@ -146,12 +152,6 @@ def gap_explorer(n_keys: int) -> None:
     )
     if not law:
         st.caption(t("gradients.gap_law_na", p=f"{pt['p_top']:.3g}"))
-    # the curves' legend labels, as the chart's table names them
-    names = tuple((name, t(f"gradients.gap.{name}")) for name in ("fro", "offdiag", "exact", "law"))
-    workshop.chart(
-        "gradients.gap", charts.gap_explorer, partial(frames.gap, n_keys, gap2, names),
-        options={"current_g": g}, source=gap_curve, n_keys=n_keys,
-    )  # fmt: skip
     st.caption(t("gradients.gap_caption"))
 
 

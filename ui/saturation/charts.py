@@ -17,18 +17,34 @@ from ui.common.charts import (
     legend_below,
     legend_colors,
 )
+from ui.common.expr import Expr, bound_input, exp, field, param, where
 from ui.story.charts import series_channels
 
 
-def two_score_bars(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
-    """Grouped bars of two softmaxes of the same two scores (raw and divided), labelled.
+def two_score_weight() -> Expr:
+    """The weight of key k (field ``k``, 1 or 2) of softmax([z₁, z₂] / d), d = c for the
+    divided version (field ``divided``) else 1, as the browser computes it from the
+    sliders ``score_1``, ``score_2`` and ``divisor``: the logistic of the scaled gap for
+    key 1, of minus it for key 2 (not 1 − p₁, which loses a tiny p₂).
+
+    :func:`core.softmax.softmax` is the source of truth: tests/ui/saturation compares
+    them. References: docs/mathematics.md §3.1.
+    """
+    gap = (param("score_1") - param("score_2")) / where(field("divided") > 0.5, param("divisor"), 1)
+    return 1 / (1 + exp((2 * field("k") - 3) * gap))
+
+
+def two_score_bars(df: pd.DataFrame, text: ChartText, *, inputs: tuple) -> alt.LayerChart:
+    """Grouped bars of two softmaxes of the same two scores (raw and divided by c),
+    labelled, computed in the browser (:func:`two_score_weight`) from the sliders under
+    the chart: ``inputs``, (key, label, lo, hi, step, value) of ``score_1``, ``score_2``
+    and ``divisor`` (:func:`ui.common.live.live_chart`).
 
     Parameters
     ----------
     df : DataFrame
-        One row per (version, key): ``key`` (label, e.g. "key 1"), ``version``
-        (legend label, e.g. "softmax([10, 5])"), ``color`` (hex, one per version),
-        ``weight`` (0…1).
+        One row per (version, key): ``key`` (label, e.g. "key 1"), ``k`` (1 or 2),
+        ``version`` (legend label), ``divided`` (0 raw, 1 divided), ``color`` (hex).
     text : ChartText
         ``title``, ``x``, ``y``, ``alt``; ``tips.version``: the legend field's title.
     """
@@ -64,13 +80,19 @@ def two_score_bars(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:
         .mark_text(dy=-6, fontSize=12, tooltip=False)
         .encode(x=x, xOffset=offset, y=y, text=alt.Text("weight:Q", format=".4f"))
     )
-    return alt.layer(
-        bars,
-        labels,
-        data=df.drop(columns="color"),
-        title=chart_title(text.title),
-        description=text.description,
-        height=360,
+    # Vega lists bound inputs last added first: add them in reverse to show z₁, z₂, c
+    params = [bound_input(*spec) for spec in reversed(inputs)]
+    return (
+        alt.layer(
+            bars,
+            labels,
+            data=df.drop(columns="color"),
+            title=chart_title(text.title),
+            description=text.description,
+            height=360,
+        )
+        .transform_calculate(weight=two_score_weight().vega)
+        .add_params(*params)
     )
 
 

@@ -23,12 +23,17 @@ from ui.story.frames import alpha_labels
 
 
 # --- the charts' frames, from plain values ---------------------------------------------
-def playground(
-    score_1: float, score_2: float, divisor: float, versions: tuple[str, str], keys: tuple[str, str]
-) -> pd.DataFrame:
-    """The two-score bars: :func:`two_score_frame` of :func:`two_scores`."""
-    raw, divided = two_scores(score_1, score_2, divisor)
-    return two_score_frame(raw, divided, versions, keys)
+def playground(versions: tuple[str, str], keys: tuple[str, str]) -> pd.DataFrame:
+    """The rows of the two-score bars, whose weights the browser computes
+    (:data:`ui.saturation.charts.two_score_weight()`): (key, k, version, divided, color)."""
+    colors = (COLORS["unscaled"], COLORS["sqrt"])
+    return pd.DataFrame(
+        [
+            {"key": keys[k - 1], "k": k, "version": versions[d], "divided": d, "color": colors[d]}
+            for d in (0, 1)
+            for k in (1, 2)
+        ]
+    )
 
 
 def row_side(d_k: int, n_keys: int, alpha: float, seed: int, scaled: bool) -> pd.DataFrame:

@@ -15,7 +15,7 @@ import streamlit as st
 from core import classic as classic_core
 from core.attention import attention_logits
 from core.softmax import softmax
-from ui.common import controls, workshop
+from ui.common import controls, live, workshop
 from ui.common.i18n import t
 from ui.saturation import charts, data, frames
 from ui.story import cards
@@ -26,27 +26,21 @@ def playground() -> None:
     """Two scores, softmax before and after dividing by c; reruns on its own."""
     st.header(t("saturation.play_header"))
     workshop.takeaway(t("saturation.play_takeaway"))
-    cols = st.columns(3)
-    with cols[0]:
-        s1 = controls.float_slider("score_1", t("saturation.score_1"))
-    with cols[1]:
-        s2 = controls.float_slider("score_2", t("saturation.score_2"))
-    with cols[2]:
-        c = controls.float_slider(
-            "divisor", t("saturation.divisor"), help=t("saturation.divisor_help")
-        )
+    left, right = st.columns(2)
+    versions = (t("saturation.playground.raw"), t("saturation.playground.divided"))
+    keys = (t("saturation.key_n", n=1), t("saturation.key_n", n=2))
+    with left:  # the sliders under the chart move it in the browser
+        now = live.live_chart(
+            "saturation.playground", charts.two_score_bars,
+            partial(frames.playground, versions, keys),
+            (("score_1", t("saturation.score_1")), ("score_2", t("saturation.score_2")),
+             ("divisor", t("saturation.divisor"))),
+            source=[softmax, charts.two_score_weight],
+        )  # fmt: skip
+        st.caption(t("saturation.divisor_help"))
+    s1, s2, c = now["score_1"], now["score_2"], now["divisor"]
     raw, div = frames.two_scores(s1, s2, c)
     tex = lambda p: rf"[{p[0]:.7f},\ {p[1]:.7f}]"  # noqa: E731
-    plain = lambda p: f"[{p[0]:.4f}, {p[1]:.4f}]"  # noqa: E731
-    left, right = st.columns(2)
-    versions = (f"softmax([{s1:g}, {s2:g}])", f"softmax([{s1:g}, {s2:g}] / {c:g})")
-    keys = (t("saturation.key_n", n=1), t("saturation.key_n", n=2))
-    with left:
-        workshop.chart(
-            "saturation.playground", charts.two_score_bars,
-            partial(frames.playground, s1, s2, c, versions, keys),
-            source=softmax, c=f"{c:g}", raw=plain(raw), div=plain(div),
-        )  # fmt: skip
     gap = s1 - s2
     with right:
         st.latex(rf"\mathrm{{softmax}}([{s1:g},\ {s2:g}]) = {tex(raw)}")

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from core.gradients import gap_curve
 from tests.ui.helpers import legend_columns_at
 from ui.common import axes
 from ui.common import charts as common_charts
@@ -195,16 +196,28 @@ def test_gap_explorer_chart():
     )
     text = ChartText.of(
         title="T", x="g", y="size", alt="alt", fro="F", offdiag="O", exact="exact", law="law",
-        tips={"quantity": "quantity", "kind": "curve"},
+        point="g = {g}: p = {p}, F = {fro}", tips={"quantity": "quantity", "kind": "curve"},
     )  # fmt: skip
-    spec = charts.gap_explorer(df, text, current_g=6.0).to_dict()
-    lines, name_f, name_o, marker = _layers(spec)
+    inputs = (("gap", "Gap", 0.0, 30.0, 0.5, 6.0),)
+    spec = charts.gap_explorer(df, text, n_keys=10, gap2=None, inputs=inputs).to_dict()
+    lines, name_f, name_o, marker, dot_f, dot_o, values = _layers(spec)
     assert lines["encoding"]["y"]["scale"]["type"] == "log"
     assert lines["encoding"]["strokeDash"]["scale"]["range"] == [[1, 0], [6, 4]]
     assert lines["encoding"]["color"]["scale"]["domain"] == ["F", "O"]
     assert lines["encoding"]["strokeDash"]["scale"]["domain"] == ["exact", "law"]
     assert [t["title"] for t in lines["encoding"]["tooltip"]] == ["quantity", "curve", "g", "size"]
-    assert marker["mark"]["type"] == "rule"
+    # the slider's gap: a rule, a dot on each exact curve and a line of values, all
+    # computed in the browser from the bound input (one, under the chart, at 6)
+    (bound,) = spec["params"]
+    assert bound["name"] == "gap" and bound["value"] == 6.0
+    assert bound["bind"] == {"input": "range", "min": 0.0, "max": 30.0, "step": 0.5, "name": "Gap "}
+    assert marker["mark"]["type"] == "rule" and marker["encoding"]["x"]["field"] == "g"
+    point = charts.gap_point(10, None)
+    calc = {t["as"]: t["calculate"] for t in marker["transform"]}
+    assert calc == {"g": "gap.gap", **{k: e.vega for k, e in point.items()}}
+    assert [d["encoding"]["y"]["field"] for d in (dot_f, dot_o)] == ["fro", "offdiag"]
+    line = values["transform"][-1]["calculate"]
+    assert line.startswith('"g = " + format(datum.g, ') and "datum.fro" in line
     # readable on a phone: the plot itself is GAP_PLOT_PX tall (title and legend add to
     # it), at least 200 px, with at least 4 labelled decades, all written 1e−N
     assert spec["height"] == charts.GAP_PLOT_PX >= 200
@@ -220,7 +233,20 @@ def test_gap_explorer_chart():
     assert name_f["mark"]["dy"] < 0 < name_o["mark"]["dy"]
     exact = df[df.kind == "exact"].pivot(index="g", columns="quantity", values="value")
     assert (np.log10(exact["F"] / exact["O"]) >= 0.45).all()  # √(n − 1 + 3)/… ≥ 10^0.45
-    assert sum(_rows(spec)) == len(df) + 2 + 1
+    assert sum(_rows(spec)) == len(df) + 2 + 1  # the curves, the two names, the one datum
+
+
+@pytest.mark.parametrize("n_keys", [2, 3, 10, 512, 65536])
+@pytest.mark.parametrize("gap2", [None, 0.0, 1.0, 8.0, 200.0])
+def test_the_browsers_gap_point_is_core_gap_curve(n_keys, gap2):
+    """The gap explorer's closed form in Vega (:func:`charts.gap_point`) against
+    core.gradients.gap_curve, over the slider's range and beyond (to g = 200, where
+    e^(−g) is 1e−87): the same formula in the same order of operations in float64, so
+    agreement to 1e−12 relative (a few ulps of each operation's rounding)."""
+    g = np.concatenate([np.linspace(0.0, 30.0, 61), [0.1, 45.5, 200.0]])
+    want = gap_curve(g, n_keys, gap2)
+    for name, expr in charts.gap_point(n_keys, gap2).items():
+        np.testing.assert_allclose(expr.evaluate({"gap": g}), want[name], rtol=1e-12, atol=0)
 
 
 def test_median_mean_sweep_adds_dashed_means_to_sweep_lines():

@@ -22,12 +22,15 @@ def _dataset_sizes(spec):
     return sorted(len(v) for v in spec.get("datasets", {}).values())
 
 
+INPUTS = (("score_1", "z₁", -20.0, 20.0, 0.125, 10.0), ("score_2", "z₂", -20.0, 20.0, 0.125, 5.0),
+          ("divisor", "c", 0.25, 64.0, 0.25, 8.0))  # fmt: skip
+
+
 def test_two_score_bars():
-    raw, div = frames.two_scores(10.0, 5.0, 8.0)
-    df = frames.two_score_frame(raw, div, ("raw", "divided"), ("key 1", "key 2"))
+    df = frames.playground(("raw", "divided"), ("key 1", "key 2"))
     assert len(df) == 4
     text = ChartText.of(title="T", x="key", y="weight", alt="alt", tips={"version": "weights from"})
-    spec = charts.two_score_bars(df, text).to_dict()
+    spec = charts.two_score_bars(df, text, inputs=INPUTS).to_dict()
     assert spec["description"] == "alt"
     bars, labels = _layers(spec)
     assert bars["mark"]["type"] == "bar" and labels["mark"]["type"] == "text"
@@ -46,13 +49,27 @@ def test_two_score_bars():
         ("key", None),
         ("weight", ".4g"),
     ]
-    rows = next(iter(spec["datasets"].values()))
-    weights = {(r["version"], r["key"]): r["weight"] for r in rows}
-    # docs/mathematics.md §3.1: the logistic of the gap, 1/(1 + e⁻⁵) and 1/(1 + e^−0.625), to
-    # 7 decimals
-    assert weights["raw", "key 1"] == pytest.approx(0.9933071, abs=5e-8)
-    assert weights["divided", "key 1"] == pytest.approx(0.6513549, abs=5e-8)
-    assert weights["divided", "key 2"] == pytest.approx(0.3486451, abs=5e-8)
+    # the weights are computed in the browser from the three sliders, shown z₁, z₂, c
+    assert spec["transform"] == [{"calculate": charts.two_score_weight().vega, "as": "weight"}]
+    assert [p["name"] for p in spec["params"]] == ["divisor", "score_2", "score_1"]
+    assert {p["name"]: p["value"] for p in spec["params"]} == {
+        "score_1": 10.0, "score_2": 5.0, "divisor": 8.0}  # fmt: skip
+
+
+@pytest.mark.parametrize(("z1", "z2", "c"), [(10.0, 5.0, 8.0), (-3.5, 12.25, 0.25), (0.0, 0.0, 64.0),
+                                             (20.0, -20.0, 1.0)])  # fmt: skip
+def test_the_browsers_weights_are_softmax(z1, z2, c):
+    """The chart's expression gives softmax's weights (core.softmax.softmax, the source of
+    truth) at sample points; at the defaults the classic pair of docs/mathematics.md §3.1."""
+    df = frames.playground(("raw", "divided"), ("key 1", "key 2"))
+    got = charts.two_score_weight().evaluate(
+        {"k": df["k"], "divided": df["divided"], "score_1": z1, "score_2": z2, "divisor": c}
+    )
+    raw, div = frames.two_scores(z1, z2, c)
+    np.testing.assert_allclose(got, [raw[0], raw[1], div[0], div[1]], rtol=1e-12, atol=1e-300)
+    if (z1, z2, c) == (10.0, 5.0, 8.0):
+        assert got[0] == pytest.approx(0.9933071, abs=5e-8)
+        assert got[2] == pytest.approx(0.6513549, abs=5e-8)
 
 
 def test_weight_bars():
