@@ -64,6 +64,9 @@ def start_run(spec: PageSpec) -> None:
     is drawn there."""
     query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
     state = st.session_state
+    for p in spec.table:  # a radio can hand back the label it showed in the other language
+        if p.labelled and p.kind == "choice" and p.key in state and state[p.key] not in p.options:
+            del state[p.key]  # the URL holds its identifier: the widget is seeded from it
     held = {p.key: state[p.key] for p in spec.table if p.key in state and p.kind != "own"}
     reading = read_query(query, spec.table, held)
     if reading.query != query:
@@ -262,8 +265,9 @@ def choice(
         index = options.index(default)
         common.update({"value": default} if widget == "select_slider" else {"index": index})
     else:  # the link seeds it once; then the URL is written below
-        if key not in st.session_state:
-            st.session_state[key] = link_value(key)
+        if st.session_state.get(key) not in options:  # not yet, or a label (see held_choice)
+            linked = link_value(key)
+            st.session_state[key] = linked if linked in options else default
         common["format_func"] = names.__getitem__
     if widget == "select_slider":
         value = st.select_slider(label, options=options, **common)

@@ -1,5 +1,5 @@
 """Sections of the recap: the story's answers, one sentence and one small chart per page,
-two to a row on a wide screen (one on a phone); then the self-check, one card per tab.
+one to a row; then the self-check, one card per tab.
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ def answers(seed: int) -> None:
     st.header(t("recap.answers_header", n=len(data.PAGES)))
     workshop.takeaway(t("recap.answers_takeaway"))
     colour_key()
+    # one item to a row: two to a row leave a small chart ~80 px wide beside the open
+    # sidebar of an 800-px window, too narrow for its axis titles and labels
     with st.container(key="recap_items"):  # layout.css sets its sentences closer
-        for i, name in enumerate(data.PAGES):
-            if i % 2 == 0:  # row by row, so that a phone stacks them in story order
-                columns = st.columns(2)
-            with columns[i % 2]:
-                item(name, seed)
+        for name in data.PAGES:
+            item(name, seed)
 
 
 def colour_key() -> None:

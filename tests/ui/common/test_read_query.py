@@ -26,7 +26,7 @@ def test_every_fault_of_a_link_gets_a_note_and_good_values_are_kept():
     }
     assert reading.values["d_k"] == 128 and reading.query["d_k"] == ["128"]
     assert reading.values["optimizer"] == "sgd"
-    assert reading.values["seed"] == 0 and reading.values["m"] == "1"  # the defaults
+    assert reading.values["seed"] == 0 and reading.values["m"] == "2"  # the defaults
     assert set(reading.query) == {"d_k", "optimizer"}  # the URL as it should stand
 
 
