@@ -188,7 +188,7 @@ class Scenario:
 SCENARIOS: dict[str, Scenario] = {
     "own-sentence": Scenario(
         "real-models",
-        Control("text", (), tuple(new_text(i) for i in range(1000)), "head=2"),
+        Control("text", (), tuple(new_text(i) for i in range(1000)), "head=2&deeper=true"),
         learners=30,
         duration=10.0,
         shared=0.0,
