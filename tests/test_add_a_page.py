@@ -234,7 +234,9 @@ def tree(tmp_path_factory) -> Path:
 
 
 def test_every_registry_driven_suite_collects_the_new_page(tree):
-    done = _run(tree, "-m", "pytest", "--collect-only", "-q", *REGISTRY_SUITES, timeout=600)
+    done = _run(
+        tree, "-m", "pytest", "-n", "0", "--collect-only", "-q", *REGISTRY_SUITES, timeout=600
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     for suite in REGISTRY_SUITES:
         ids = [line for line in done.stdout.splitlines() if line.startswith(suite)]
@@ -243,7 +245,8 @@ def test_every_registry_driven_suite_collects_the_new_page(tree):
 
 def test_the_apptest_suites_pass_for_the_new_page(tree):
     done = _run(
-        tree, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-k", NAME, *APPTEST_SUITES,
+        tree, "-m", "pytest", "-n", "0", "-x", "-q", "-p", "no:cacheprovider", "-k", NAME,
+        *APPTEST_SUITES,
         timeout=1800,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -132,7 +132,8 @@ def app_server(artifacts_dir: Path) -> Iterator[str]:
     if not (APP_ROOT / "app.py").is_file():
         pytest.fail(f"no app.py in {APP_ROOT}", pytrace=False)
     port = free_port()
-    log_path = artifacts_dir / "streamlit-server.log"
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # one server per parallel worker
+    log_path = artifacts_dir / f"streamlit-server{'-' + worker if worker else ''}.log"
     cmd = [
         sys.executable,
         "-m",
