@@ -82,3 +82,24 @@ def test_back_and_forward_after_a_corrected_link_show_the_corrected_values(app):
             app.page.wait_for_function("() => !location.search.includes('d_k=100')")
     assert "128" in seen, seen  # the corrected entry was visited
     app.assert_healthy()
+
+
+def test_a_share_link_carries_every_value_and_reproduces_the_view(app, make_app):
+    """The address bar drops a value equal to its default, so a link copied from it shows
+    the defaults of the day it is opened; "Share this view" writes every control of the
+    page, defaults too, so its link keeps showing the view it was made from."""
+    app.open("saturation", "d_k=256&deeper=true")
+    app.reveal_predictions()
+    assert "n_keys" not in app.page.evaluate("() => location.search")  # a default: dropped
+    panel = app.widget("share_open")
+    app.interact(lambda: panel.locator("summary").click(), expect_chart_change=False)
+    link = panel.locator("code").inner_text().strip()
+    query = link.split("?", 1)[1]
+    for key in ("d_k=256", "n_keys=10", "alpha=0.5", "score_1=10", "deeper=true"):
+        assert key in query.split("&"), f"{key} missing from the share link {link}"
+    shown = app.chart_signatures()
+    other = make_app()
+    other.open("saturation", query)
+    other.reveal_predictions()
+    assert other.chart_signatures() == shown, "the share link opened another view"
+    app.assert_healthy()
