@@ -489,8 +489,13 @@ class AppDriver:
             skip = self.page.locator("[class*='st-key-'][class*='_skip'] button:visible")
             if not skip.count():
                 return
-            # no chart need change: the recap's self-check reveals text (callers count charts)
+            key = skip.first.evaluate(
+                "b => b.closest('[class*=\"st-key-\"]').className.match(/st-key-\\S+_skip/)[0]"
+            )
+            # no chart need change (the recap's self-check reveals text; callers count
+            # charts), but this card's skip button must be gone before the next is looked for
             self.interact(skip.first.click, expect_chart_change=False)
+            self.page.locator(f".{key} button").wait_for(state="detached", timeout=RERUN_TIMEOUT_MS)
 
     # -- locators -----------------------------------------------------------------
 
