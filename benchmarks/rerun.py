@@ -169,6 +169,20 @@ def page_controls(spec) -> dict:
     return PAGE_CONTROLS.get(spec.url_path, {})
 
 
+#: Whether pages open with "Go deeper" open (``--short``: closed, as a learner arrives).
+GO_DEEPER = True
+
+
+def _open_go_deeper(at) -> None:
+    """Open "Go deeper" on the page about to run, so that every chart is drawn (as the
+    pages of versions without it draw them); nothing on an app that has no such
+    parameter."""
+    from ui.common import pages
+
+    if GO_DEEPER and any(p.key == "deeper" for p in getattr(pages, "APP_TABLE", ())):
+        at.query_params["deeper"] = "true"
+
+
 def derived_benches(
     pages: set[str], every_control: bool, only: frozenset[str] = frozenset()
 ) -> list[Bench]:
@@ -186,6 +200,7 @@ def derived_benches(
             continue
         at = AppTest.from_file(str(APP), default_timeout=120)
         at.run()
+        _open_go_deeper(at)
         at.switch_page(spec.script)
         at.run()
         reveal_all(at)
@@ -279,6 +294,7 @@ def bench_page(bench: Bench, minimal, reruns: int) -> Result:
     result = Result(bench)
     at = AppTest.from_file(str(APP), default_timeout=60)
     _timed_run(at)
+    _open_go_deeper(at)
     at.switch_page(bench.script)
     _timed_run(at)
     reveal_all(at)  # answer every "predict first" question, so all charts are drawn
@@ -350,11 +366,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--controls", default="", help="comma-separated control keys (e.g. text), not the main one"
     )
+    parser.add_argument(
+        "--short",
+        action="store_true",
+        help='pages with "Go deeper" closed, as a learner arrives (default: open, every chart)',
+    )
     args = parser.parse_args(argv)
     if args.reruns < 1:
         parser.error("--reruns must be >= 1")
 
-    global APP
+    global APP, GO_DEEPER
+    GO_DEEPER = not args.short
     root = Path(args.app_root).resolve()
     APP = root / "app.py"
     os.chdir(root)
