@@ -20,9 +20,18 @@ Playwright.
   Reported: the medians and their ratio (the goal is ≤ 1.5; compare with another commit
   through ``--app-root``, back to back).
 
+* **Drag** (``--drags N``). Each input of a chart computed in the browser
+  (``ui/common/live.py``: the tables' ``labelled`` float parameters, drawn as sliders
+  under their chart) moves through N values ~30 ms apart, as a drag does, and then
+  pauses. Timed inside the page: from each ``input`` event to the animation frame after
+  the chart's drawing changed. Counted: the websocket messages the page sent during the
+  drag and in the second after it. Budget: median ≤ :data:`DRAG_BUDGET_MS` per input
+  event, no message during the drag, at most one after the pause.
+
 Usage (from the repo root)::
 
     python benchmarks/browser_latency.py [--changes 8] [--visits 10] [--app-root DIR]
+    python benchmarks/browser_latency.py --drags 40 --changes 0 --visits 0
 """
 
 from __future__ import annotations
@@ -61,6 +70,55 @@ QUIET_MS = 400
 #: How often the script reads the page's state while it waits.
 POLL_MS = 50
 MINIMAL = "benchmarks/minimal_page.py"
+#: Budget of a closed-form chart: median milliseconds from an input event to its redraw.
+DRAG_BUDGET_MS = 50.0
+
+#: Installed before the app's scripts: time-stamps every message the page sends.
+SENT_JS = """
+(() => {
+  window.__sent = [];
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (...args) {
+    window.__sent.push(performance.now());
+    return send.apply(this, args);
+  };
+})();
+"""
+
+#: Moves the slider of input ``name`` through ``values`` (~30 ms apart), timing each
+#: redraw; then counts the messages sent during the drag and in the second after it.
+DRAG_JS = """
+async ({name, values}) => {
+  const input = document.querySelector(`.vega-bind input[name="${name}_${name}"]`);
+  const root = input.closest('[data-testid="stElementContainer"]');
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const times = [];
+  const start = performance.now();
+  for (const v of values) {
+    const marks = root.querySelector('svg.marks, canvas');
+    const drawn = new Promise((resolve) => {
+      const seen = new MutationObserver(() => { seen.disconnect(); resolve(); });
+      seen.observe(marks, {subtree: true, childList: true, attributes: true, characterData: true});
+    });
+    const t0 = performance.now();
+    input.value = String(v);
+    input.dispatchEvent(new Event('input', {bubbles: true}));
+    await Promise.race([drawn, sleep(2000)]);
+    await frame();
+    times.push(performance.now() - t0);
+    await sleep(Math.max(0, 30 - (performance.now() - t0)));
+  }
+  const end = performance.now();
+  await sleep(1000);
+  const sent = window.__sent;
+  return {
+    times,
+    during: sent.filter((t) => t >= start && t <= end).length,
+    after: sent.filter((t) => t > end).length,
+  };
+}
+"""
 
 
 @contextlib.contextmanager
@@ -193,12 +251,52 @@ def _cold_visits(browser, root: Path, script: str, path: str, visits: int) -> li
     return out
 
 
+def live_inputs(wanted: set[str]) -> list[tuple[str, str, float, float, float]]:
+    """(page, key, lo, hi, step) of every input moved in the browser: a ``labelled``
+    float parameter of a page's table (:mod:`ui.common.live`)."""
+    from ui.common.pages import PAGES
+
+    return [
+        (spec.url_path, p.key, p.lo, p.hi, p.step)
+        for spec in PAGES
+        if spec.url_path and (not wanted or spec.url_path in wanted)
+        for p in spec.params
+        if p.labelled and p.kind == "float"
+    ]
+
+
+def _drags(browser, app_url: str, wanted: set[str], n: int) -> list[tuple]:
+    """Per closed-form input: (page, key, median ms, max ms, sent during, sent after)."""
+    rows = []
+    for path, key, lo, hi, step in live_inputs(wanted):
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.add_init_script(RUN_OBSERVER_JS)
+        page.add_init_script(SENT_JS)
+        page.goto(f"{app_url}/{path}?deeper=true")
+        _wait_idle(page)
+        slider = page.locator(f".vega-bind input[name='{key}_{key}']")
+        slider.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        # n steps up from the low end, by whole steps (a fresh value at each event)
+        values = [lo + step * (1 + i % max(1, int((hi - lo) / step))) for i in range(n)]
+        got = page.evaluate(DRAG_JS, {"name": key, "values": values})
+        rows.append(
+            (path, key, statistics.median(got["times"]), max(got["times"]), got["during"],
+             got["after"])
+        )  # fmt: skip
+        page.close()
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--changes", type=int, default=8, help="control changes per page")
     parser.add_argument("--visits", type=int, default=10, help="cold first visits of each")
     parser.add_argument("--pages", default="", help="comma list of url paths (default: all)")
     parser.add_argument("--app-root", type=Path, default=REPO_ROOT, help="the app to measure")
+    parser.add_argument(
+        "--drags", type=int, default=0, help="input events per closed-form input (0: none)"
+    )
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -211,10 +309,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     wanted = {p for p in args.pages.split(",") if p}
     benches = [b for b in derived_benches(wanted, False) if b.kind == "number_input"]
-    rows, ok = [], True
+    if args.changes == 0:
+        benches = []
+    rows, ok, drags = [], True, []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         with server(args.app_root, "app.py") as app_url, server(REPO_ROOT, MINIMAL) as min_url:
+            if args.drags:
+                drags = _drags(browser, app_url, wanted, args.drags)
             minimal = _open(browser, min_url)
             step = itertools.count()
             for bench in benches:
@@ -231,8 +333,9 @@ def main(argv: list[str] | None = None) -> int:
                 ok &= passed
                 rows.append((bench.page, bench.key, median, max(mine), base, passed))
                 page.close()
-        cold_app = _cold_visits(browser, args.app_root, "app.py", "variance", args.visits)
-        cold_min = _cold_visits(browser, REPO_ROOT, MINIMAL, "", args.visits)
+        if args.visits:
+            cold_app = _cold_visits(browser, args.app_root, "app.py", "variance", args.visits)
+            cold_min = _cold_visits(browser, REPO_ROOT, MINIMAL, "", args.visits)
         browser.close()
     print(f"app: {args.app_root}")
     header = f"{'page':<12}{'control':<9}{'median ms':>10}{'max ms':>8}{'one-chart ms':>13}"
@@ -242,6 +345,15 @@ def main(argv: list[str] | None = None) -> int:
             f"{page_name:<12}{key:<9}{median:10.0f}{worst:8.0f}{base:13.0f}"
             f"{median / base:7.2f}  {'pass' if passed else 'FAIL'}"
         )
+    for path, key, median, worst, during, after in drags:
+        passed = median <= DRAG_BUDGET_MS and during == 0 and after <= 1
+        ok &= passed
+        print(
+            f"drag {path:<11}{key:<9}{median:6.1f} ms per input (max {worst:.1f}), messages "
+            f"sent: {during} during, {after} after the pause  {'pass' if passed else 'FAIL'}"
+        )
+    if not args.visits:
+        return 0 if ok else 1
     app_s, min_s = statistics.median(cold_app), statistics.median(cold_min)
     print(
         f"\ncold first visit, median of {args.visits} fresh servers: /variance {app_s:.2f} s "

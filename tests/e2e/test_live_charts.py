@@ -74,6 +74,7 @@ def test_a_drag_redraws_in_the_browser_and_the_url_follows_the_pause(
     app.open(page, "deeper=true")
     app.page.locator(f".st-key-{key}").scroll_into_view_if_needed()
     app.wait_charts_rendered()
+    app.page.locator(f".st-key-{key} svg.marks, .st-key-{key} canvas").first.wait_for()
     got = app.page.evaluate(DRAG_JS, {"key": key, "index": index, "values": values})
     assert got["sent"] == 0, f"{got['sent']} websocket frames sent while the drag moved on"
     # every step redraws the chart (a step of the slider changes a number drawn in it)
