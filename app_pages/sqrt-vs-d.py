@@ -19,9 +19,10 @@ with workshop.controls_box():
     c3, c4 = workshop.control_columns(2)
     with c3:
         sections.rho_presets()
-        controls.break_button()
     with c4:
-        n_keys, rho, d_min, d_max = sections.chart_settings()
+        controls.break_button()
+    # a row of its own: its label lists four values, cut to "…" in a half-width column
+    n_keys, rho, d_min, d_max = sections.chart_settings()
 seed = st.session_state.get("seed", 0)
 step = workshop.steps([t(f"sqrt_vs_d_workshop.step_{i}") for i in range(1, 7)])
 view = sections.view(d_k, d_min, d_max, n_keys, alpha, rho, seed)
