@@ -57,6 +57,7 @@ from tests.e2e.conftest import (
     CHROMIUM_ARGS,
     IDLE_SELECTOR,
     RUN_OBSERVER_JS,
+    SENT_JS,
     find_chromium,
     free_port,
 )
@@ -72,18 +73,6 @@ POLL_MS = 50
 MINIMAL = "benchmarks/minimal_page.py"
 #: Budget of a closed-form chart: median milliseconds from an input event to its redraw.
 DRAG_BUDGET_MS = 50.0
-
-#: Installed before the app's scripts: time-stamps every message the page sends.
-SENT_JS = """
-(() => {
-  window.__sent = [];
-  const send = WebSocket.prototype.send;
-  WebSocket.prototype.send = function (...args) {
-    window.__sent.push(performance.now());
-    return send.apply(this, args);
-  };
-})();
-"""
 
 #: Moves the slider of input ``name`` through ``values`` (~30 ms apart), timing each
 #: redraw; then counts the messages sent during the drag and in the second after it.

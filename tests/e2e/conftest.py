@@ -297,6 +297,20 @@ CHART_SIGNATURES_JS = """
 """
 
 
+# Installed before any page script (``make_app(init_script=SENT_JS)``): time-stamps every
+# message the page sends to the server (``window.__sent``).
+SENT_JS = """
+(() => {
+  window.__sent = [];
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (...args) {
+    window.__sent.push(performance.now());
+    return send.apply(this, args);
+  };
+})();
+"""
+
+
 # Installed before any page script (``make_app(init_script=CANVAS_TEXT_JS)``): records
 # the text Vega draws on each canvas, with its fill, as ``canvas.__e2eTexts``; the
 # ``clearRect`` that starts each redraw resets it.

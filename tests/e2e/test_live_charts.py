@@ -13,17 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-#: Time-stamps every message the page sends to the server (``window.__sent``).
-SENT_JS = """
-(() => {
-  window.__sent = [];
-  const send = WebSocket.prototype.send;
-  WebSocket.prototype.send = function (...args) {
-    window.__sent.push(performance.now());
-    return send.apply(this, args);
-  };
-})()
-"""
+from tests.e2e.conftest import SENT_JS
 
 #: Drags input ``index`` of the chart under ``.st-key-<key>`` through ``values``: returns
 #: how many steps redrew the chart, the frames sent during the drag and its time per input.
