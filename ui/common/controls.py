@@ -265,9 +265,8 @@ def choice(
         index = options.index(default)
         common.update({"value": default} if widget == "select_slider" else {"index": index})
     else:  # the link seeds it once; then the URL is written below
-        if st.session_state.get(key) not in options:  # not yet, or a label (see held_choice)
-            linked = link_value(key)
-            st.session_state[key] = linked if linked in options else default
+        if key not in st.session_state:
+            st.session_state[key] = link_value(key)
         common["format_func"] = names.__getitem__
     if widget == "select_slider":
         value = st.select_slider(label, options=options, **common)
