@@ -25,10 +25,7 @@ if more is not None:
     with more:
         # --- 2. one head, with a counterfactual divisor ----------------------------------
         if workshop.shown(2, step):
-            sections.one_head_intro(corpus)
-            with workshop.controls_box():
-                chosen, layer, head = sections.head_controls(corpus)
-            sections.one_head(corpus, chosen, layer, head, divisor)
+            sections.one_head_section(corpus, divisor)
         # --- 3. the counterfactual over every head and sentence --------------------------
         if workshop.shown(3, step):
             sections.counterfactual(corpus, fig)

@@ -34,22 +34,16 @@ if workshop.shown(1, step):
 more = workshop.deeper(step)
 if more is not None:
     with more:
-        # --- 2. cross-attention, with its own widths ------------------------------------
+        # --- 2. cross-attention, with its own widths (a panel) ----------------------------
         if workshop.shown(2, step):
-            sections.cross_intro()
-            with workshop.controls_box():
-                d_q, d_kv, d_proj = sections.cross_inputs()
-            sections.cross(d_q, d_kv, d_proj, w_init, seed)
+            sections.cross_section(w_init, seed)
         # --- 3. initialisation ----------------------------------------------------------
         if workshop.shown(3, step):
             sections.initialisation(d_model, n_heads, seed)
         # --- 4. where the scale goes ----------------------------------------------------
         if workshop.shown(4, step):
             sections.where_scale(d_model, n_heads, seed)
-        # --- 5. QK normalisation, with its input scale ----------------------------------
+        # --- 5. QK normalisation, with its input scale (a panel) --------------------------
         if workshop.shown(5, step):
-            sections.qk_intro()
-            with workshop.controls_box():
-                x_scale = sections.x_scale_input()
-            sections.qk_norm(d_model, n_heads, x_scale, seed)
+            sections.qk_section(d_model, n_heads, seed)
 st.caption(t("which_d.source"))

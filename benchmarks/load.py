@@ -164,8 +164,17 @@ def _pages() -> dict[str, Control]:
     return {spec.url_path: main_control(spec) for spec in SPECS if spec.main}
 
 
+#: The one-chart page (``benchmarks/minimal_page.py``: one number input, one 50-row
+#: chart), played as a page of its own to report the CPU a story page's rerun costs
+#: against it: ``--page minimal``.
+MINIMAL = "minimal"
+MINIMAL_SCRIPT = "benchmarks/minimal_page.py"
+
 #: url path -> main control.
-PAGES: dict[str, Control] = _pages()
+PAGES: dict[str, Control] = {
+    **_pages(),
+    MINIMAL: Control("n", (25, 50, 100, 200), range(2, 501), "n=50"),
+}
 
 
 @dataclass(frozen=True)
@@ -225,11 +234,13 @@ def rss_mb(pid: int) -> float:
 
 
 class Server:
-    """``streamlit run app.py`` on a loopback port; a context manager that always stops it."""
+    """``streamlit run app.py`` (or ``script``) on a loopback port; a context manager that
+    always stops it."""
 
-    def __init__(self, app_root: Path, port: int) -> None:
+    def __init__(self, app_root: Path, port: int, script: str = "app.py") -> None:
         self.app_root = app_root
         self.port = port
+        self.script = script
         self.log = tempfile.NamedTemporaryFile(
             prefix="streamlit-load-", suffix=".log", delete=False
         )
@@ -242,7 +253,7 @@ class Server:
 
     def __enter__(self) -> Server:
         cmd = [
-            sys.executable, "-m", "streamlit", "run", "app.py",
+            sys.executable, "-m", "streamlit", "run", self.script,
             "--server.headless", "true",
             "--server.address", "127.0.0.1",
             "--server.port", str(self.port),
@@ -698,7 +709,8 @@ async def _workshop(
     rng = random.Random(seed)
     values = Values(control, shared, random.Random(seed + 1))
     base = f"http://127.0.0.1:{server.port}"
-    learners = [Learner(base, res.page, query, timeout) for _ in range(res.learners)]
+    page_name = "" if res.page == MINIMAL else res.page  # the one-chart page is the app's only page
+    learners = [Learner(base, page_name, query, timeout) for _ in range(res.learners)]
     rss_peak = [rss_mb(server.pid)]
 
     async def sample_rss() -> None:
@@ -712,7 +724,7 @@ async def _workshop(
         #    link's own values computed); that session is closed again
         res.rss_start_mb = rss_mb(server.pid)
         for _ in range(warmup):
-            presenter = Learner(base, res.page, query, timeout)
+            presenter = Learner(base, page_name, query, timeout)
             try:
                 await presenter.open()
                 if warm_value is not None:
@@ -819,7 +831,9 @@ def run_load(
     control = PAGES[page] if control is None else control
     res = RunResult(page, learners, think, duration, ramp, p95_budget_s=p95_budget)
     bound = ramp + duration + 3 * timeout + 30  # every phase has its own timeout too
-    with Server(Path(app_root), free_port()) as server:
+    script = MINIMAL_SCRIPT if page == MINIMAL else "app.py"
+    root = REPO_ROOT if page == MINIMAL else Path(app_root)
+    with Server(root, free_port(), script) as server:
         coro = _workshop(
             server,
             res,

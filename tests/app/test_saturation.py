@@ -25,9 +25,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PAGE = "app_pages/saturation.py"
 # chart order on the page: the short path (the sweeps), then "Go deeper"
-SWEEP_MAX, SWEEP_H, ROW_RAW, ROW_SCALED, PLAY, HEAT_RAW, HEAT_SCALED, ROWMAX, OVERFLOW = range(9)
+SWEEP_MAX, SWEEP_H, ROW_RAW, ROW_SCALED, PLAY, HEAT_RAW, HEAT_SCALED, ROWMAX, OVERFLOW, GAUSS = (
+    range(10)
+)
 #: charts drawn before any prediction is answered: the row pair, the playground, overflow
-N_UNGATED = 4
+#: and its Gaussian limit
+N_UNGATED = 5
+#: the inputs of the charts moved in the browser, and their chart's element key
+LIVE = {"score_1": "saturation_playground", "score_2": "saturation_playground",
+        "divisor": "saturation_playground", "logit_std": "saturation_gauss_limit"}  # fmt: skip
 
 
 def _frames(chart: dict) -> list[pd.DataFrame]:
@@ -55,7 +61,7 @@ def _series(chart: dict) -> set[str]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_page_runs_with_every_chart(lang):
     at = run_page(PAGE, lang=lang)
-    charts = assert_page_in(at, lang, 9)
+    charts = assert_page_in(at, lang, 10)
     for chart in charts:
         title = chart["spec"]["title"]
         assert title
@@ -250,6 +256,7 @@ def test_page_params_are_its_controls():
         "score_1",
         "score_2",
         "divisor",
+        "logit_std",
         "classic_batch",
         "classic_seq",
         "classic_d_k",
@@ -318,8 +325,8 @@ def test_presenter_mode_reveals_one_step_at_a_time():
         counts.append(len(chart_data(at)))
     assert not at.exception
     # in the page's order (step ids keep their sections): 4 sweeps (ask first) · 2 the row
-    # pair · 1 + playground · 3 classic (asks first) · 5 + overflow
-    assert counts == [0, 2, 3, 3, 4]
+    # pair · 1 + playground · 3 classic (asks first) · 5 + overflow and its Gaussian limit
+    assert counts == [0, 2, 3, 3, 5]
     assert at.selectbox(key="step").value == 5
     assert at.button(key="step_next").disabled
     at.button(key="step_prev").click().run()
@@ -338,7 +345,7 @@ def test_presenter_step_from_the_url():
         "Grouped bar chart"
     )
     at = run_page(PAGE, present="1", step="5")
-    assert len(chart_data(at)) == 9
+    assert len(chart_data(at)) == 10
     at = run_page(PAGE, reveal=False, present="1", step="3")
     assert at.button(key="saturation_median_reveal").disabled  # no guess yet
 
@@ -414,6 +421,7 @@ def test_charts_have_csv_downloads_and_their_code():
             "sweep_max_weight",
             "sweep_entropy",
             "overflow",
+            "gauss_limit",
         )
     }
     assert not at.code  # closed panels draw nothing inside
@@ -433,7 +441,7 @@ def test_charts_have_csv_downloads_and_their_code():
 def test_presenter_mode_in_chinese():
     at = run_page(PAGE, lang="zh", present="1", step="5")
     assert not at.exception and not warnings(at)
-    assert len(chart_data(at)) == 9
+    assert len(chart_data(at)) == 10
     assert CJK.search(" ".join(m.value for m in at.markdown))
 
 

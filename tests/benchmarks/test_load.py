@@ -60,7 +60,12 @@ def test_every_page_in_the_table_exists() -> None:
     from ui.common.pages import PAGES
 
     url_paths = {spec.url_path for spec in PAGES}
-    assert set(load.PAGES) <= url_paths
+    assert set(load.PAGES) - {load.MINIMAL} <= url_paths
+    # the one-chart page, played to compare CPU per rerun: its script and its one input
+    script = (load.REPO_ROOT / load.MINIMAL_SCRIPT).read_text()
+    assert 'st.number_input("Points", min_value=2, max_value=500, value=50, key="n")' in script
+    minimal = load.PAGES[load.MINIMAL]
+    assert (minimal.key, min(minimal.fresh), max(minimal.fresh)) == ("n", 2, 500)
 
 
 def test_a_closed_connection_ends_the_run_at_once() -> None:

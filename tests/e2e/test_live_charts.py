@@ -52,6 +52,7 @@ CASES = [
     ("saturation", "saturation_playground", 0, "score_1", [9.5, 9, 8.5, 8, 7.5, 7, 6.5, 6]),
     ("saturation", "saturation_playground", 1, "score_2", [4.5, 4, 3.5, 3, 2.5, 2, 1.5, 1]),
     ("saturation", "saturation_playground", 2, "divisor", [7, 6, 5, 4, 3, 2.5, 2, 1.5]),
+    ("saturation", "saturation_gauss_limit", 0, "logit_std", [7.5, 7, 6.5, 6, 5.5, 5, 4.5, 4]),
     ("gradients", "gradients_gap", 0, "gap", [7, 8, 9, 10, 11, 12, 13, 14]),
 ]
 

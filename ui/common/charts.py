@@ -300,7 +300,7 @@ def d_marker() -> alt.Chart:
     """The dashed rule (:data:`MARKER_RULE`) that marks the learner's d_k on a chart against d_k.
 
     Its data is the named dataset :data:`MARKER_DATASET`, filled in as the chart is drawn
-    (``workshop.legacy_chart(..., current_d=d_k)``): one cached spec serves every d_k, and the
+    (``workshop.chart(..., marker=d_k)``): one cached spec serves every d_k, and the
     browser swaps one row instead of drawing the chart anew.
     """
     return (

@@ -212,6 +212,7 @@ PAGES: tuple[PageSpec, ...] = (
         Param("score_1", "float", 10.0, -20.0, 20.0, step=0.125, labelled=True),
         Param("score_2", "float", 5.0, -20.0, 20.0, step=0.125, labelled=True),
         Param("divisor", "float", 8.0, 0.25, 64.0, step=0.25, labelled=True),
+        Param("logit_std", "float", 8.0, 1.0, 16.0, step=0.25, labelled=True),
         Param("classic_batch", "int", 4, 1, 16),
         Param("classic_seq", "int", 10, 2, 32),
         Param("classic_d_k", "int", 64, 1, 4096, worst="4096"),

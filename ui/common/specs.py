@@ -28,7 +28,6 @@ import functools
 import hashlib
 import pickle
 import threading
-import types
 from collections.abc import Callable
 
 import altair as alt
@@ -236,55 +235,3 @@ def drawn(
         return made + d_marker() if marker is not None else made
 
     return for_drawing(chart_spec(described, build, presenting), marker=marker)
-
-
-# --- the charts not yet drawn by their key (built from a deferred builder call) ----------
-def _legacy_name(fn: types.FunctionType) -> str:
-    return f"{fn.__module__}.{fn.__qualname__}"
-
-
-@st.cache_data(
-    max_entries=SPEC_CACHE_ENTRIES,
-    show_spinner=False,
-    hash_funcs={types.FunctionType: _legacy_name, pd.DataFrame: _frame_bytes},
-)
-def legacy_chart_spec(build) -> dict:
-    """The finished spec of the deferred chart ``build`` (:func:`vega_lite` of ``build()``).
-
-    Cached per input for the whole server: the key is the builder (by its qualified name:
-    it must be a module-level function) and its arguments (a frame by its pickled bytes:
-    Streamlit's own hashing of a frame takes 20 times longer).
-
-    Raises
-    ------
-    TypeError
-        If the builder is a lambda or a local function (its name does not identify it).
-    """
-    if "<" in _legacy_name(build.func):
-        raise TypeError(f"chart builder must be a module-level function, got {build.func}")
-    return vega_lite(build())
-
-
-def legacy_for_drawing(
-    spec: dict, *, presenting: bool = False, current_d: int | None = None
-) -> dict:
-    """``spec`` as it is drawn: with the theme's text colours and the SVG renderer, the
-    learner's d_k as the one row of the marker's dataset (``current_d``), and presenter
-    mode's chart text (``presenting``).
-
-    ``spec`` is changed in place and returned: :func:`chart_spec` hands out a copy on
-    every call.
-    """
-    if current_d is not None:
-        marker = pa.table({"d": [int(current_d)]})
-        spec["datasets"] = {**spec.get("datasets", {}), MARKER_DATASET: marker}
-    config = spec.setdefault("config", {})
-    parts = [THEME_CHART_CONFIG, PRESENTER_CHART_CONFIG] if presenting else [THEME_CHART_CONFIG]
-    for part_config in parts:
-        for part, options in part_config.items():
-            config[part] = {**config.get(part, {}), **options}
-    spec["usermeta"] = {**spec.get("usermeta", {}), **SVG_RENDERER}
-    spec["padding"] = PADDING
-    if not COMPOSITE.intersection(spec):  # Vega-Lite fits single and layered views only
-        spec.setdefault("autosize", AUTOSIZE)
-    return spec

@@ -320,23 +320,6 @@ def chart_extras(key: str, data: Callable[[], pd.DataFrame] | None, source) -> N
                 code.code(inspect.getsource(inspect.unwrap(fn)), language="python")
 
 
-def legacy_chart(
-    build: functools.partial,
-    *,
-    key: str,
-    data: pd.DataFrame | None = None,
-    source: Callable | Sequence[Callable] | None = None,
-    current_d: int | None = None,
-) -> None:
-    """A chart from a deferred builder call with its frames (charts not yet drawn by
-    their key: :func:`chart`)."""
-    spec = specs.legacy_for_drawing(
-        specs.legacy_chart_spec(build), presenting=is_presenting(), current_d=current_d
-    )
-    st.vega_lite_chart(spec=spec, width="stretch", key=key)
-    chart_extras(key, None if data is None else (lambda: data), source)
-
-
 # --- predictions and misconceptions ------------------------------------------------------
 #: Session-state entries: whether the link says ``reveal=1``, and the questions it has
 #: revealed.

@@ -39,8 +39,10 @@ def orientation() -> None:
     words.markdown(t("home.qkv_text"))
 
 
+@workshop.fragment
 def worked_example(seed: int) -> None:
-    """Three queries, four keys, one stage at a time (the example's own ``example_step``):
+    """Three queries, four keys, one stage at a time (the example's own ``example_step``,
+    read by this panel only: a fragment, so its controls rerun the panel, not the page):
     Q, K and V; the scores and the same ÷√d_k; the softmax row by row; the weighted sum
     of V. The example has its own d_k; the sentence under it reads the whole example."""
     st.header(t("home.example_title"))

@@ -271,6 +271,16 @@ def glance(c: data.Corpus, fig: dict, divisor: str) -> None:
 
 
 # --- 2. one head -------------------------------------------------------------------------
+@workshop.fragment
+def one_head_section(c: data.Corpus, divisor: str) -> None:
+    """Section 2 with its own controls (sentence, text, layer, head: read here only, so
+    moving them reruns this panel, not the page)."""
+    one_head_intro(c)
+    with workshop.controls_box():
+        chosen, layer, head = head_controls(c)
+    one_head(c, chosen, layer, head, divisor)
+
+
 def one_head_intro(c: data.Corpus) -> None:
     st.header(t("real_models.head_header"))
     workshop.takeaway(t("real_models.head_takeaway"))

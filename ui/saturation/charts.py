@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
+from core.softmax import overflow_threshold
+from ui.common.axes import log_axis
 from ui.common.charts import (
     COLORS,
     D_K,
+    MARKER_RULE,
+    NARROW_CHART_PX,
     ChartText,
     cell_ink,
     chart_title,
@@ -17,7 +22,7 @@ from ui.common.charts import (
     legend_below,
     legend_colors,
 )
-from ui.common.expr import Expr, bound_input, exp, field, param, where
+from ui.common.expr import Expr, bound_input, exp, field, normal_cdf, param, power, vega_text, where
 from ui.story.charts import series_channels
 
 
@@ -32,6 +37,118 @@ def two_score_weight() -> Expr:
     """
     gap = (param("score_1") - param("score_2")) / where(field("divided") > 0.5, param("divisor"), 1)
     return 1 / (1 + exp((2 * field("k") - 3) * gap))
+
+
+#: Below this expected count n·Q of overflowing logits, the chance is n·Q itself (relative
+#: error < (n − 1)·Q/2 < 5·10⁻⁷); above it 1 − (1 − Q)ⁿ has lost at most ~10⁻⁹ of its digits.
+_SMALL_CHANCE = 1e-6
+#: The overflow chart's y-axis floor: its smallest chance, 2·Q(11.09) at σ = 1 and 2 keys,
+#: is 1.4·10⁻²⁸.
+GAUSS_FLOOR = 1e-30
+#: The Gaussian-limit chart's plot height, px.
+GAUSS_PLOT_PX = 300
+
+
+def gaussian_overflow() -> Expr:
+    """The chance that a row of ``n`` (field) independent N(0, σ²) logits overflows a naive
+    float16 softmax, σ from field ``fixed_std`` where it is positive, else from the slider
+    ``logit_std``: 1 − (1 − Q)ⁿ with Q = Φ(−t/σ), t = ln 65504, as the browser computes it
+    (n·Q where that is below :data:`_SMALL_CHANCE`: Vega has no expm1 or log1p).
+
+    :func:`core.softmax.gaussian_overflow_chance` is the source of truth: tests/ui/saturation
+    compares them. References: docs/mathematics.md §5.2.
+    """
+    std = where(field("fixed_std") > 0, field("fixed_std"), param("logit_std"))
+    tail = normal_cdf(-overflow_threshold(np.float16) / std)
+    n = field("n")
+    return where(n * tail < _SMALL_CHANCE, n * tail, 1 - power(1 - tail, n))
+
+
+def gaussian_overflow_lines(
+    df: pd.DataFrame, text: ChartText, *, n_keys: int, inputs: tuple
+) -> alt.LayerChart:
+    """The chance that a row of Gaussian logits overflows float16, against n_keys (log
+    axes), for σ = 1 (dashed: ÷√d_k, the limit of large d_k) and for the σ of the slider
+    under the chart (``inputs``: the (key, label, lo, hi, step, value) of ``logit_std``,
+    :func:`ui.common.live.live_chart`), computed in the browser
+    (:func:`gaussian_overflow`); the page's ``n_keys`` marked by a rule, a point and its
+    values above the plot.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (curve, n): ``n`` (keys), ``curve`` (legend label), ``fixed_std`` (σ
+        of the curve, 0 for the slider's).
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``yours`` and ``scaled`` (the two curves'
+        labels); ``point``, the line of values at n_keys written by the browser: fields
+        ``{s}`` (σ) and ``{p}`` (the chance), doubled braces in the catalog;
+        ``tips.curve``.
+    """
+    check_rows(df)
+    order = [text["yours"], text["scaled"]]
+    keys = (float(df["n"].min()), float(df["n"].max()))
+    x_axis = log_axis(*keys, length=NARROW_CHART_PX, orient="x")
+    x = alt.X("n:Q", title=text.x, scale=alt.Scale(type="log", nice=False), axis=x_axis)
+    y_scale = alt.Scale(type="log", domain=[GAUSS_FLOOR, 1])
+    y_axis = log_axis(GAUSS_FLOOR, 1.0, length=GAUSS_PLOT_PX)
+    chance = gaussian_overflow().vega
+    lines = (
+        alt.Chart(df)
+        .transform_calculate(chance=chance)
+        .mark_line(strokeWidth=2.5)
+        .encode(
+            x=x,
+            y=alt.Y("chance:Q", title=text.y, scale=y_scale, axis=y_axis),
+            color=alt.Color(
+                "curve:N",
+                title=None,
+                sort=order,
+                scale=alt.Scale(domain=order, range=[COLORS["unscaled"], COLORS["sqrt"]]),
+                legend=legend_below(order, columns=1, symbolType="stroke"),
+            ),
+            strokeDash=alt.StrokeDash(
+                "curve:N", sort=order, scale=alt.Scale(domain=order, range=[[1, 0], [6, 4]]),
+                legend=None,
+            ),
+            tooltip=[
+                alt.Tooltip("curve:N", title=text.tips["curve"]),
+                alt.Tooltip("n:Q", title=text.x, format=",d"),
+                alt.Tooltip("chance:Q", title=text.y, format=".3~e"),
+            ],
+        )
+    )  # fmt: skip
+    here = alt.Chart(alt.InlineData(values=[{"n": n_keys, "fixed_std": 0}])).transform_calculate(
+        chance=chance, s=param("logit_std").vega
+    )
+    rule = here.mark_rule(**MARKER_RULE).encode(
+        x=alt.X("n:Q"), tooltip=[alt.Tooltip("n:Q", title=text.x, format=",d")]
+    )
+    dot = here.mark_point(filled=True, size=70, color=COLORS["unscaled"], opacity=1).encode(
+        x=alt.X("n:Q"),
+        y=alt.Y("chance:Q", scale=y_scale),
+        tooltip=[
+            alt.Tooltip("n:Q", title=text.x, format=",d"),
+            alt.Tooltip("chance:Q", title=text.y, format=".3~e"),
+        ],
+    )
+    values = (
+        here.transform_calculate(
+            line=vega_text(text["point"], s=("s", ".2~f"), p=("chance", ".3~g"))
+        )
+        .mark_text(align="left", baseline="bottom", fontSize=12, tooltip=False)
+        .encode(x=alt.value(0), y=alt.value(-6), text=alt.Text("line:N"))
+    )  # fmt: skip  (above the plot, under the title: the curves reach every corner)
+    return alt.layer(
+        lines,
+        rule,
+        dot,
+        values,
+        title=chart_title(text.title),
+        description=text.description,
+        height=GAUSS_PLOT_PX,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    ).add_params(*(bound_input(*spec) for spec in inputs))
 
 
 def two_score_bars(df: pd.DataFrame, text: ChartText, *, inputs: tuple) -> alt.LayerChart:

@@ -36,6 +36,20 @@ def playground(versions: tuple[str, str], keys: tuple[str, str]) -> pd.DataFrame
     )
 
 
+#: The keys per row the Gaussian-limit chart spans (log-spaced, whole numbers).
+GAUSS_KEYS = np.unique(np.round(np.geomspace(2, 4096, 80)).astype(int))
+
+
+def gaussian_limit(labels: tuple[str, str]) -> pd.DataFrame:
+    """The rows of the Gaussian-limit chart, whose chances the browser computes
+    (:func:`ui.saturation.charts.gaussian_overflow`): (n, curve, fixed_std) for the
+    slider's σ (``labels[0]``, ``fixed_std`` 0) and for σ = 1 (``labels[1]``)."""
+    n = np.concatenate([GAUSS_KEYS, GAUSS_KEYS])
+    fixed = np.repeat([0.0, 1.0], len(GAUSS_KEYS))
+    curve = np.repeat(np.array(labels, dtype=object), len(GAUSS_KEYS))
+    return pd.DataFrame({"n": n, "curve": curve, "fixed_std": fixed})
+
+
 def row_side(d_k: int, n_keys: int, alpha: float, seed: int, scaled: bool) -> pd.DataFrame:
     """One side of the one-row bars (:func:`ui.saturation.data.one_row_sides`)."""
     return data.one_row_sides(d_k, n_keys, alpha, seed)[0][scaled]

@@ -1,9 +1,9 @@
-"""The saturation page's two self-contained panels.
+"""The saturation page's self-contained panels.
 
-Both are ``st.fragment``s with their own URL-bound controls, so moving one of them
-reruns that panel only: the two-score playground (``score_1``, ``score_2``,
-``divisor``) and the toy experiment Q, K ~ N(0, 1) (``classic_batch``, ``classic_seq``,
-``classic_d_k``).
+Each is an ``st.fragment`` with its own URL-bound controls, so moving one of them reruns
+that panel only: the two-score playground (``score_1``, ``score_2``, ``divisor``), the
+Gaussian limit of the float16 overflow chance (``logit_std``) and the toy experiment
+Q, K ~ N(0, 1) (``classic_batch``, ``classic_seq``, ``classic_d_k``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import streamlit as st
 
 from core import classic as classic_core
 from core.attention import attention_logits
-from core.softmax import softmax
+from core.softmax import gaussian_overflow_chance, softmax
 from ui.common import controls, live, workshop
 from ui.common.i18n import t
 from ui.saturation import charts, data, frames
@@ -51,6 +51,21 @@ def playground() -> None:
             rf" = \frac{{1}}{{1 + e^{{{-gap / c:.6g}}}}} = {div[0]:.7f}"
         )
         st.markdown(t("saturation.play_text"))
+
+
+@workshop.fragment
+def gaussian_limit(n_keys: int) -> None:
+    """The float16 overflow chance of Gaussian logits against n_keys, σ = 1 and a σ the
+    learner moves in the browser; reruns on its own when the drag pauses."""
+    st.markdown(t("saturation.gauss_lead"))
+    labels = (t("saturation.gauss_limit.yours"), t("saturation.gauss_limit.scaled"))
+    live.live_chart(
+        "saturation.gauss_limit", charts.gaussian_overflow_lines,
+        partial(frames.gaussian_limit, labels), (("logit_std", t("saturation.logit_std")),),
+        options={"n_keys": n_keys}, source=[gaussian_overflow_chance, charts.gaussian_overflow],
+        n_keys=n_keys,
+    )  # fmt: skip
+    st.caption(t("saturation.gauss_caption"))
 
 
 @workshop.fragment

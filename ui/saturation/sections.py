@@ -27,7 +27,7 @@ from ui.common import controls, workshop
 from ui.common.charts import alpha_color
 from ui.common.data import sweep_row_limits, sweep_rows
 from ui.common.i18n import t
-from ui.saturation import charts, data, frames
+from ui.saturation import charts, data, frames, panels
 from ui.story import answers, cards
 
 
@@ -91,6 +91,7 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
         with st.expander(t("saturation.ovf_detail_label")):
             st.markdown(t("saturation.ovf_detail", **chances))
     st.caption(t("saturation.ovf_caption", rows=f"{data.overflow_rows(n_keys):,}"))
+    panels.gaussian_limit(n_keys)
 
 
 def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:

@@ -103,6 +103,14 @@ def histograms(v: View, revealed: bool) -> None:
         st.caption(t("variance.hist_after_guess"))
         return
     workshop.takeaway(t("variance.s2_takeaway"))
+    histogram_pair(v)
+    score_size_cards()
+
+
+@workshop.fragment
+def histogram_pair(v: View) -> None:
+    """The two histograms and their x-axis choice (``hist_axes``, read by this panel only:
+    a fragment, so moving it reruns the panel, not the page)."""
     d_k = v.d_k
     stats = data.score_stats(*v.samples)
     std_theory = math.sqrt(dot_product_variance(d_k, v.sigma_q, v.sigma_k))
@@ -130,7 +138,6 @@ def histograms(v: View, revealed: bool) -> None:
         )  # fmt: skip
     st.caption(t("variance.hist_caption", uniform_max=variance_core.UNIFORM_EXACT_MAX_D))
     st.caption(t(f"variance.hist_axes_note_{axes}"))
-    score_size_cards()
 
 
 def score_size_cards() -> None:

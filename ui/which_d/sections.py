@@ -224,6 +224,26 @@ def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int,
 
 
 # --- 2. cross-attention ------------------------------------------------------------------
+@workshop.fragment
+def cross_section(w_init: str, seed: int) -> None:
+    """Section 2 with its own widths (``d_q_in``, ``d_kv_in``, ``d_proj``: read here only,
+    so moving them reruns this panel, not the page)."""
+    cross_intro()
+    with workshop.controls_box():
+        d_q, d_kv, d_proj = cross_inputs()
+    cross(d_q, d_kv, d_proj, w_init, seed)
+
+
+@workshop.fragment
+def qk_section(d_model: int, n_heads: int, seed: int) -> None:
+    """Section 5 with its input scale (``x_scale``: read here only, so moving it reruns
+    this panel, not the page)."""
+    qk_intro()
+    with workshop.controls_box():
+        x_scale = x_scale_input()
+    qk_norm(d_model, n_heads, x_scale, seed)
+
+
 def cross_intro() -> None:
     st.header(t("which_d.cross_header"))
     workshop.takeaway(t("which_d.cross_takeaway"))

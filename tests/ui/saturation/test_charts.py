@@ -72,6 +72,51 @@ def test_the_browsers_weights_are_softmax(z1, z2, c):
         assert got[2] == pytest.approx(0.6513549, abs=5e-8)
 
 
+GAUSS_TEXT = ChartText.of(
+    title="T", x="n", y="chance", alt="alt", yours="slider", scaled="σ = 1",
+    point="σ = {s}, n = 10: {p}", tips={"curve": "logit std"},
+)  # fmt: skip
+
+
+def test_gaussian_overflow_lines():
+    df = frames.gaussian_limit(("slider", "σ = 1"))
+    assert len(df) == 2 * len(frames.GAUSS_KEYS)
+    assert frames.GAUSS_KEYS[0] == 2 and frames.GAUSS_KEYS[-1] == 4096
+    spec = charts.gaussian_overflow_lines(
+        df, GAUSS_TEXT, n_keys=10, inputs=(("logit_std", "σ", 1.0, 16.0, 0.25, 8.0),)
+    ).to_dict()
+    lines, rule, dot, values = spec["layer"]
+    assert lines["transform"] == [{"calculate": charts.gaussian_overflow().vega, "as": "chance"}]
+    assert lines["encoding"]["y"]["scale"] == {"type": "log", "domain": [charts.GAUSS_FLOOR, 1]}
+    assert lines["encoding"]["color"]["scale"]["domain"] == ["slider", "σ = 1"]
+    assert [{"n": 10, "fixed_std": 0}] in spec["datasets"].values()
+    assert rule["mark"]["type"] == "rule" and dot["encoding"]["y"]["field"] == "chance"
+    assert "format(datum.chance, '.3~g')" in values["transform"][-1]["calculate"]
+    assert [(p["name"], p["value"]) for p in spec["params"]] == [("logit_std", 8.0)]
+
+
+@pytest.mark.parametrize("std", [1.0, 1.5, 2.0, 3.0, 4.0, 8.0, 16.0])
+def test_the_browsers_gaussian_chance_is_the_core_one(std):
+    """The chart's expression gives core.softmax.gaussian_overflow_chance (the source of
+    truth) on every key count it draws, for both curves. Tolerance 2·10⁻⁶ relative: below
+    n·Q = 10⁻⁶ the browser draws n·Q, whose relative error is (n − 1)·Q/2 < 5·10⁻⁷."""
+    from core.softmax import gaussian_overflow_chance
+
+    df = frames.gaussian_limit(("slider", "σ = 1"))
+    got = charts.gaussian_overflow().evaluate(
+        {"n": df["n"], "fixed_std": df["fixed_std"], "logit_std": std}
+    )
+    sigma = np.where(df["fixed_std"] > 0, df["fixed_std"], std)
+    want = [
+        gaussian_overflow_chance(int(n), std=float(s)) for n, s in zip(df["n"], sigma, strict=True)
+    ]
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=0)
+    # every chance drawn lies on the axis: above its floor, at most 1
+    assert np.all(got >= charts.GAUSS_FLOOR) and np.all(got <= 1)
+    if std == 1.0:  # 10 keys at σ = 1: the ~10⁻²⁷ usually quoted (docs/mathematics.md §5.2)
+        assert gaussian_overflow_chance(10) == pytest.approx(7.0e-28, rel=0.01)
+
+
 def test_weight_bars():
     df = pd.DataFrame(
         {"key": np.arange(1, 11), "score": np.arange(10.0), "logit": np.arange(10.0) / 8}
