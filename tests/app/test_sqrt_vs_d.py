@@ -40,7 +40,7 @@ def _by_title(at: AppTest) -> dict[str, dict]:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize(("rho", "n_charts"), [("0.0", 5), ("0.5", 8)])
+@pytest.mark.parametrize(("rho", "n_charts"), [("0.0", 6), ("0.5", 9)])
 def test_runs_in_both_languages_with_every_chart(lang, rho, n_charts):
     at = open_page(lang=lang, rho=rho)
     assert_page_in(at, lang, n_charts)
@@ -111,17 +111,17 @@ def test_query_params_set_the_controls():
 def test_rho_presets():
     at = open_page()
     assert at.slider(key="rho").value == 0.0  # the default: independent q and k
-    assert len(chart_data(at)) == 5  # ρ = 0: no mean-logit chart, no relevant-key charts
+    assert len(chart_data(at)) == 6  # ρ = 0: no mean-logit chart, no relevant-key charts
     at.button(key="rho_aligned_preset").click().run()
     assert at.slider(key="rho").value == 0.5
     # the relevant key's question, which ρ = 0 left nothing to ask, holds its two charts
-    assert len(chart_data(at)) == 6
-    assert len(chart_data(reveal_all(at))) == 8
+    assert len(chart_data(at)) == 7
+    assert len(chart_data(reveal_all(at))) == 9
     at.button(key="rho_init_preset").click().run()
     assert at.slider(key="rho").value == 0.0
-    assert len(chart_data(at)) == 5
+    assert len(chart_data(at)) == 6
     at.button(key="rho_aligned_disc").click().run()  # the button under the ρ = 0 note
-    assert at.slider(key="rho").value == 0.5 and len(chart_data(at)) == 8
+    assert at.slider(key="rho").value == 0.5 and len(chart_data(at)) == 9
 
 
 @pytest.mark.parametrize(
@@ -142,7 +142,7 @@ def test_malformed_params_warn_and_fall_back(params, name, default):
     assert [w for w in warnings(at) if f"`{name}`" in w], warnings(at)
     widget = {"d_min": at.select_slider, "d_max": at.select_slider, "n_keys": at.number_input}
     assert widget.get(name, at.slider)(key=name).value == default
-    assert len(chart_data(reveal_all(at))) == 5  # ρ = 0: no mean-logit or relevant-key charts
+    assert len(chart_data(reveal_all(at))) == 6  # ρ = 0: no mean-logit or relevant-key charts
 
 
 def test_heatmap_is_cached_and_ignores_unrelated_controls(monkeypatch):
@@ -213,7 +213,7 @@ def test_presenter_mode_reveals_one_step_at_a_time():
         counts.append(len(chart_data(at)))
         steps.append(at.selectbox(key="step").value)
     assert steps == [2, 1, 3, 4, 5, 6]
-    assert counts == [0, 1, 2, 2, 3, 3]
+    assert counts == [0, 1, 2, 2, 3, 4]
     assert at.button(key="step_next").disabled
     assert "sqrt_vs_d_max_guess" in [r.key for r in at.radio]
     at.button(key="step_prev").click().run()
@@ -221,7 +221,7 @@ def test_presenter_mode_reveals_one_step_at_a_time():
     assert len(at.get("vega_lite_chart")) == 3
 
 
-@pytest.mark.parametrize(("step", "n_charts"), [("2", 2), ("1", 3), ("4", 4), ("6", 5)])
+@pytest.mark.parametrize(("step", "n_charts"), [("2", 2), ("1", 3), ("4", 4), ("6", 6)])
 def test_step_from_the_url(step, n_charts):
     at = open_page(present="1", step=step, lang="zh")  # every question skipped
     assert not at.exception and not warnings(at)
@@ -237,10 +237,10 @@ def test_bad_step_warns():
 
 def test_max_weight_prediction_is_recorded_and_compared():
     at = open_page(reveal=False, rho="0.0")
-    assert len(chart_data(at)) == 3  # the max-weight question holds its charts back
+    assert len(chart_data(at)) == 4  # the max-weight question holds its charts back
     at.radio(key="sqrt_vs_d_max_guess").set_value(0).run()  # "rises toward 1"
     at.button(key="sqrt_vs_d_max_reveal").click().run()
-    assert len(chart_data(at)) == 5
+    assert len(chart_data(at)) == 6
     df = _measured()
     text = _text(at)
     assert "**rises to 1 (one-hot)**" in text  # the guess
@@ -250,7 +250,7 @@ def test_max_weight_prediction_is_recorded_and_compared():
     assert f"{_at(df, 1.0, 1, 'max_weight_mean'):.3f} at d_k = 1" in text
     assert at.session_state["_predictions"] == {"sqrt_vs_d_max": 0}
     at.button(key="sqrt_vs_d_max_again").click().run()
-    assert len(chart_data(at)) == 3
+    assert len(chart_data(at)) == 4
 
 
 @pytest.mark.parametrize(
@@ -294,7 +294,7 @@ def test_relevant_weight_answer_follows_the_measurement(rho, answer):
     df = _measured(rho=float(rho))
     a, b = (_at(df, 0.5, d, "relevant_weight_mean") for d in (16, 4096))
     assert f"{a:.3f} at d_k = 16, {b:.3f} at d_k = 4096" in text
-    assert len(chart_data(at)) == 6
+    assert len(chart_data(at)) == 7
 
 
 def test_wrong_relevant_guess_names_the_answer():
@@ -326,11 +326,12 @@ def test_show_code_expanders_hold_core_source():
         "independent_logit_std",
         "relevant_logit_mean",
         "linear_scaling_weight_limit",
+        "logit_theory",
     ):
         assert any(s.startswith(f"def {name}(") for s in sources), name
-    # one CSV download under each of the eight charts, named after the chart's key
+    # one CSV download under each of the nine charts, named after the chart's key
     csv = {b.proto.id.rsplit("-", 1)[-1] for b in at.get("download_button")}
-    names = ("std", "mean", "entropy", "max", "heatmap", "argmax", "weight", "grad")
+    names = ("std", "mean", "entropy", "max", "heatmap", "argmax", "weight", "grad", "theory")
     assert csv == {f"sqrt_vs_d_{n}_csv" for n in names}
 
 

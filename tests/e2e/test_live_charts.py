@@ -54,6 +54,7 @@ CASES = [
     ("saturation", "saturation_playground", 2, "divisor", [7, 6, 5, 4, 3, 2.5, 2, 1.5]),
     ("saturation", "saturation_gauss_limit", 0, "logit_std", [7.5, 7, 6.5, 6, 5.5, 5, 4.5, 4]),
     ("gradients", "gradients_gap", 0, "gap", [7, 8, 9, 10, 11, 12, 13, 14]),
+    ("sqrt-vs-d", "sqrt_vs_d_theory", 0, "alignment", [0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]),
 ]
 
 

@@ -236,6 +236,7 @@ PAGES: tuple[PageSpec, ...] = (
         _n_keys(), _alpha(0.75),
         # ρ = 0, independent q and k: only 1/√d_k holds; the aligned key is one click away
         Param("rho", "float", 0.0, 0.0, 0.95, step=0.05, worst="0.95"),
+        Param("alignment", "float", 0.5, 0.05, 0.95, step=0.05, labelled=True),
     ), "d_k", order=(2, 1, 3, 4, 5, 6), short=1, terms=(
         "logit", "softmax", "saturation", "one_hot", "entropy", "jacobian", "frobenius",
         "standard_error", "mup",

@@ -5,16 +5,21 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from ui.common.axes import log_axis
 from ui.common.charts import (
+    COLORS,
     D_K,
+    MARKER_RULE,
     ChartText,
     chart_title,
     check_rows,
     gradient_legend_below,
     legend_above,
+    legend_below,
     own_data,
     sweep_lines,
 )
+from ui.common.expr import Expr, bound_input, field, param, power, vega_text, where
 from ui.common.marks import shaped
 from ui.story.charts import HALF_LEGEND_COLUMNS, HALF_PLOT_PX, half_width
 
@@ -130,3 +135,131 @@ def alpha_heatmap(frames: tuple[pd.DataFrame, pd.DataFrame], text: ChartText) ->
     # full-strength legend symbols, as on the page's other charts
     chart.config = alt.Config(legend=alt.LegendConfig(symbolOpacity=1))
     return chart
+
+
+#: The closed-form chart's y-axis: its smallest value, 1/√4096 (the other keys' std under
+#: ÷d_k at the largest d_k) is 0.0156, its largest 0.95·√4096 = 60.8.
+THEORY_Y = (0.01, 100.0)
+#: The closed-form chart's plot height, px.
+THEORY_PLOT_PX = 300
+
+
+def logit_mean(alpha: Expr | float) -> Expr:
+    """The relevant key's mean logit ρ·d^(1−α) at d_k (field ``d``), ρ from the slider
+    ``alignment``, as the browser computes it (:func:`core.scaling.relevant_logit_mean`)."""
+    return param("alignment") * power(field("d"), 1 - alpha)
+
+
+def logit_std(alpha: Expr | float) -> Expr:
+    """Another key's logit std d^(½−α) at d_k (field ``d``), as the browser computes it
+    (:func:`core.scaling.independent_logit_std`)."""
+    return power(field("d"), 0.5 - alpha)
+
+
+def logit_theory() -> Expr:
+    """:func:`logit_mean` (field ``signal`` 1) or :func:`logit_std` (``signal`` 0) under
+    the divisor d^α (field ``alpha``).
+
+    :func:`core.scaling.relevant_logit_mean` and :func:`core.scaling.independent_logit_std`
+    are the source of truth: tests/ui/sqrt_vs_d compares them. References:
+    docs/mathematics.md §2.2.
+    """
+    alpha = field("alpha")
+    return where(field("signal") > 0.5, logit_mean(alpha), logit_std(alpha))
+
+
+def logit_theory_lines(
+    df: pd.DataFrame, text: ChartText, *, d_k: int, inputs: tuple
+) -> alt.LayerChart:
+    """The relevant key's mean logit (solid) and the other keys' logit std (dashed)
+    against d_k under ÷√d_k and ÷d_k, for the alignment ρ of the slider under the chart
+    (``inputs``: the (key, label, lo, hi, step, value) of ``alignment``,
+    :func:`ui.common.live.live_chart`), computed in the browser (:func:`logit_theory`);
+    a rule at 1 (logits of order one), the page's d_k marked, the four values at it above
+    the plot.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (divisor, quantity, d): ``d``, ``divisor`` and ``quantity`` (legend
+        labels), ``alpha`` (½ or 1), ``signal`` (1 the mean, 0 the std).
+    text : ChartText
+        ``title``, ``x``, ``y``, ``alt``; ``sqrt``, ``linear`` (the divisors' labels),
+        ``mean``, ``std`` (the quantities'); ``point_sqrt`` and ``point_linear``: the
+        values at d_k under each divisor, written by the browser, fields ``{m}`` (the
+        mean) and ``{s}`` (the std), doubled braces in the catalog; ``tips``:
+        ``divisor``, ``quantity``.
+    d_k : int
+        The page's d_k, marked.
+    """
+    check_rows(df)
+    divisors, quantities = [text["sqrt"], text["linear"]], [text["mean"], text["std"]]
+    x = alt.X("d:Q", title=text.x, scale=alt.Scale(type="log", base=2))
+    y_scale = alt.Scale(type="log", domain=list(THEORY_Y))
+    value = logit_theory().vega
+    lines = (
+        alt.Chart(df)
+        .transform_calculate(value=value)
+        .mark_line(strokeWidth=2.5)
+        .encode(
+            x=x,
+            y=alt.Y(
+                "value:Q", title=text.y, scale=y_scale,
+                axis=log_axis(*THEORY_Y, length=THEORY_PLOT_PX),
+            ),
+            color=alt.Color(
+                "divisor:N", title=None, sort=divisors,
+                scale=alt.Scale(domain=divisors, range=[COLORS["sqrt"], COLORS["linear"]]),
+                legend=legend_below(divisors, columns=2, symbolType="stroke"),
+            ),
+            strokeDash=alt.StrokeDash(
+                "quantity:N", title=None, sort=quantities,
+                scale=alt.Scale(domain=quantities, range=[[1, 0], [6, 4]]),
+                legend=legend_below(
+                    quantities, columns=2, symbolType="stroke",
+                    symbolStrokeColor=COLORS["theory"],
+                ),
+            ),
+            tooltip=[
+                alt.Tooltip("divisor:N", title=text.tips["divisor"]),
+                alt.Tooltip("quantity:N", title=text.tips["quantity"]),
+                alt.Tooltip("d:Q", title=text.x, format="d"),
+                alt.Tooltip("value:Q", title=text.y, format=".3~g"),
+            ],
+        )
+    )  # fmt: skip
+    one = (
+        alt.Chart(alt.InlineData(values=[{"y": 1.0}]))
+        .mark_rule(color=COLORS["theory"], strokeDash=[2, 2])
+        .encode(
+            y=alt.Y("y:Q", scale=y_scale), tooltip=[alt.Tooltip("y:Q", title=text.y, format=".1~f")]
+        )
+    )
+    # the page's d_k: a rule, and the values at it above the plot, one line per divisor
+    # (one long line would squeeze the plot on a phone: the chart fits its text in too)
+    fields = {
+        "ms": logit_mean(0.5).vega, "ss": logit_std(0.5).vega,  # ÷√d_k
+        "ml": logit_mean(1.0).vega, "sl": logit_std(1.0).vega,  # ÷d_k
+    }  # fmt: skip
+    here = alt.Chart(alt.InlineData(values=[{"d": d_k}])).transform_calculate(**fields)
+    rule = here.mark_rule(**MARKER_RULE).encode(
+        x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title=D_K, format="d")]
+    )
+    values = []
+    for name, tag, dy in (("point_sqrt", "s", -22), ("point_linear", "l", -6)):
+        line = vega_text(text[name], m=(f"m{tag}", ".3~g"), s=(f"s{tag}", ".3~g"))
+        values.append(
+            here.transform_calculate(line=line)
+            .mark_text(align="left", baseline="bottom", fontSize=12, tooltip=False)
+            .encode(x=alt.value(0), y=alt.value(dy), text=alt.Text("line:N"))
+        )
+    return alt.layer(
+        lines,
+        one,
+        rule,
+        *values,
+        title=chart_title(text.title),
+        description=text.description,
+        height=THEORY_PLOT_PX,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    ).add_params(*(bound_input(*spec) for spec in inputs))

@@ -77,3 +77,22 @@ def heatmap(
     (:func:`ui.sqrt_vs_d.data.heatmap_rules`)."""
     heat = story_data.in_range(data.sqrt_vs_d_heatmap(n_keys, rho, seed), d_lo, d_hi)
     return heat, data.heatmap_rules(rules)
+
+
+#: The d_k of the closed-form chart: the powers of two the page's d_k takes.
+THEORY_D = tuple(2**i for i in range(13))
+
+
+def logit_theory(labels: tuple[tuple[str, str], tuple[str, str]]) -> pd.DataFrame:
+    """The rows of the closed-form chart, whose values the browser computes
+    (:func:`ui.sqrt_vs_d.charts.logit_theory`): (d, divisor, quantity, alpha, signal) for
+    ÷√d_k and ÷d_k (``labels[0]``) and the mean and the std (``labels[1]``)."""
+    (sqrt, linear), (mean, std) = labels
+    return pd.DataFrame(
+        [
+            {"d": d, "divisor": div, "quantity": q, "alpha": alpha, "signal": signal}
+            for div, alpha in ((sqrt, 0.5), (linear, 1.0))
+            for q, signal in ((mean, 1), (std, 0))
+            for d in THEORY_D
+        ]
+    )

@@ -23,7 +23,7 @@ from core.scaling import (
     relevant_logit_mean,
     signal_to_noise,
 )
-from ui.common import controls, workshop
+from ui.common import controls, live, workshop
 from ui.common.controls import ALPHA_PRESETS, alpha_label
 from ui.common.data import sweep_row_limits, sweep_rows
 from ui.common.i18n import t
@@ -231,7 +231,26 @@ def when_each(v: View) -> None:
         st.markdown(t("sqrt_vs_d.why_sqrt"))
     with right.container(border=True):
         st.markdown(t("sqrt_vs_d.why_d"))
+    closed_form(v.d_k)
     workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), myth_reality(v.cells(), v.n_keys, v.rho))
+
+
+@workshop.fragment
+def closed_form(d_k: int) -> None:
+    """The relevant key's mean logit and the other keys' std against d_k under ÷√d_k and
+    ÷d_k, for an alignment ρ the learner moves in the browser (``alignment``; the page's
+    ρ sets the simulations); reruns on its own when the drag pauses."""
+    st.markdown(t("sqrt_vs_d.theory_lead"))
+    labels = (
+        (t("sqrt_vs_d.theory.sqrt"), t("sqrt_vs_d.theory.linear")),
+        (t("sqrt_vs_d.theory.mean"), t("sqrt_vs_d.theory.std")),
+    )
+    live.live_chart(
+        "sqrt_vs_d.theory", charts.logit_theory_lines, partial(frames.logit_theory, labels),
+        (("alignment", t("sqrt_vs_d.alignment")),), options={"d_k": d_k},
+        source=[relevant_logit_mean, independent_logit_std, charts.logit_theory], d_k=d_k,
+    )  # fmt: skip
+    st.caption(t("sqrt_vs_d.theory_caption"))
 
 
 def logit_latex(d_k: int, alpha: float, rho: float) -> str:

@@ -350,3 +350,53 @@ def test_the_texts_numbers_are_the_sweeps():
     table = data.summary_table(rows, 64, 10, 0.5)
     assert len(table) == 4 and table.iloc[1, 1].endswith("(1)")  # α = ½: theory std 1
     assert table.iloc[1, 1].split()[0] == f"{rows[1]['logit_std']:.3g}"
+
+
+# --- the closed-form chart, computed in the browser ----------------------------------------
+THEORY_LABELS = (("÷√dₖ", "÷dₖ"), ("mean", "std"))
+THEORY_TEXT = ChartText.of(
+    title="T", x="dₖ", y="size", alt="alt", sqrt="÷√dₖ", linear="÷dₖ", mean="mean", std="std",
+    point_sqrt="÷√dₖ: {m} {s}", point_linear="÷dₖ: {m} {s}",
+    tips={"divisor": "divisor", "quantity": "q"},
+)  # fmt: skip
+
+
+def test_logit_theory_lines():
+    df = frames.logit_theory(THEORY_LABELS)
+    assert len(df) == 2 * 2 * 13 and sorted(set(df["d"])) == D
+    inputs = (("alignment", "ρ", 0.05, 0.95, 0.05, 0.5),)
+    spec = charts.logit_theory_lines(df, THEORY_TEXT, d_k=64, inputs=inputs).to_dict()
+    lines, one, rule, *values = spec["layer"]
+    assert lines["transform"] == [{"calculate": charts.logit_theory().vega, "as": "value"}]
+    assert lines["encoding"]["y"]["scale"] == {"type": "log", "domain": list(charts.THEORY_Y)}
+    assert lines["encoding"]["color"]["scale"]["domain"] == ["÷√dₖ", "÷dₖ"]
+    assert lines["encoding"]["strokeDash"]["scale"]["domain"] == ["mean", "std"]
+    assert [{"d": 64}] in spec["datasets"].values()
+    assert one["mark"]["type"] == "rule" and rule["encoding"]["x"]["field"] == "d"
+    assert "format(datum.ms, '.3~g')" in values[0]["transform"][-1]["calculate"]
+    assert "format(datum.sl, '.3~g')" in values[1]["transform"][-1]["calculate"]
+    assert [(p["name"], p["value"]) for p in spec["params"]] == [("alignment", 0.5)]
+
+
+@pytest.mark.parametrize("rho", [0.05, 0.3, 0.5, 0.95])
+def test_the_browsers_logit_scale_is_the_core_one(rho):
+    """The chart's expression gives core.scaling's mean and std (the source of truth) at
+    every point it draws (tolerance 1e-12 relative: the same powers, one rounding each),
+    and every value lies on the fixed axis."""
+    from core.scaling import independent_logit_std, relevant_logit_mean
+
+    df = frames.logit_theory(THEORY_LABELS)
+    got = charts.logit_theory().evaluate(
+        {"d": df["d"], "alpha": df["alpha"], "signal": df["signal"], "alignment": rho}
+    )
+    want = [
+        relevant_logit_mean(int(d), a, rho) if s else independent_logit_std(int(d), a)
+        for d, a, s in zip(df["d"], df["alpha"], df["signal"], strict=True)
+    ]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    lo, hi = charts.THEORY_Y
+    assert np.all(got >= lo) and np.all(got <= hi)
+    # the four values written at d_k: the same formulas with α fixed
+    at = {"d": np.array([64.0]), "alignment": rho}
+    assert charts.logit_mean(0.5).evaluate(at)[0] == pytest.approx(rho * 8, rel=1e-12)
+    assert charts.logit_std(1.0).evaluate(at)[0] == pytest.approx(1 / 8, rel=1e-12)
