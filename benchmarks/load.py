@@ -135,6 +135,13 @@ SHARED: dict[str, tuple[int, ...]] = {
 }
 
 
+#: The deep link's query beside the main control's value: "Go deeper" open and every
+#: question revealed, so every chart of the page is drawn (as ``rerun.py`` and
+#: ``browser_latency.py`` measure pages); some main controls live under "Go deeper"
+#: (real-models' head, language-model's temperature).
+EVERY_CHART = "deeper=true&reveal=1"
+
+
 def main_control(spec) -> Control:
     """The main control of page ``spec`` (:class:`ui.common.pages.PageSpec`) as the
     learners move it: fresh values are the rest of its range (a page that trains at
@@ -155,7 +162,7 @@ def main_control(spec) -> Control:
         v for v in (half, param.default, double) if lo <= v <= hi
     )
     default = f"{param.default:g}" if param.kind == "float" else param.default
-    return Control(param.key, shared, fresh, f"{param.key}={default}")
+    return Control(param.key, shared, fresh, f"{param.key}={default}&{EVERY_CHART}")
 
 
 def _pages() -> dict[str, Control]:

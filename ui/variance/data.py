@@ -184,3 +184,19 @@ def signed_terms(
     terms, _ = pair_terms(d_k, dist, sigma_q, sigma_k, seed)
     names = dict(zip((True, False), signs, strict=True))
     return terms.assign(sign=terms.positive.map(names)).drop(columns="positive")
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def quoted_sizes() -> dict[str, float]:
+    """The exact law's answers to two often-quoted sizes of q·k (unit-variance components):
+    the share of |q·k| ≥ 100 and ≥ 200 at d_k = 1024 and its median there; the median at
+    d_k = 512 and the shares in [20, 30) and [0, 20). Constants: computed once for the
+    server (:func:`core.variance.score_abs_share`, :func:`core.variance.score_abs_median`)."""
+    return {
+        "share_100": var_core.score_abs_share(1024, 100.0),
+        "share_200": var_core.score_abs_share(1024, 200.0),
+        "median_1024": var_core.score_abs_median(1024),
+        "median_512": var_core.score_abs_median(512),
+        "share_20_30": var_core.score_abs_share(512, 20.0, 30.0),
+        "share_0_20": var_core.score_abs_share(512, 0.0, 20.0),
+    }

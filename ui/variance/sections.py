@@ -142,24 +142,24 @@ def histogram_pair(v: View) -> None:
 
 def score_size_cards() -> None:
     """Two often-quoted sizes of q·k, asked as questions and answered by the exact law."""
-    share = variance_core.score_abs_share(1024, 100.0)
+    q = data.quoted_sizes()
     workshop.myth(
         t("variance.myth_hundreds_claim"),
         t(
             "variance.myth_hundreds_reality",
-            share=percent(share),
-            one_in=f"{round(1 / share, -1):,.0f}",
-            share_200=power_of_ten(variance_core.score_abs_share(1024, 200.0)),
-            median=f"{variance_core.score_abs_median(1024):.1f}",
+            share=percent(q["share_100"]),
+            one_in=f"{round(1 / q['share_100'], -1):,.0f}",
+            share_200=power_of_ten(q["share_200"]),
+            median=f"{q['median_1024']:.1f}",
         ),
     )
     workshop.myth(
         t("variance.myth_range_claim"),
         t(
             "variance.myth_range_reality",
-            median=f"{variance_core.score_abs_median(512):.1f}",
-            share=percent(variance_core.score_abs_share(512, 20.0, 30.0)),
-            below=percent(variance_core.score_abs_share(512, 0.0, 20.0)),
+            median=f"{q['median_512']:.1f}",
+            share=percent(q["share_20_30"]),
+            below=percent(q["share_0_20"]),
         ),
     )
 
