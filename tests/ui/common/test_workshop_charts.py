@@ -149,6 +149,18 @@ def test_a_chart_is_described_by_plain_values():
         specs.check_plain(("a", (pd.DataFrame(),)))
 
 
+def test_a_description_keys_the_cache_by_its_digest():
+    """The cache key is the digest of the description's repr: the same for equal
+    descriptions (in any process: a pinned value), different when any value differs,
+    including 1 against 1.0 and ½ against ½ + 2⁻⁵³."""
+    described = ("saturation.overflow", "f", (10, 0.5, 0), (("title", "T"),), True)
+    assert specs.description_key(described) == specs.description_key(tuple(described))
+    assert specs.description_key(("a", 1, 0.5, None)) == "1ef36f6e8723b73517d17433168e2a4d"
+    others = [("a", 1.0, 0.5, None), ("a", 1, 0.5 + 2**-53, None), ("a", 1, 0.5, False)]
+    keys = {specs.description_key(d) for d in [("a", 1, 0.5, None), *others]}
+    assert len(keys) == 4 and all(len(k) == 32 for k in keys)
+
+
 def test_frames_become_named_datasets():
     df = pd.DataFrame({"d": [1, 2], "v": [3.0, 4.0]})
     chart = alt.layer(
