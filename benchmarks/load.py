@@ -343,6 +343,9 @@ def _protos() -> Any:
 #: sends them only when clicked).
 VALUE_WIDGETS = ("number_input", "slider", "radio", "selectbox", "checkbox", "text_area")
 TRIGGER_WIDGETS = ("button", "download_button")
+#: Charts with a selection (``ui/common/live.py``: their inputs move in the browser): a
+#: learner here never drags them, and the server takes a selection never made as empty.
+SELECTION_WIDGETS = ("vega_lite_chart",)
 
 
 def initial_widget_state(kind: str, proto: Any, prev: Any) -> Any:
@@ -461,7 +464,7 @@ class Learner:
             proto = getattr(element, kind)
             self.drawn.add(proto.id)
             self.widgets[proto.id] = initial_widget_state(kind, proto, self.widgets.get(proto.id))
-        elif kind not in TRIGGER_WIDGETS and kind is not None:
+        elif kind not in TRIGGER_WIDGETS + SELECTION_WIDGETS and kind is not None:
             proto = getattr(element, kind)
             if hasattr(proto, "id") and hasattr(proto, "form_id") and proto.id:
                 self.stats.unknown_widgets.add(kind)

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.e2e
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-N_CHARTS = 9
+N_CHARTS = 10
 CHARTS = "[data-testid='stVegaLiteChart']"
 
 

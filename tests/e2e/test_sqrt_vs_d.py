@@ -21,17 +21,17 @@ def _assert_charts_drawn(app, expected: int) -> None:
 
 def test_sqrt_vs_d_renders_every_chart_and_the_aligned_preset_adds_one(app):
     app.open("sqrt-vs-d", "deeper=true")
-    _assert_charts_drawn(app, 3)  # ρ = 0: the max-weight question holds two charts back
+    _assert_charts_drawn(app, 4)  # ρ = 0: the max-weight question holds two charts back
     app.reveal_predictions("sqrt_vs_d_max")
     # ρ = 0: the relevant key's mean logit, weight and wins are a note each, not charts
-    _assert_charts_drawn(app, 5)
+    _assert_charts_drawn(app, 6)
     app.assert_healthy()
     app.screenshot("sqrt_vs_d")
     before, after = app.interact(app.button("rho_aligned_preset").click)
     assert before != after
     app.page.wait_for_function("() => location.search.includes('rho=0.5')", timeout=10_000)
     app.reveal_predictions("sqrt_vs_d_relevant")  # asked now that one key is aligned
-    _assert_charts_drawn(app, 8)
+    _assert_charts_drawn(app, 9)
     app.assert_healthy()
 
 
@@ -40,7 +40,7 @@ def test_sqrt_vs_d_in_chinese_from_a_deep_link(app):
     app.reveal_predictions("sqrt_vs_d_max")
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert CJK.search(main), "no Chinese text on /sqrt-vs-d?lang=zh"
-    _assert_charts_drawn(app, 8)
+    _assert_charts_drawn(app, 9)
     assert app.widget("alpha").inner_text().count("1.25") >= 1
     app.assert_healthy()
 
@@ -94,7 +94,7 @@ def _relevant_weight(rho: float, alphas: list[float]) -> pd.DataFrame:
 def test_sqrt_vs_d_csv_download_matches_the_chart(app):
     app.open("sqrt-vs-d", "rho=0.5&deeper=true")
     app.reveal_predictions("sqrt_vs_d_max")
-    _assert_charts_drawn(app, 8)
+    _assert_charts_drawn(app, 9)
     with app.page.expect_download() as download:
         app.button("sqrt_vs_d_weight_csv").click()
     assert download.value.suggested_filename == "sqrt_vs_d_weight.csv"

@@ -184,7 +184,8 @@ def logit_theory_lines(
         One row per (divisor, quantity, d): ``d``, ``divisor`` and ``quantity`` (legend
         labels), ``alpha`` (½ or 1), ``signal`` (1 the mean, 0 the std).
     text : ChartText
-        ``title``, ``x``, ``y``, ``alt``; ``sqrt``, ``linear`` (the divisors' labels),
+        ``title``, ``subtitle`` (which line is which), ``x``, ``y``, ``alt``; ``sqrt``,
+        ``linear`` (the divisors' labels),
         ``mean``, ``std`` (the quantities'); ``point_sqrt`` and ``point_linear``: the
         values at d_k under each divisor, written by the browser, fields ``{m}`` (the
         mean) and ``{s}`` (the std), doubled braces in the catalog; ``tips``:
@@ -215,10 +216,7 @@ def logit_theory_lines(
             strokeDash=alt.StrokeDash(
                 "quantity:N", title=None, sort=quantities,
                 scale=alt.Scale(domain=quantities, range=[[1, 0], [6, 4]]),
-                legend=legend_below(
-                    quantities, columns=2, symbolType="stroke",
-                    symbolStrokeColor=COLORS["theory"],
-                ),
+                legend=None,  # the subtitle says which is which (the values lines sit above)
             ),
             tooltip=[
                 alt.Tooltip("divisor:N", title=text.tips["divisor"]),
@@ -258,7 +256,7 @@ def logit_theory_lines(
         one,
         rule,
         *values,
-        title=chart_title(text.title),
+        title=chart_title(text.title, text.subtitle),
         description=text.description,
         height=THEORY_PLOT_PX,
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),

@@ -355,7 +355,7 @@ def test_the_texts_numbers_are_the_sweeps():
 # --- the closed-form chart, computed in the browser ----------------------------------------
 THEORY_LABELS = (("÷√dₖ", "÷dₖ"), ("mean", "std"))
 THEORY_TEXT = ChartText.of(
-    title="T", x="dₖ", y="size", alt="alt", sqrt="÷√dₖ", linear="÷dₖ", mean="mean", std="std",
+    title="T", subtitle="solid · dashed", x="dₖ", y="size", alt="alt", sqrt="÷√dₖ", linear="÷dₖ", mean="mean", std="std",
     point_sqrt="÷√dₖ: {m} {s}", point_linear="÷dₖ: {m} {s}",
     tips={"divisor": "divisor", "quantity": "q"},
 )  # fmt: skip
