@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import altair as alt
 import numpy as np
 
+from ui.common.charts import ChartText, chart_title
+
 Values = Mapping[str, object]
 
 
@@ -186,3 +188,17 @@ def bound_input(
         value=value,
         bind=alt.binding_range(min=lo, max=hi, step=step, name=f"{label} "),
     )
+
+
+def live_layer(*layers: alt.Chart, text: ChartText, height: int, inputs: tuple) -> alt.LayerChart:
+    """A chart computed in the browser: ``layers`` under ``text``'s title, subtitle and alt
+    text, a plot ``height`` px tall that fits the width, and a slider
+    (:func:`bound_input`) per input of ``inputs``, the (key, label, lo, hi,
+    step, value) tuples :func:`ui.common.live.live_chart` hands the builder."""
+    return alt.layer(
+        *layers,
+        title=chart_title(text.title, text.subtitle),
+        description=text.description,
+        height=height,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    ).add_params(*(bound_input(*spec) for spec in inputs))

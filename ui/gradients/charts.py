@@ -22,7 +22,7 @@ from ui.common.charts import (
     own_data,
     sweep_lines,
 )
-from ui.common.expr import Expr, bound_input, exp, maximum, minimum, param, sqrt, vega_text
+from ui.common.expr import Expr, exp, live_layer, maximum, minimum, param, sqrt, vega_text
 from ui.common.marks import shaped
 
 #: Diverging, colour-blind-safe scheme for signed Jacobian entries (blue < 0 < orange).
@@ -234,17 +234,9 @@ def gap_explorer(
     ).mark_text(align="right", baseline="top", fontSize=12, tooltip=False).encode(
         x=alt.XValue(value={"expr": "width - 4"}), y=alt.value(4), text=alt.Text("line:N")
     )  # fmt: skip
-    return alt.layer(
-        lines,
-        *names,
-        marker,
-        *dots,
-        values,
-        title=chart_title(text.title),
-        description=text.description,
-        height=GAP_PLOT_PX,
-        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
-    ).add_params(*(bound_input(*spec) for spec in inputs))
+    return live_layer(
+        lines, *names, marker, *dots, values, text=text, height=GAP_PLOT_PX, inputs=inputs
+    )
 
 
 def median_mean_sweep(df: pd.DataFrame, text: ChartText) -> alt.LayerChart:

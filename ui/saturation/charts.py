@@ -22,7 +22,18 @@ from ui.common.charts import (
     legend_below,
     legend_colors,
 )
-from ui.common.expr import Expr, bound_input, exp, field, normal_cdf, param, power, vega_text, where
+from ui.common.expr import (
+    Expr,
+    bound_input,
+    exp,
+    field,
+    live_layer,
+    normal_cdf,
+    param,
+    power,
+    vega_text,
+    where,
+)
 from ui.story.charts import series_channels
 
 
@@ -139,16 +150,7 @@ def gaussian_overflow_lines(
         .mark_text(align="left", baseline="bottom", fontSize=12, tooltip=False)
         .encode(x=alt.value(0), y=alt.value(-6), text=alt.Text("line:N"))
     )  # fmt: skip  (above the plot, under the title: the curves reach every corner)
-    return alt.layer(
-        lines,
-        rule,
-        dot,
-        values,
-        title=chart_title(text.title),
-        description=text.description,
-        height=GAUSS_PLOT_PX,
-        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
-    ).add_params(*(bound_input(*spec) for spec in inputs))
+    return live_layer(lines, rule, dot, values, text=text, height=GAUSS_PLOT_PX, inputs=inputs)
 
 
 def two_score_bars(df: pd.DataFrame, text: ChartText, *, inputs: tuple) -> alt.LayerChart:

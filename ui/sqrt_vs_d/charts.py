@@ -19,7 +19,7 @@ from ui.common.charts import (
     own_data,
     sweep_lines,
 )
-from ui.common.expr import Expr, bound_input, field, param, power, vega_text, where
+from ui.common.expr import Expr, field, live_layer, param, power, vega_text, where
 from ui.common.marks import shaped
 from ui.story.charts import HALF_LEGEND_COLUMNS, HALF_PLOT_PX, half_width
 
@@ -251,13 +251,4 @@ def logit_theory_lines(
             .mark_text(align="left", baseline="bottom", fontSize=12, tooltip=False)
             .encode(x=alt.value(0), y=alt.value(dy), text=alt.Text("line:N"))
         )
-    return alt.layer(
-        lines,
-        one,
-        rule,
-        *values,
-        title=chart_title(text.title, text.subtitle),
-        description=text.description,
-        height=THEORY_PLOT_PX,
-        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
-    ).add_params(*(bound_input(*spec) for spec in inputs))
+    return live_layer(lines, one, rule, *values, text=text, height=THEORY_PLOT_PX, inputs=inputs)

@@ -14,6 +14,7 @@ import math
 
 import pandas as pd
 
+from ui.common.data import SWEEP_D
 from ui.sqrt_vs_d import data
 from ui.story import data as story_data
 from ui.story.frames import sweep_in_range
@@ -79,13 +80,10 @@ def heatmap(
     return heat, data.heatmap_rules(rules)
 
 
-#: The d_k of the closed-form chart: the powers of two the page's d_k takes.
-THEORY_D = tuple(2**i for i in range(13))
-
-
 def logit_theory(labels: tuple[tuple[str, str], tuple[str, str]]) -> pd.DataFrame:
     """The rows of the closed-form chart, whose values the browser computes
-    (:func:`ui.sqrt_vs_d.charts.logit_theory`): (d, divisor, quantity, alpha, signal) for
+    (:func:`ui.sqrt_vs_d.charts.logit_theory`): (d, divisor, quantity, alpha, signal) at every
+    d_k of the sweeps (:data:`ui.common.data.SWEEP_D`) for
     ÷√d_k and ÷d_k (``labels[0]``) and the mean and the std (``labels[1]``)."""
     (sqrt, linear), (mean, std) = labels
     return pd.DataFrame(
@@ -93,6 +91,6 @@ def logit_theory(labels: tuple[tuple[str, str], tuple[str, str]]) -> pd.DataFram
             {"d": d, "divisor": div, "quantity": q, "alpha": alpha, "signal": signal}
             for div, alpha in ((sqrt, 0.5), (linear, 1.0))
             for q, signal in ((mean, 1), (std, 0))
-            for d in THEORY_D
+            for d in SWEEP_D.tolist()
         ]
     )
