@@ -334,6 +334,14 @@ THEME_APPLIED_JS = f"""
 }}
 """
 
+#: True when no finite CSS transition or animation is running: an open expander's header
+#: fades its background over 150 ms after a theme switch, and axe read it mid-way once
+#: (light background under dark-theme text). Endless ones (a spinner) are left out.
+SETTLED_JS = """
+() => document.getAnimations().every((a) =>
+  a.playState !== "running" || a.effect?.getComputedTiming().iterations === Infinity)
+"""
+
 #: Height of the page's content (Streamlit's main area scrolls inside the window).
 CONTENT_HEIGHT_JS = """
 () => Math.max(document.documentElement.scrollHeight,
@@ -357,6 +365,7 @@ def switch_theme(app, theme: str) -> None:
     app.page.emulate_media(color_scheme=theme)
     app.page.wait_for_function(THEME_APPLIED_JS, arg=theme == "dark", timeout=15_000)
     app.wait_charts_rendered()
+    app.page.wait_for_function(SETTLED_JS, timeout=15_000)
 
 
 def stretch(app, width: int) -> None:
@@ -365,6 +374,7 @@ def stretch(app, width: int) -> None:
     app.page.set_viewport_size({"width": width, "height": max(height, 844)})
     app.page.wait_for_timeout(300)
     app.wait_charts_rendered()
+    app.page.wait_for_function(SETTLED_JS, timeout=15_000)
 
 
 def audit(app, page: str, theme: str, width: int) -> dict:
