@@ -46,7 +46,7 @@ def main() -> None:
     current = by_url(navigation.url_path)
     controls.start_run(current)  # the URL read against the page's table, before any element
     try:
-        st.html(ROOT / "ui" / "common" / "layout.css")  # formulas and tables scroll in a box
+        st.html(workshop.LAYOUT_CSS)  # formulas and tables scroll in a box
         with st.sidebar:
             controls.choice("lang", t("app.language"), captions=list(LANGUAGES.values()))
             controls.int_input("seed", t("app.seed"), help=t("app.seed_help"))
@@ -68,9 +68,7 @@ def main() -> None:
         share.share_panel(params)
         st.sidebar.caption(t("app.sidebar_note"))
         # boxes that scroll sideways on a phone join the tab order (nothing to see: last)
-        st.sidebar.html(
-            ROOT / "ui" / "common" / "scroll_regions.html", unsafe_allow_javascript=True
-        )
+        st.sidebar.html(workshop.SCROLL_REGIONS_JS, unsafe_allow_javascript=True)
     finally:
         controls.end_run()
 

@@ -15,7 +15,11 @@ Playwright.
   page has been quiet for :data:`QUIET_MS`. While a change is in flight the script only
   runs a cheap check inside the page every :data:`POLL_MS`. Pages open with "Go deeper"
   open (every chart drawn: on the short path alone a new d_k asks the page's question
-  again, and its charts wait for the answer). Counted: the websocket messages the page
+  again, and its charts wait for the answer). With ``--short`` they open as a learner
+  arrives, "Go deeper" closed, with the link's ``reveal=1`` (the answers shown, so the
+  short path's charts follow the control); a page whose main control sits under "Go
+  deeper" (real-models' ``head``) is then measured with it open, and its row says so.
+  Counted: the websocket messages the page
   sent per change. Budget: the page's median ≤ :data:`BUDGET_RATIO` × the minimal page's
   median measured alternately with it.
 * **Cold first visit.** ``--visits`` times each: a freshly started server, the first
@@ -33,7 +37,7 @@ Playwright.
 
 Usage (from the repo root)::
 
-    python benchmarks/browser_latency.py [--changes 8] [--visits 10] [--app-root DIR]
+    python benchmarks/browser_latency.py [--changes 8] [--visits 10] [--app-root DIR] [--short]
     python benchmarks/browser_latency.py --drags 40 --changes 0 --visits 0
 """
 
@@ -287,6 +291,22 @@ def _drags(browser, app_url: str, wanted: set[str], n: int) -> list[tuple]:
     return rows
 
 
+#: The query of a page opened with every chart drawn, and as a learner arrives.
+DEEP_QUERY, SHORT_QUERY = "deeper=true", "reveal=1"
+
+
+def _benches(rerun, wanted: set[str], short: bool) -> list[tuple]:
+    """(bench, query) per page whose main control is a number input: opened with "Go
+    deeper" open or, ``short``, closed where the main control is drawn without it."""
+    rerun.GO_DEEPER = True
+    deep = [b for b in rerun.derived_benches(wanted, False) if b.kind == "number_input"]
+    if not short:
+        return [(b, DEEP_QUERY) for b in deep]
+    rerun.GO_DEEPER = False
+    on_short = {b.page for b in rerun.derived_benches(wanted, False) if b.kind == "number_input"}
+    return [(b, SHORT_QUERY if b.page in on_short else DEEP_QUERY) for b in deep]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--changes", type=int, default=8, help="control changes per page")
@@ -296,20 +316,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--drags", type=int, default=0, help="input events per closed-form input (0: none)"
     )
+    parser.add_argument(
+        "--short",
+        action="store_true",
+        help='pages open as a learner arrives: "Go deeper" closed, answers shown (reveal=1)',
+    )
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from rerun import derived_benches
+    import rerun
 
     executable = find_chromium()
     if executable is None:
         print("no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)")
         return 2
     wanted = {p for p in args.pages.split(",") if p}
-    benches = [b for b in derived_benches(wanted, False) if b.kind == "number_input"]
-    if args.changes == 0:
-        benches = []
+    benches = _benches(rerun, wanted, args.short) if args.changes else []
     rows, ok, drags = [], True, []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
@@ -318,9 +341,8 @@ def main(argv: list[str] | None = None) -> int:
                 drags = _drags(browser, app_url, wanted, args.drags)
             minimal = _open(browser, min_url)
             step = itertools.count()
-            for bench in benches:
-                # "Go deeper" open: every chart drawn, as rerun.py measures the pages
-                page = _open(browser, f"{app_url}/{bench.page}?deeper=true")
+            for bench, query in benches:
+                page = _open(browser, f"{app_url}/{bench.page}?{query}")
                 values = itertools.cycle(bench.fresh[: args.changes] or bench.seen)
                 mine, theirs, sent = [], [], []
                 for _ in range(args.changes):
@@ -335,7 +357,10 @@ def main(argv: list[str] | None = None) -> int:
                 median, base = statistics.median(mine), statistics.median(theirs)
                 passed = median <= BUDGET_RATIO * base
                 ok &= passed
-                rows.append((bench.page, bench.key, median, max(mine), base, passed, max(sent)))
+                where = "" if query == SHORT_QUERY or not args.short else " (Go deeper open)"
+                rows.append(
+                    (bench.page, bench.key, median, max(mine), base, passed, max(sent), where)
+                )
                 page.close()
         if args.visits:
             # /variance opens on its question; its charts follow under "Go deeper"
@@ -344,13 +369,16 @@ def main(argv: list[str] | None = None) -> int:
             )
             cold_min = _cold_visits(browser, REPO_ROOT, MINIMAL, "", args.visits)
         browser.close()
-    print(f"app: {args.app_root}")
+    print(
+        f"app: {args.app_root}"
+        + (" (short path: Go deeper closed, reveal=1)" if args.short else "")
+    )
     header = f"{'page':<12}{'control':<9}{'median ms':>10}{'max ms':>8}{'one-chart ms':>13}"
     print(header + f"{'ratio':>7}  budget  messages sent per change (most)")
-    for page_name, key, median, worst, base, passed, sent in rows:
+    for page_name, key, median, worst, base, passed, sent, where in rows:
         print(
             f"{page_name:<12}{key:<9}{median:10.0f}{worst:8.0f}{base:13.0f}"
-            f"{median / base:7.2f}  {'pass' if passed else 'FAIL'}  {sent}"
+            f"{median / base:7.2f}  {'pass' if passed else 'FAIL'}  {sent}{where}"
         )
     for path, key, median, worst, during, after in drags:
         passed = median <= DRAG_BUDGET_MS and during == 0 and after <= 1

@@ -52,6 +52,7 @@ def live_chart(
     inputs: Sequence[tuple[str, str]],
     *,
     options: dict[str, object] | None = None,
+    marker: float | None = None,
     source: Callable | Sequence[Callable] | None = None,
     **values: object,
 ) -> dict[str, float]:
@@ -60,7 +61,8 @@ def live_chart(
     Returns each input's current value.
 
     ``builder(frame(), text, inputs=…, **options)`` gets the inputs as (key, label, lo,
-    hi, step, value) tuples for :func:`ui.common.expr.bound_input`. The spec is made with
+    hi, step, value) tuples for :func:`ui.common.expr.bound_input`; ``marker`` as in
+    :func:`ui.common.workshop.chart` (the d_k rule, layered here). The spec is made with
     the values the session held when the chart was first drawn, or last set by something
     else than the chart (a link, "Defaults"): a value the chart itself reported changes
     nothing in the spec, so the browser keeps the chart it is showing.
@@ -79,6 +81,7 @@ def live_chart(
         frame,
         text,
         options={**(options or {}), "inputs": described},
+        marker=marker,
         presenting=bool(st.session_state.get("present", False)),
     )
     element = key.replace(".", "_")

@@ -24,7 +24,15 @@ import streamlit as st
 from ui.common import controls, room, share, specs, turns
 from ui.common.i18n import chart_text, t
 
-PRESENTER_CSS = Path(__file__).parent / "presenter.css"
+_HERE = Path(__file__).parent
+# The app's own styles and scripts, read once: st.html of a Path reads the file on every
+# run. A string of style tags alone is drawn in no element's place, as a .css Path is.
+#: Formulas and tables scroll in a box; hidden helper elements take no room.
+LAYOUT_CSS = f"<style>{(_HERE / 'layout.css').read_text()}</style>"
+#: Larger type in presenter mode.
+PRESENTER_CSS = f"<style>{(_HERE / 'presenter.css').read_text()}</style>"
+#: Boxes that scroll sideways on a phone join the tab order.
+SCROLL_REGIONS_JS = (_HERE / "scroll_regions.html").read_text()
 
 
 # --- presenter mode --------------------------------------------------------------------
@@ -73,7 +81,8 @@ def _move_step(delta: int, order: tuple[int, ...], scroll: bool = False) -> None
 #: Session-state entry: the step whose heading the end of the next run scrolls into view,
 #: with a nonce (each press runs the script again).
 _SCROLL = "_step_scroll"
-SCROLL_JS = Path(__file__).parent / "scroll_to_step.html"
+#: Scrolls the presenter's step into view once the run ends.
+SCROLL_JS = (_HERE / "scroll_to_step.html").read_text()
 
 
 #: Session-state entry: the url path of the page the step navigator last served.
@@ -156,7 +165,7 @@ def next_step_footer() -> None:
         # Streamlit has no scroll API: a script, last on the page, waits for the run to
         # end and scrolls the heading that follows the step's mark (:func:`shown`) into view
         step_no, nonce = target
-        script = SCROLL_JS.read_text().replace("__STEP__", str(int(step_no)))
+        script = SCROLL_JS.replace("__STEP__", str(int(step_no)))
         st.html(script.replace("__NONCE__", nonce), unsafe_allow_javascript=True)
     step, order, titles = current
     place = order.index(step)

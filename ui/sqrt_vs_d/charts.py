@@ -9,7 +9,7 @@ from ui.common.axes import log_axis
 from ui.common.charts import (
     COLORS,
     D_K,
-    MARKER_RULE,
+    MARKER_DATASET,
     ChartText,
     chart_title,
     check_rows,
@@ -168,9 +168,7 @@ def logit_theory() -> Expr:
     return where(field("signal") > 0.5, logit_mean(alpha), logit_std(alpha))
 
 
-def logit_theory_lines(
-    df: pd.DataFrame, text: ChartText, *, d_k: int, inputs: tuple
-) -> alt.LayerChart:
+def logit_theory_lines(df: pd.DataFrame, text: ChartText, *, inputs: tuple) -> alt.LayerChart:
     """The relevant key's mean logit (solid) and the other keys' logit std (dashed)
     against d_k under ÷√d_k and ÷d_k, for the alignment ρ of the slider under the chart
     (``inputs``: the (key, label, lo, hi, step, value) of ``alignment``,
@@ -190,8 +188,9 @@ def logit_theory_lines(
         values at d_k under each divisor, written by the browser, fields ``{m}`` (the
         mean) and ``{s}`` (the std), doubled braces in the catalog; ``tips``:
         ``divisor``, ``quantity``.
-    d_k : int
-        The page's d_k, marked.
+
+    The values at the page's d_k come from the marker's dataset
+    (:data:`ui.common.charts.MARKER_DATASET`): draw it with ``marker=d_k``.
     """
     check_rows(df)
     divisors, quantities = [text["sqrt"], text["linear"]], [text["mean"], text["std"]]
@@ -233,22 +232,20 @@ def logit_theory_lines(
             y=alt.Y("y:Q", scale=y_scale), tooltip=[alt.Tooltip("y:Q", title=text.y, format=".1~f")]
         )
     )
-    # the page's d_k: a rule, and the values at it above the plot, one line per divisor
-    # (one long line would squeeze the plot on a phone: the chart fits its text in too)
+    # the values at the page's d_k above the plot, one line per divisor (one long line
+    # would squeeze the plot on a phone: the chart fits its text in too); d_k is the
+    # marker's row (live_chart(..., marker=d_k) layers the rule itself)
     fields = {
         "ms": logit_mean(0.5).vega, "ss": logit_std(0.5).vega,  # ÷√d_k
         "ml": logit_mean(1.0).vega, "sl": logit_std(1.0).vega,  # ÷d_k
     }  # fmt: skip
-    here = alt.Chart(alt.InlineData(values=[{"d": d_k}])).transform_calculate(**fields)
-    rule = here.mark_rule(**MARKER_RULE).encode(
-        x=alt.X("d:Q"), tooltip=[alt.Tooltip("d:Q", title=D_K, format="d")]
-    )
+    here = alt.Chart(alt.NamedData(name=MARKER_DATASET)).transform_calculate(**fields)
     values = []
     for name, tag, dy in (("point_sqrt", "s", -22), ("point_linear", "l", -6)):
-        line = vega_text(text[name], m=(f"m{tag}", ".3~g"), s=(f"s{tag}", ".3~g"))
+        line = vega_text(text[name], d=("d", "d"), m=(f"m{tag}", ".3~g"), s=(f"s{tag}", ".3~g"))
         values.append(
             here.transform_calculate(line=line)
             .mark_text(align="left", baseline="bottom", fontSize=12, tooltip=False)
             .encode(x=alt.value(0), y=alt.value(dy), text=alt.Text("line:N"))
         )
-    return live_layer(lines, one, rule, *values, text=text, height=THEORY_PLOT_PX, inputs=inputs)
+    return live_layer(lines, one, *values, text=text, height=THEORY_PLOT_PX, inputs=inputs)

@@ -247,8 +247,8 @@ def closed_form(d_k: int) -> None:
     )
     live.live_chart(
         "sqrt_vs_d.theory", charts.logit_theory_lines, partial(frames.logit_theory, labels),
-        (("alignment", t("sqrt_vs_d.alignment")),), options={"d_k": d_k},
-        source=[relevant_logit_mean, independent_logit_std, charts.logit_theory], d_k=d_k,
+        (("alignment", t("sqrt_vs_d.alignment")),), marker=d_k,
+        source=[relevant_logit_mean, independent_logit_std, charts.logit_theory],
     )  # fmt: skip
     st.caption(t("sqrt_vs_d.theory_caption"))
 

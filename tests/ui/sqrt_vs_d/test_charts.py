@@ -356,7 +356,7 @@ def test_the_texts_numbers_are_the_sweeps():
 THEORY_LABELS = (("÷√dₖ", "÷dₖ"), ("mean", "std"))
 THEORY_TEXT = ChartText.of(
     title="T", subtitle="solid · dashed", x="dₖ", y="size", alt="alt", sqrt="÷√dₖ", linear="÷dₖ", mean="mean", std="std",
-    point_sqrt="÷√dₖ: {m} {s}", point_linear="÷dₖ: {m} {s}",
+    point_sqrt="{d} ÷√dₖ: {m} {s}", point_linear="{d} ÷dₖ: {m} {s}",
     tips={"divisor": "divisor", "quantity": "q"},
 )  # fmt: skip
 
@@ -365,14 +365,15 @@ def test_logit_theory_lines():
     df = frames.logit_theory(THEORY_LABELS)
     assert len(df) == 2 * 2 * 13 and sorted(set(df["d"])) == D
     inputs = (("alignment", "ρ", 0.05, 0.95, 0.05, 0.5),)
-    spec = charts.logit_theory_lines(df, THEORY_TEXT, d_k=64, inputs=inputs).to_dict()
-    lines, one, rule, *values = spec["layer"]
+    spec = charts.logit_theory_lines(df, THEORY_TEXT, inputs=inputs).to_dict()
+    lines, one, *values = spec["layer"]
     assert lines["transform"] == [{"calculate": charts.logit_theory().vega, "as": "value"}]
     assert lines["encoding"]["y"]["scale"] == {"type": "log", "domain": list(charts.THEORY_Y)}
     assert lines["encoding"]["color"]["scale"]["domain"] == ["÷√dₖ", "÷dₖ"]
     assert lines["encoding"]["strokeDash"]["scale"]["domain"] == ["mean", "std"]
-    assert [{"d": 64}] in spec["datasets"].values()
-    assert one["mark"]["type"] == "rule" and rule["encoding"]["x"]["field"] == "d"
+    assert one["mark"]["type"] == "rule"
+    # the values at d_k read the marker's row, which workshop's marker= fills and layers
+    assert [v["data"] for v in values] == [{"name": MARKER_DATASET}] * 2
     assert "format(datum.ms, '.3~g')" in values[0]["transform"][-1]["calculate"]
     assert "format(datum.sl, '.3~g')" in values[1]["transform"][-1]["calculate"]
     assert [(p["name"], p["value"]) for p in spec["params"]] == [("alignment", 0.5)]
