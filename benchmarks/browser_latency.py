@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import functools
 import itertools
 import os
@@ -304,7 +305,22 @@ def _benches(rerun, wanted: set[str], short: bool) -> list[tuple]:
         return [(b, DEEP_QUERY) for b in deep]
     rerun.GO_DEEPER = False
     on_short = {b.page for b in rerun.derived_benches(wanted, False) if b.kind == "number_input"}
-    return [(b, SHORT_QUERY if b.page in on_short else DEEP_QUERY) for b in deep]
+    return [(_shipped_only(b), SHORT_QUERY if b.page in on_short else DEEP_QUERY) for b in deep]
+
+
+def _shipped_only(bench):
+    """``bench``, its values moved among the shipped ones where the short path needs them:
+    training's short path is the shipped learning-rate sweep, and at a d_k it does not
+    ship it asks before training (the issue's exception, "newly trained runs"), so its
+    d_k goes round the shipped values, each a change from the last."""
+    if bench.page != "training":
+        return bench
+    from ui.story.lr_sweep import SHIPPED_CELLS
+
+    shipped = sorted({d_k for _m, _opt, d_k, _seed, _steps in SHIPPED_CELLS})
+    start = shipped.index(bench.seen[0]) if bench.seen[0] in shipped else 0
+    order = tuple(shipped[start + 1 :] + shipped[: start + 1])  # ends on the default
+    return dataclasses.replace(bench, fresh=order, seen=order)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,7 +46,11 @@ def test_variance_runs_with_every_chart(lang):
     at = run_page("app_pages/variance.py", lang=lang)
     assert_page_in(at, lang, 5, title=False)
     assert len(at.metric) == 4
+    assert len(at.latex) == 0  # the derivation's box is closed: nothing drawn inside
+    at.session_state["variance_derivation"] = True
+    at.run()
     assert len(at.latex) == 1  # the derivation, five aligned lines in one formula
+    assert catalog(lang)["variance.derivation_note"] in [c.value for c in at.caption]
 
 
 def test_changing_d_k_changes_the_charts():
@@ -164,6 +168,8 @@ def test_no_prediction_at_d_k_1_where_every_option_is_the_same():
 
 def test_derivation_writes_large_numbers_in_full():
     at = run_page("app_pages/variance.py", d_k="4096", sigma_q="4", sigma_k="4")
+    at.session_state["variance_derivation"] = True
+    at.run()
     derivation = " ".join(x.value for x in at.latex)
     assert "4{,}096 \\cdot 256 = 1{,}048{,}576" in derivation and "e+" not in derivation
     kurt = next(m for m in at.metric if "kurtosis" in m.label.lower())
