@@ -54,6 +54,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -150,13 +151,19 @@ def control_values(control) -> tuple[tuple, tuple, tuple]:
     return seen, tuple(fresh), (lo, hi)
 
 
-def page_controls(spec) -> dict:
+#: Each page's main control in this checkout's registry (``PageSpec.main``), by url path:
+#: the control measured on an older root (``--app-root``) whose registry has none.
+MAIN_HERE: dict[str, str] = {}
+
+
+def page_controls(spec, at) -> dict:
     """The controls of page ``spec`` by key: its parameter table (a table's ``snap`` to
-    powers of two: those powers are its options), or in an app without tables (an older
-    root given by ``--app-root``) the controls one run of the page registered."""
+    powers of two: those powers are its options); in an app without tables (an older
+    root given by ``--app-root``), the controls one run of the page registered or, where
+    it kept no register, the number inputs that run ``at`` drew (range and value)."""
     from dataclasses import replace
 
-    if hasattr(spec, "params"):
+    if all(hasattr(p, "kind") for p in getattr(spec, "params", "?")):
         out = {}
         for p in spec.params:
             if p.snap is not None:
@@ -164,9 +171,17 @@ def page_controls(spec) -> dict:
                 p = replace(p, options=tuple(map(str, powers)))
             out[p.key] = p
         return out
-    from ui.common.controls import PAGE_CONTROLS
+    from ui.common import controls
 
-    return PAGE_CONTROLS.get(spec.url_path, {})
+    if hasattr(controls, "PAGE_CONTROLS"):
+        return controls.PAGE_CONTROLS.get(spec.url_path, {})
+    return {
+        w.key: SimpleNamespace(
+            key=w.key, kind="int", lo=w.min, hi=w.max, default=int(w.value), options=()
+        )
+        for w in at.number_input
+        if w.key
+    }
 
 
 #: Whether pages open with "Go deeper" open (``--short``: closed, as a learner arrives).
@@ -204,8 +219,9 @@ def derived_benches(
         at.switch_page(spec.script)
         at.run()
         reveal_all(at)
-        controls = page_controls(spec)
-        keys = [k for k in controls if k not in APP_WIDE] if every_control else [spec.main]
+        controls = page_controls(spec, at)
+        main = getattr(spec, "main", None) or MAIN_HERE.get(spec.url_path)
+        keys = [k for k in controls if k not in APP_WIDE] if every_control else [main]
         if only:
             keys = [k for k in controls if k in only]
         for key in keys:
@@ -377,6 +393,9 @@ def main(argv: list[str] | None = None) -> int:
 
     global APP, GO_DEEPER
     GO_DEEPER = not args.short
+    from ui.common.pages import PAGES as PAGES_HERE
+
+    MAIN_HERE.update((p.url_path, p.main) for p in PAGES_HERE if p.main)
     root = Path(args.app_root).resolve()
     APP = root / "app.py"
     os.chdir(root)
