@@ -217,8 +217,10 @@ def dimension_by_dimension(v: View) -> None:
 def variance_metrics(m: dict[str, float], var_theory: float, kurt_theory: float) -> None:
     """Metric row: sample mean, variance, std and excess kurtosis of q·k against theory."""
     std_theory = math.sqrt(var_theory)
-    cols = st.columns(4)
-    cols[0].metric(
+    # one row that wraps where a value would not fit: four columns cut the mean to "0.02…"
+    # at 800 px with the sidebar open
+    row = st.container(horizontal=True)
+    row.metric(
         t("variance.m_mean"),
         f"{m['mean']:.4g}",
         t("variance.m_mean_delta", z=m["mean"] / m["mean_se"]),
@@ -226,8 +228,8 @@ def variance_metrics(m: dict[str, float], var_theory: float, kurt_theory: float)
         delta_arrow="off",
         help=t("variance.m_mean_help"),
     )
-    for col, key, theory in ((cols[1], "var", var_theory), (cols[2], "std", std_theory)):
-        col.metric(
+    for key, theory in (("var", var_theory), ("std", std_theory)):
+        row.metric(
             t(f"variance.m_{key}"),
             f"{m[key]:.4g}",
             t("variance.m_delta", theory=f"{theory:.4g}", err=100 * (m[key] - theory) / theory),
@@ -236,7 +238,7 @@ def variance_metrics(m: dict[str, float], var_theory: float, kurt_theory: float)
             help=t("variance.m_se_help", se=f"{m[key + '_se']:.2g}"),
         )
     z_kurt = (m["kurt"] - kurt_theory) / m["kurt_se"] if m["kurt_se"] > 0 else 0.0
-    cols[3].metric(
+    row.metric(
         t("variance.m_kurt"),
         f"{m['kurt']:.3f}",
         t("variance.m_kurt_delta", theory=f"{kurt_theory:.4g}", z=z_kurt),

@@ -117,14 +117,15 @@ def multi_head_metrics(
     """Logit std, entropy and largest weight under the chosen divisor, and the ratio of the
     ÷√d_k and ÷√d_model stds (= √n_heads); ``means``: :func:`ui.story.data.head_means`."""
     off = {"delta_color": "off", "delta_arrow": "off"}
-    m = st.columns(4)
-    m[0].metric(t("which_d.m_std", div=label), f"{means[divisor]['std']:.4g}")
-    m[1].metric(t("which_d.m_entropy", div=label), f"{means[divisor]['entropy']:.3f}")
-    m[2].metric(t("which_d.m_max", div=label), f"{means[divisor]['max_weight']:.3f}")
+    # one row that wraps where a value would not fit beside the others
+    row = st.container(horizontal=True)
+    row.metric(t("which_d.m_std", div=label), f"{means[divisor]['std']:.4g}")
+    row.metric(t("which_d.m_entropy", div=label), f"{means[divisor]['entropy']:.3f}")
+    row.metric(t("which_d.m_max", div=label), f"{means[divisor]['max_weight']:.3f}")
     wrong_std = means["d_model"]["std"]
     ratio = f"{means['d_k']['std'] / wrong_std:.4g}" if wrong_std > 0 else "—"  # W_q = 0
     r = f"{math.sqrt(n_heads):.4g}"
-    m[3].metric(t("which_d.m_ratio"), ratio, t("which_d.m_ratio_delta", n=n_heads, r=r), **off)
+    row.metric(t("which_d.m_ratio"), ratio, t("which_d.m_ratio_delta", n=n_heads, r=r), **off)
 
 
 def divisor_charts(prefix: str, frame: partial, sources: dict[str, list], **values: object) -> None:
