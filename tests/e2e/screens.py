@@ -106,6 +106,9 @@ OVERFLOW_JS = """
       ".katex-display, [data-testid='stTable'], [data-testid='stDataFrame']"))
     .filter((el) => el.scrollWidth > el.clientWidth + 1 &&
       !['auto', 'scroll'].includes(getComputedStyle(el).overflowX)).length;
+  // a metric's value too wide for its box is cut with an ellipsis ("0.02…")
+  out.metricsCut = Array.from(document.querySelectorAll("[data-testid='stMetricValue'] div"))
+    .filter((el) => el.scrollWidth > el.clientWidth + 1).length;
   return out;
 }
 """
