@@ -1,6 +1,6 @@
 """Every page on a phone (390 x 844, touch), on a laptop with the sidebar open (800 px
 of main area) and in an 800-px window with the sidebar open: nothing overflows sideways,
-charts fit their boxes, no chart text is cut with an ellipsis, and the page's main control
+charts fit their boxes, no chart text or metric value is cut with an ellipsis, and the page's main control
 works by tap.
 
 Pages come from ui.common.pages.PAGES, so a page is covered once it is registered. Its
