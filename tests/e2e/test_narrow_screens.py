@@ -1,7 +1,7 @@
 """Every page on a phone (390 x 844, touch), on a laptop with the sidebar open (800 px
 of main area) and in an 800-px window with the sidebar open: nothing overflows sideways,
-charts fit their boxes, no chart text or metric value is cut with an ellipsis, and the page's main control
-works by tap.
+charts fit their boxes, no chart text or metric value is cut with an ellipsis, and the
+page's main control works by tap.
 
 Pages come from ui.common.pages.PAGES, so a page is covered once it is registered. Its
 tap target is the ``×2`` button of its first halving input (``*_double``), or the one
