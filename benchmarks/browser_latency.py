@@ -19,7 +19,8 @@ Playwright.
   arrives, "Go deeper" closed, with the link's ``reveal=1`` (the answers shown, so the
   short path's charts follow the control); a page whose main control sits under "Go
   deeper" (real-models' ``head``) is then measured with it open, and its row says so.
-  Counted: the websocket messages the page
+  Counted: the charts a change redrew (of those on the page: a chart whose spec and data
+  did not change should not redraw) and the websocket messages the page
   sent per change. Budget: the page's median ≤ :data:`BUDGET_RATIO` × the minimal page's
   median measured alternately with it.
 * **Cold first visit.** ``--visits`` times each: a freshly started server, the first
@@ -157,11 +158,17 @@ def _wait_idle(page) -> None:
 #: anew adds a new drawing) and the end of each run.
 LATENCY_JS = """
 (() => {
-  const lat = window.__latency = {press: 0, draws: 0, lastDraw: 0, finishedAt: 0};
-  const drew = () => { lat.draws += 1; lat.lastDraw = performance.now(); };
+  const lat = window.__latency = {press: 0, draws: 0, lastDraw: 0, finishedAt: 0,
+                                   redrawn: new Set()};
+  const drew = (node) => {
+    lat.draws += 1;
+    lat.lastDraw = performance.now();
+    const chart = node && node.closest && node.closest("[data-testid='stVegaLiteChart']");
+    if (chart) lat.redrawn.add(chart);
+  };
   const clearRect = CanvasRenderingContext2D.prototype.clearRect;
   CanvasRenderingContext2D.prototype.clearRect = function (...args) {
-    drew();
+    drew(this.canvas);
     return clearRect.apply(this, args);
   };
   document.addEventListener('keydown', (e) => {
@@ -178,9 +185,11 @@ LATENCY_JS = """
         if (state === 'notRunning' && r.oldValue !== 'notRunning') {
           lat.finishedAt = performance.now();
         }
-      } else if (inMarks(el.nodeType === 1 ? el : el.parentElement)
-                 || Array.from(r.addedNodes).some(isDrawing)) {
-        drew();
+      } else if (inMarks(el.nodeType === 1 ? el : el.parentElement)) {
+        drew(el.nodeType === 1 ? el : el.parentElement);
+      } else {
+        const added = Array.from(r.addedNodes).find(isDrawing);
+        if (added) drew(added);
       }
     }
   }).observe(document, {subtree: true, childList: true, characterData: true,
@@ -212,11 +221,15 @@ def _open(browser, url: str):
     return page
 
 
-def _timed(page, act) -> tuple[float, int]:
+def _timed(page, act) -> tuple[float, int, tuple[int, int]]:
     """Milliseconds from the key ``act`` presses to the last chart redraw of the rerun
-    it starts (on the page's clock), and the websocket messages the page sent meanwhile."""
+    it starts (on the page's clock), the websocket messages the page sent meanwhile, and
+    (charts redrawn, charts on the page)."""
     finished, draws, sent = page.evaluate(
-        "() => [window.__e2e.finished, window.__latency.draws, window.__sent.length]"
+        """() => {
+            window.__latency.redrawn = new Set();
+            return [window.__e2e.finished, window.__latency.draws, window.__sent.length];
+        }"""
     )
     act()
     page.wait_for_function(
@@ -230,8 +243,12 @@ def _timed(page, act) -> tuple[float, int]:
         polling=POLL_MS,
         timeout=30_000,
     )
-    lat, now_sent = page.evaluate("() => [window.__latency, window.__sent.length]")
-    return lat["lastDraw"] - lat["press"], now_sent - sent
+    lat, now_sent, redrawn, charts = page.evaluate(
+        """(sel) => [window.__latency, window.__sent.length, window.__latency.redrawn.size,
+                     document.querySelectorAll(sel).length]""",
+        CHART_SELECTOR,
+    )
+    return lat["lastDraw"] - lat["press"], now_sent - sent, (redrawn, charts)
 
 
 def _type(page, key: str, value) -> None:
@@ -360,12 +377,13 @@ def main(argv: list[str] | None = None) -> int:
             for bench, query in benches:
                 page = _open(browser, f"{app_url}/{bench.page}?{query}")
                 values = itertools.cycle(bench.fresh[: args.changes] or bench.seen)
-                mine, theirs, sent = [], [], []
+                mine, theirs, sent, redrawn = [], [], [], []
                 for _ in range(args.changes):
                     typed = functools.partial(_type, page, bench.key, next(values))
-                    ms, frames = _timed(page, typed)
+                    ms, frames, charts = _timed(page, typed)
                     mine.append(ms)
                     sent.append(frames)
+                    redrawn.append(charts)
                     points = 51 + next(step) % 400  # the one-chart page's input: 51, 52, …
                     theirs.append(
                         _timed(minimal, functools.partial(_type, minimal, "n", points))[0]
@@ -374,8 +392,10 @@ def main(argv: list[str] | None = None) -> int:
                 passed = median <= BUDGET_RATIO * base
                 ok &= passed
                 where = "" if query == SHORT_QUERY or not args.short else " (Go deeper open)"
+                # the most charts one change redrew, of those on the page then
+                most = max(redrawn)
                 rows.append(
-                    (bench.page, bench.key, median, max(mine), base, passed, max(sent), where)
+                    (bench.page, bench.key, median, max(mine), base, passed, max(sent), most, where)
                 )
                 page.close()
         if args.visits:
@@ -390,11 +410,12 @@ def main(argv: list[str] | None = None) -> int:
         + (" (short path: Go deeper closed, reveal=1)" if args.short else "")
     )
     header = f"{'page':<12}{'control':<9}{'median ms':>10}{'max ms':>8}{'one-chart ms':>13}"
-    print(header + f"{'ratio':>7}  budget  messages sent per change (most)")
-    for page_name, key, median, worst, base, passed, sent, where in rows:
+    print(header + f"{'ratio':>7}  budget  messages  charts redrawn (most per change)")
+    for page_name, key, median, worst, base, passed, sent, (drawn, charts), where in rows:
         print(
             f"{page_name:<12}{key:<9}{median:10.0f}{worst:8.0f}{base:13.0f}"
-            f"{median / base:7.2f}  {'pass' if passed else 'FAIL'}  {sent}{where}"
+            f"{median / base:7.2f}  {'pass' if passed else 'FAIL'}  {sent:8d}  "
+            f"{drawn} of {charts}{where}"
         )
     for path, key, median, worst, during, after in drags:
         passed = median <= DRAG_BUDGET_MS and during == 0 and after <= 1
