@@ -254,11 +254,12 @@ def _tex(x: float) -> str:
     return f"{x:,.12g}".replace(",", "{,}")
 
 
-def variance_derivation(d_k: int, sigma_q: float, sigma_k: float) -> None:
-    """The variance of q·k derived step by step with the live numbers substituted."""
+def derivation_latex(d_k: int, sigma_q: float, sigma_k: float) -> str:
+    """The variance of q·k derived step by step, five aligned lines, with the live numbers
+    substituted (written in full: 1{,}048{,}576, not 1.05e+06)."""
     c2v_num = (sigma_q * sigma_k) ** 2
-    c2v, var = _tex(c2v_num), _tex(d_k * c2v_num)
     var_num = d_k * c2v_num
+    c2v, var = _tex(c2v_num), _tex(var_num)
     steps = [
         r"\mathbb{E}[q_i k_i] &= \mathbb{E}[q_i]\,\mathbb{E}[k_i] = 0",
         rf"\mathrm{{Var}}(q_i k_i) &= \mathbb{{E}}[q_i^2]\,\mathbb{{E}}[k_i^2] = \sigma_q^2\sigma_k^2"
@@ -269,8 +270,13 @@ def variance_derivation(d_k: int, sigma_q: float, sigma_k: float) -> None:
         rf"\mathrm{{Var}}\!\left(\frac{{q\cdot k}}{{\sqrt{{d_k}}}}\right) &= \frac{{{var}}}{{{_tex(d_k)}}}"
         rf" = \sigma_q^2\sigma_k^2 = {c2v}",
     ]
-    # closed, it draws nothing inside (opening it reruns the page): typeset, the five
-    # lines are 850 of the page's 1,900 elements in the browser, redrawn at every d_k
+    return r"\begin{aligned}" + r" \\[4pt] ".join(steps) + r"\end{aligned}"
+
+
+def variance_derivation(d_k: int, sigma_q: float, sigma_k: float) -> None:
+    """:func:`derivation_latex` in a box closed by default, made only when it is open:
+    closed, it draws nothing inside (opening it reruns the page). Typeset, the five lines
+    are 850 of the page's 1,900 elements in the browser, redrawn at every d_k."""
     box = st.expander(
         t("variance.derivation_title"),
         icon=":material/function:",
@@ -278,5 +284,5 @@ def variance_derivation(d_k: int, sigma_q: float, sigma_k: float) -> None:
         on_change="rerun",
     )
     if box.open:
-        box.latex(r"\begin{aligned}" + r" \\[4pt] ".join(steps) + r"\end{aligned}")
+        box.latex(derivation_latex(d_k, sigma_q, sigma_k))
         box.caption(t("variance.derivation_note"))
