@@ -37,17 +37,11 @@ CONTROLLED = [p for p in STORY_PAGES if p.main]
 
 def _charts_drawn(app) -> int:
     charts = app.page.locator("[data-testid='stVegaLiteChart']")
-    # On a loaded machine a prediction card can be drawn after the DOM first settles, so
-    # reveal_predictions finds nothing and the charts behind the card never come: look again.
-    for _ in range(3):
-        try:
-            charts.first.wait_for(state="attached", timeout=10_000)
-            break
-        except PlaywrightTimeoutError:
-            app.reveal_predictions()
-    else:
+    try:
+        charts.first.wait_for(state="attached", timeout=15_000)
+    except PlaywrightTimeoutError:
         text = app.page.locator("[data-testid='stMain']").inner_text()
-        raise AssertionError(f"no chart drawn in 30 s; the page reads: {text[:800]!r}")
+        raise AssertionError(f"no chart drawn in 15 s; the page reads: {text[:800]!r}") from None
     app.wait_charts_rendered()
     for i in range(charts.count()):
         chart = charts.nth(i)
@@ -74,8 +68,8 @@ def _move(app, key: str, kind: str) -> None:
 
 @pytest.mark.parametrize("spec", STORY_PAGES, ids=[p.name for p in STORY_PAGES])
 def test_page_loads_and_draws_every_chart(app, spec):
-    app.open(spec.url_path)
-    app.reveal_predictions()
+    # the link answers the questions (a card drawn after the DOM settles is not missed)
+    app.open(spec.url_path, "reveal=1")
     assert _charts_drawn(app) >= 1
     app.assert_healthy()
     app.screenshot(f"page-{spec.name}-en")
@@ -84,8 +78,7 @@ def test_page_loads_and_draws_every_chart(app, spec):
 @pytest.mark.parametrize("spec", CONTROLLED, ids=[p.name for p in CONTROLLED])
 def test_main_control_changes_a_chart(app, spec):
     key, kind, _ = main_control(spec)
-    app.open(spec.url_path, "deeper=true")  # a main control may sit under "Go deeper"
-    app.reveal_predictions()
+    app.open(spec.url_path, "deeper=true&reveal=1")  # a main control may sit under Go deeper
     before, after = app.interact(lambda: _move(app, key, kind))
     assert before != after, f"moving {key} changed no chart on {spec.name}"
     app.page.wait_for_function(f"() => location.search.includes('{key}=')", timeout=10_000)
@@ -95,7 +88,7 @@ def test_main_control_changes_a_chart(app, spec):
 @pytest.mark.parametrize("spec", CONTROLLED, ids=[p.name for p in CONTROLLED])
 def test_language_switch_and_deep_link(app, spec):
     key, kind, value = main_control(spec)
-    app.open(spec.url_path, f"{key}={value}&seed=7&deeper=true")
+    app.open(spec.url_path, f"{key}={value}&seed=7&deeper=true&reveal=1")
     if kind == "number":
         # the value may land a moment after the DOM settles: poll for it
         expect(app.widget(key).locator("input")).to_have_value(value, timeout=10_000)
@@ -110,7 +103,6 @@ def test_language_switch_and_deep_link(app, spec):
     app.page.wait_for_function(
         "() => /[\\u4e00-\\u9fff]/.test(document.querySelector('h1').innerText)"
     )
-    app.reveal_predictions()
     assert _charts_drawn(app) >= 1
     # the controls survive the language switch
     if kind == "number":
