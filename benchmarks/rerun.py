@@ -151,11 +151,6 @@ def control_values(control) -> tuple[tuple, tuple, tuple]:
     return seen, tuple(fresh), (lo, hi)
 
 
-#: Each page's main control in this checkout's registry (``PageSpec.main``), by url path:
-#: the control measured on an older root (``--app-root``) whose registry has none.
-MAIN_HERE: dict[str, str] = {}
-
-
 def page_controls(spec, at) -> dict:
     """The controls of page ``spec`` by key: its parameter table (a table's ``snap`` to
     powers of two: those powers are its options); in an app without tables (an older
@@ -163,9 +158,10 @@ def page_controls(spec, at) -> dict:
     it kept no register, the number inputs that run ``at`` drew (range and value)."""
     from dataclasses import replace
 
-    if all(hasattr(p, "kind") for p in getattr(spec, "params", "?")):
+    params = getattr(spec, "params", None)
+    if params is not None and not any(isinstance(p, str) for p in params):  # a table
         out = {}
-        for p in spec.params:
+        for p in params:
             if p.snap is not None:
                 powers = sorted({p.snap(v) for v in range(int(p.lo), int(p.hi) + 1)})
                 p = replace(p, options=tuple(map(str, powers)))
@@ -199,11 +195,15 @@ def _open_go_deeper(at) -> None:
 
 
 def derived_benches(
-    pages: set[str], every_control: bool, only: frozenset[str] = frozenset()
+    pages: set[str],
+    every_control: bool,
+    only: frozenset[str] = frozenset(),
+    mains: dict[str, str] | None = None,
 ) -> list[Bench]:
     """The rows: per page, its main control or (``every_control``) every control it
     draws, as one run of the page with every question answered finds them; with
-    ``only``, the controls of those keys."""
+    ``only``, the controls of those keys. ``mains``: the main control by url path, for
+    an app whose registry names none (an older root)."""
     from streamlit.testing.v1 import AppTest
 
     from tests.app.helpers import reveal_all
@@ -220,7 +220,7 @@ def derived_benches(
         at.run()
         reveal_all(at)
         controls = page_controls(spec, at)
-        main = getattr(spec, "main", None) or MAIN_HERE.get(spec.url_path)
+        main = getattr(spec, "main", None) or (mains or {}).get(spec.url_path)
         keys = [k for k in controls if k not in APP_WIDE] if every_control else [main]
         if only:
             keys = [k for k in controls if k in only]
@@ -395,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     GO_DEEPER = not args.short
     from ui.common.pages import PAGES as PAGES_HERE
 
-    MAIN_HERE.update((p.url_path, p.main) for p in PAGES_HERE if p.main)
+    # this checkout's main controls, for an older root whose registry names none
+    mains = {p.url_path: p.main for p in PAGES_HERE if p.main}
     root = Path(args.app_root).resolve()
     APP = root / "app.py"
     os.chdir(root)
@@ -428,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     print("-" * len(header))
     results: list[Result] = []
     only = frozenset(k.strip() for k in args.controls.split(",") if k.strip())
-    for bench in derived_benches(wanted, args.all, only):
+    for bench in derived_benches(wanted, args.all, only, mains):
         try:
             res = bench_page(bench, minimal, args.reruns)
         except BenchError as exc:
