@@ -4,6 +4,8 @@ one to a row; then the self-check, one card per tab.
 
 from __future__ import annotations
 
+import html
+
 import streamlit as st
 
 from ui.common import specs, workshop
@@ -30,10 +32,12 @@ def colour_key() -> None:
     """The scalings' colours, the same in every chart below (which draw no legend)."""
     alpha = data.settings("sqrt_vs_d", 0)["alpha"]
     entries = [
-        f'<span style="color:{color}">■</span>\u00a0{t(f"recap.key_{name}", alpha=f"{alpha:g}")}'
+        f'<span style="color:{color}">■</span>\u00a0'
+        + html.escape(t(f"recap.key_{name}", alpha=f"{alpha:g}"))
         for name, color in charts.KEY
     ]
-    st.markdown(" &nbsp; ".join(entries), unsafe_allow_html=True)
+    # Markdown's :color[…] takes named colours only; st.html keeps a span's style
+    st.html(f"<p>{' &nbsp; '.join(entries)}</p>")
 
 
 #: Width of an item's sentence beside its chart, px: on a phone the sentence takes five or
