@@ -19,7 +19,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.common.i18n import t
+from ui.common.i18n import set_run_language, t
 from ui.common.pages import APP_TABLE, SEED_MAX, PageSpec, by_url
 from ui.common.params import (
     Note,
@@ -79,6 +79,7 @@ def start_run(spec: PageSpec) -> None:
             st.rerun()
     state[PAGE] = spec.url_path
     state.setdefault("lang", reading.values["lang"])
+    set_run_language(state["lang"])
     state[RUN] = {"notices": st.container(), "values": reading.values, "spec": spec}
     notes = state.pop(_NOTES, ())
     if notes:
@@ -155,6 +156,7 @@ def in_full_run() -> bool:
 
 def end_run() -> None:
     """Call at the end of every complete run, however it ends (``finally``)."""
+    set_run_language(None)
     st.session_state.pop(RUN, None)
 
 
