@@ -492,4 +492,28 @@ def test_show_me_where_it_breaks():
 
 def test_value_labels_sit_above_the_heads_dots():
     bars = bars_frame(chart_data(open_page())[MH_STD])
-    assert (bars["label_y"] >= bars["std"]).all() and (bars["label_y"] >= bars["theory_std"]).all()
+    assert (bars["top_std"] >= bars["std"]).all() and (bars["top_std"] >= bars["theory_std"]).all()
+
+
+def test_a_new_d_model_sends_the_per_head_charts_spec_unchanged():
+    """The per-head charts are drawn with ``swap_data``: a new d_model (and another
+    highlighted divisor) sends the same spec, byte for byte, so the browser updates their
+    data in place instead of embedding them anew; their data is the new one."""
+    runs = [
+        open_page(d_model="512", n_heads="8"),
+        open_page(d_model="768", n_heads="8", head_divisor="d_model"),
+    ]
+    protos = [[c.proto for c in at.get("vega_lite_chart")] for at in runs]
+    for chart in (MH_STD, MH_ENTROPY):
+        before, after = protos[0][chart], protos[1][chart]
+        assert before.spec == after.spec
+        assert [d.name for d in before.datasets] == [d.name for d in after.datasets]
+        assert [d.data.data for d in before.datasets] != [d.data.data for d in after.datasets]
+    bars = [
+        bars_frame({"datasets": {d.name: d.data.data for d in p[MH_STD].datasets}}) for p in protos
+    ]
+    assert list(bars[0]["selected"]) == [True, False, False]
+    assert list(bars[1]["selected"]) == [False, True, False]
+    assert bars[1]["label"][1].endswith(f"÷{math.sqrt(768):.3g}")
+    # the cross-attention charts name their sizes in their titles: built per input
+    assert protos[0][CROSS_STD].spec == protos[1][CROSS_STD].spec  # same inputs there

@@ -20,6 +20,14 @@ the container, a plot ``height`` tall, title and legends added, so that no title
 and no plot squeezed when a title wraps on a phone; facets and concatenations keep
 Vega-Lite's own). Only the learner's d_k is added as a chart is drawn
 (:func:`for_drawing`): one cached spec serves every d_k, and the browser swaps one row.
+
+A chart drawn with ``swap_data`` goes further: its builder draws the frames it is given
+as they are and derives nothing from their values, so one spec serves every input of its
+frame function. The spec is cached without those frames (their datasets are named by
+their place, ``data-0``, ``data-1``: :func:`frame_datasets`), and the frames travel
+beside it as Arrow tables, cached on their own (:func:`chart_data`). A new input makes
+the frames only, builds no chart, and the browser updates the chart's data in place
+instead of embedding it anew.
 """
 
 from __future__ import annotations
@@ -97,6 +105,29 @@ def _named_frames(data, datasets: dict) -> dict:
 
 alt.data_transformers.register("named_frames", _named_frames)
 
+
+def frame_datasets(made: pd.DataFrame | tuple[pd.DataFrame, ...]) -> dict[str, pa.Table]:
+    """The frames a frame function made (one frame, or a tuple of them) as the datasets of a
+    ``swap_data`` chart: ``data-<i>``, the i-th frame as an Arrow table."""
+    frames = made if isinstance(made, tuple) else (made,)
+    return {
+        f"data-{i}": pa.Table.from_pandas(frame, preserve_index=False)
+        for i, frame in enumerate(frames)
+    }
+
+
+def _placed_frames(data, datasets: dict, frames: tuple) -> dict:
+    """Altair data transformer of a ``swap_data`` chart: a frame the frame function made is
+    named by its place (``data-<i>``, filled in as the chart is drawn); any other frame
+    (a constant the builder makes from its words or options) is kept in the spec."""
+    for i, frame in enumerate(frames):
+        if data is frame:
+            return {"name": f"data-{i}"}
+    return _named_frames(data, datasets)
+
+
+alt.data_transformers.register("placed_frames", _placed_frames)
+
 #: Names of the app's Altair themes: for the page, and for presenter mode.
 THEME, PRESENTER_THEME = "attention_lab", "attention_lab_presenter"
 
@@ -117,27 +148,34 @@ alt.theme.register(PRESENTER_THEME, enable=False)(lambda: lab_theme(True))
 _CONVERTING = threading.Lock()
 
 
-def vega_lite(chart: alt.TopLevelMixin, *, theme: str = "none") -> dict:
+def vega_lite(
+    chart: alt.TopLevelMixin, *, theme: str = "none", placed: tuple | None = None
+) -> dict:
     """The Vega-Lite spec of ``chart`` under Altair theme ``theme`` (:data:`THEME`,
     :data:`PRESENTER_THEME`; "none": as in ``st.altair_chart``, no default view size),
     its frames as named ``datasets`` (Arrow tables), as ``st.vega_lite_chart`` takes it.
-    Not validated: tests/ui validates every builder's chart."""
+    ``placed``: the frames of a ``swap_data`` chart, referred to by their place and left
+    out of ``datasets`` (:func:`frame_datasets` makes them). Not validated: tests/ui
+    validates every builder's chart."""
     datasets: dict[str, pd.DataFrame] = {}
-    with (
-        _CONVERTING,
-        alt.theme.enable(theme),
-        alt.data_transformers.enable("named_frames", datasets=datasets),
-    ):
+    transformer = (
+        alt.data_transformers.enable("named_frames", datasets=datasets)
+        if placed is None
+        else alt.data_transformers.enable("placed_frames", datasets=datasets, frames=placed)
+    )
+    with _CONVERTING, alt.theme.enable(theme), transformer:
         spec = chart.to_dict(validate=False)
     if datasets:
         spec["datasets"] = {**spec.get("datasets", {}), **datasets}
     return spec
 
 
-def finished(chart: alt.TopLevelMixin, *, presenting: bool = False) -> dict:
+def finished(
+    chart: alt.TopLevelMixin, *, presenting: bool = False, placed: tuple | None = None
+) -> dict:
     """``chart`` as the app draws it: :func:`vega_lite` under the app's theme, sized by
-    its kind (:data:`AUTOSIZE` for a single or layered view)."""
-    spec = vega_lite(chart, theme=PRESENTER_THEME if presenting else THEME)
+    its kind (:data:`AUTOSIZE` for a single or layered view); ``placed`` as there."""
+    spec = vega_lite(chart, theme=PRESENTER_THEME if presenting else THEME, placed=placed)
     if not COMPOSITE.intersection(spec):  # Vega-Lite fits single and layered views only
         spec.setdefault("autosize", AUTOSIZE)
     return spec
@@ -170,17 +208,26 @@ def description_key(described: tuple) -> str:
 
 
 @st.cache_data(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
-def chart_spec(key: str, _build: Callable[[], alt.TopLevelMixin], presenting: bool) -> dict:
-    """The finished spec (:func:`finished`) of the chart ``_build`` makes, cached for the
-    whole server under ``key``.
+def chart_spec(key: str, _build: Callable[[], dict], presenting: bool) -> dict:
+    """The finished spec (:func:`finished`) ``_build`` makes, cached for the whole server
+    under ``key``.
 
     ``key`` is the digest (:func:`description_key`) of a description of the chart in
     plain values: the chart's key, the builder's and the frame function's qualified
-    names, the frame function's arguments, the chart's words and the builder's options
-    (:func:`drawn` writes it). ``_build`` is not hashed (Streamlit skips an argument
-    whose name starts with an underscore): it runs on a miss only.
+    names, the frame function's arguments (not for a ``swap_data`` chart), the chart's
+    words and the builder's options (:func:`drawn` writes it). ``_build`` is not hashed
+    (Streamlit skips an argument whose name starts with an underscore): it runs on a miss
+    only.
     """
-    return finished(_build(), presenting=presenting)
+    return _build()
+
+
+@st.cache_data(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
+def chart_data(key: str, _frame: Callable[[], pd.DataFrame | tuple]) -> dict[str, pa.Table]:
+    """The datasets of a ``swap_data`` chart (:func:`frame_datasets` of ``_frame()``),
+    cached for the whole server under ``key``: the digest of the frame function's name
+    and arguments."""
+    return frame_datasets(_frame())
 
 
 def function_name(fn: Callable) -> str:
@@ -215,10 +262,17 @@ def drawn(
     options: dict[str, object] | None = None,
     marker: int | float | None = None,
     presenting: bool = False,
+    swap_data: bool = False,
 ) -> dict:
     """The spec of chart ``key`` as it is drawn: ``builder(frame(), text, **options)``,
     with the d_k marker layered last if ``marker`` is given (:func:`for_drawing`),
     finished once per description for the whole server (:func:`chart_spec`).
+
+    ``swap_data``: the builder draws the frames ``frame()`` makes as they are and derives
+    nothing from their values (its spec is the same for every input of the frame
+    function: tests/ui/common/test_workshop_charts.py checks each such chart). Its spec is
+    then finished once per chart, words and options, and the frames join it as datasets
+    (:func:`chart_data`).
 
     Raises
     ------
@@ -227,20 +281,34 @@ def drawn(
         of ``frame`` or an option is not a plain value (:func:`check_plain`).
     """
     options = options or {}
-    described = (
+    chart = (
         key,
         function_name(builder),
         function_name(frame.func),
-        frame.args,
-        tuple(sorted(frame.keywords.items())),
         text.entries,
         tuple(sorted(options.items())),
         marker is not None,
     )
-    check_plain(described, f"chart {key}")
+    inputs = (function_name(frame.func), frame.args, tuple(sorted(frame.keywords.items())))
+    check_plain((chart, inputs), f"chart {key}")
 
-    def build() -> alt.TopLevelMixin:
-        made = builder(frame(), text, **options)
-        return made + d_marker() if marker is not None else made
+    def build(made: pd.DataFrame | tuple) -> alt.TopLevelMixin:
+        made_chart = builder(made, text, **options)
+        return made_chart + d_marker() if marker is not None else made_chart
 
-    return for_drawing(chart_spec(description_key(described), build, presenting), marker=marker)
+    if not swap_data:
+        spec = chart_spec(
+            description_key((*chart, *inputs[1:])),
+            lambda: finished(build(frame()), presenting=presenting),
+            presenting,
+        )
+        return for_drawing(spec, marker=marker)
+
+    def skeleton() -> dict:
+        made = frame()
+        placed = made if isinstance(made, tuple) else (made,)
+        return finished(build(made), presenting=presenting, placed=placed)
+
+    spec = chart_spec(description_key(("swap_data", *chart)), skeleton, presenting)
+    spec["datasets"] = {**spec.get("datasets", {}), **chart_data(description_key(inputs), frame)}
+    return for_drawing(spec, marker=marker)

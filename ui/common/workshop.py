@@ -263,6 +263,7 @@ def chart(
     source: Callable | Sequence[Callable] | None = None,
     options: dict[str, object] | None = None,
     table: str | None = None,
+    swap_data: bool = False,
     **values: object,
 ) -> None:
     """Draw chart ``key``; under it a CSV of its frame and the source of ``source``.
@@ -284,6 +285,10 @@ def chart(
     (:func:`ui.common.charts.d_marker`), layered here; it travels beside the cached spec,
     so a new value rebuilds nothing.
 
+    ``swap_data``: the builder draws the frames as they are, and its spec depends on its
+    words and options only; a new input of the frame function then makes the frames and
+    builds no chart (:func:`ui.common.specs.drawn`).
+
     The CSV (of the frame; the first, if the frame function makes several) is made only
     when its button is pressed, and pressing it does not rerun the page. The code is
     drawn once its panel is opened (``<key>_code``, which reruns the page). ``source``
@@ -292,8 +297,9 @@ def chart(
     """
     text = chart_text(table or key, **values)
     spec = specs.drawn(
-        key, builder, frame, text, options=options, marker=marker, presenting=is_presenting()
-    )
+        key, builder, frame, text, options=options, marker=marker, presenting=is_presenting(),
+        swap_data=swap_data,
+    )  # fmt: skip
     element = key.replace(".", "_")
     st.vega_lite_chart(spec=spec, width="stretch", key=element)
     chart_extras(element, lambda: first_frame(frame()), source)

@@ -76,6 +76,7 @@ def small_chart(name: str, answer: Answer) -> None:
         options=answer.options,
         marker=answer.marker,
         presenting=workshop.is_presenting(),
+        swap_data=answer.swap_data,
     )
     st.vega_lite_chart(spec=charts.small(spec), width="stretch", key=f"recap_{name}")
 

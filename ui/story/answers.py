@@ -38,8 +38,9 @@ class Answer:
     and, dots as underscores, its element key), ``builder``, ``frame`` (a deferred call of
     a module-level function with plain arguments), ``options`` (the builder's), ``marker``
     (the d_k marked, or None), ``values`` (the placeholders of its words), ``source`` (the
-    core functions shown under it on its page) and ``table`` (the catalog table of its
-    words when several charts share one)."""
+    core functions shown under it on its page), ``table`` (the catalog table of its
+    words when several charts share one) and ``swap_data`` (its spec does not depend on
+    its frame's values: :func:`ui.common.specs.drawn`)."""
 
     key: str
     builder: Callable
@@ -49,6 +50,7 @@ class Answer:
     values: dict = field(default_factory=dict)
     source: Callable | Sequence[Callable] | None = None
     table: str | None = None
+    swap_data: bool = False
 
     @property
     def words(self) -> str:
@@ -65,6 +67,7 @@ class Answer:
             source=self.source,
             options=self.options,
             table=self.table,
+            swap_data=self.swap_data,
             **self.values,
         )
 
@@ -165,6 +168,12 @@ DIVISOR_CHARTS = {
 }  # fmt: skip
 
 
+def flat_logits(value: str, w_init: str) -> bool:
+    """Whether every bar of a divisor chart of ``value`` is 0: the logit std with W_q = 0
+    (``zero_q``), whose logits are all 0 (the chart's y-axis then runs from 0 to 1)."""
+    return value == "std" and w_init == "zero_q"
+
+
 def which_d_heads(
     value: str,
     d_model: int,
@@ -183,9 +192,10 @@ def which_d_heads(
         charts.divisor_bars,
         partial(frames.head_divisors, d_model, n_heads, seed, w_init, divisor,
                 tuple(labels.items())),
-        options=DIVISOR_CHARTS[value],
-        values={"d_model": d_model, "n_heads": n_heads, "d_k": d_k, "n": data.WHICH_D_TOKENS},
+        options={**DIVISOR_CHARTS[value], "unit_y": flat_logits(value, w_init)},
+        values={"n_heads": n_heads, "n": data.WHICH_D_TOKENS},
         source=source,
+        swap_data=True,
     )  # fmt: skip
 
 

@@ -10,10 +10,9 @@ and the logit std per divisor (which d). The trained models' answers are in
 
 from __future__ import annotations
 
-import json
+import re
 
 import altair as alt
-import numpy as np
 import pandas as pd
 
 from ui.common.axes import log_axis, positive_range
@@ -289,16 +288,15 @@ AXIS_LABEL_GAP_PX = 8
 def _two_line_labels(labels: list[str]) -> str:
     """An axis ``labelExpr`` that breaks each divisor label at its `` = `` (``÷√d_q`` over
     ``= ÷22.6``) when the plot is too narrow for every label on one line: Vega would
-    otherwise drop the labels that overlap (a half-width chart beside the open sidebar)."""
-    widest = max(text_columns(label) for label in labels)
+    otherwise drop the labels that overlap (a half-width chart beside the open sidebar).
+
+    The same for every value a label prints (its numbers count as four columns, the most
+    a divisor of three significant digits takes), so that one spec serves every input."""
+    widest = max(text_columns(re.sub(r"\d+(?:\.\d+)?", "00.0", label)) for label in labels)
     need = round(len(labels) * (widest * AXIS_PX_PER_COLUMN + AXIS_LABEL_GAP_PX))
-    expr = "datum.label"
-    for label in labels:
-        cut = label.find(" = ")
-        if cut > 0:
-            lines = json.dumps([label[:cut], label[cut + 1 :]], ensure_ascii=False)
-            expr = f"datum.label === {json.dumps(label, ensure_ascii=False)} ? {lines} : {expr}"
-    return f"width < {need} ? ({expr}) : datum.label"
+    cut = "indexof(datum.label, ' = ')"
+    lines = f"[slice(datum.label, 0, {cut}), slice(datum.label, {cut} + 1)]"
+    return f"width < {need} && {cut} > 0 ? {lines} : datum.label"
 
 
 def divisor_bars(
@@ -309,16 +307,21 @@ def divisor_bars(
     theory: bool = True,
     value_labels: bool = True,
     reference_y: float | None = None,
+    unit_y: bool = False,
 ) -> alt.LayerChart:
     """One bar per divisor (mean over heads), each head as a dot, theory as a black tick.
+
+    It draws its frames as they are and derives nothing from their values (one spec
+    serves every input: ``workshop.chart(..., swap_data=True)``).
 
     Parameters
     ----------
     frames : (DataFrame, DataFrame)
         ``points``, one row per (divisor, head): ``label``, ``head`` and the column
         ``value`` (first: the chart's CSV); and ``bars``, one row per divisor, in
-        display order: ``label`` (axis text), ``color`` (hex), ``selected`` (bool: drawn
-        opaque with an outline), the column ``value`` and, with ``theory``,
+        display order (:func:`ui.story.data.divisor_frames`): ``label`` (axis text),
+        ``color`` (hex), ``opacity`` and ``outline`` (the highlighted bar), the column
+        ``value``, ``top_<value>`` (where its value is printed) and, with ``theory``,
         ``theory_std``.
     text : ChartText
         ``title``, ``x``, ``y``, ``alt``; ``tips``: ``head`` (the head's number),
@@ -332,6 +335,9 @@ def divisor_bars(
         Print each bar's value above it.
     reference_y : float, optional
         A horizontal dashed reference line at this value, e.g. ln n_keys.
+    unit_y : bool
+        A y-axis from 0 to 1: every value is 0 (W_q = 0), and a degenerate range would
+        draw no axis.
 
     Notes
     -----
@@ -343,29 +349,17 @@ def divisor_bars(
     head_title = tips["head"]
     check_rows(bars)
     check_rows(points)
-    order = list(bars["label"])
-    selected = bars["selected"].astype(bool)
-    # each bar's value is printed above the highest of its bar, its heads' dots and its
-    # theory tick: drawn on them, the text fell to 1.8:1 against the grey dots
-    highest = points.groupby("label")[value].max().reindex(bars["label"]).to_numpy()
-    above = np.fmax(bars[value].to_numpy(dtype=float), highest)
-    if theory:
-        above = np.fmax(above, bars["theory_std"].to_numpy(dtype=float))
-    data = bars.drop(columns="color").assign(
-        opacity=selected.map({True: 1.0, False: 0.45}),
-        outline=selected.map({True: 2.5, False: 0.0}),
-        label_y=above,
-    )
+    # the bars in the order of their rows (the points' labels are the same ones)
     x = alt.X(
         field="label",
         type="nominal",
         title=x_title,
-        sort=order,
-        axis=alt.Axis(labelAngle=0, labelLimit=220, labelExpr=_two_line_labels(order)),
+        sort=None,
+        axis=alt.Axis(
+            labelAngle=0, labelLimit=220, labelExpr=_two_line_labels(list(bars["label"]))
+        ),
     )
-    top = max(bars[value].max(), points[value].max(), bars["theory_std"].max() if theory else 0)
-    # all zero (W_q = 0): give the axis a unit range instead of a degenerate one
-    y_scale = alt.Scale(domain=[0, 1]) if not top > 0 else alt.Scale(zero=True)
+    y_scale = alt.Scale(domain=[0, 1]) if unit_y else alt.Scale(zero=True)
     y = alt.Y(field=value, type="quantitative", title=y_title, scale=y_scale)
     value_tip = alt.Tooltip(field=value, type="quantitative", title=y_title, format=".4g")
     divisor_tip = alt.Tooltip(field="label", type="nominal", title=x_title)
@@ -373,12 +367,7 @@ def divisor_bars(
         alt.Chart()
         .mark_bar(stroke=COLORS["theory"])
         .encode(
-            color=alt.Color(
-                field="label",
-                type="nominal",
-                scale=alt.Scale(domain=order, range=list(bars["color"])),
-                legend=None,
-            ),
+            color=alt.Color(field="color", type="nominal", scale=None, legend=None),
             opacity=alt.Opacity(field="opacity", type="quantitative", scale=None, legend=None),
             strokeWidth=alt.StrokeWidth(
                 field="outline", type="quantitative", scale=None, legend=None
@@ -400,7 +389,7 @@ def divisor_bars(
             alt.Chart()
             .mark_text(dy=-9, fontWeight="bold", tooltip=False)
             .encode(
-                y=alt.Y(field="label_y", type="quantitative"),
+                y=alt.Y(field=f"top_{value}", type="quantitative"),
                 text=alt.Text(field=value, type="quantitative", format=",.3~r"),
             )
         )
@@ -421,7 +410,7 @@ def divisor_bars(
     options = {"title": chart_title(text.title), "description": text.description, "height": 280}
     shared = alt.FacetedEncoding(x=x, y=y)  # given to the constructor: .encode() copies
     if reference_y is None:
-        return alt.layer(*marks, data=data, encoding=shared, **options)
+        return alt.layer(*marks, data=bars, encoding=shared, **options)
     reference = pd.DataFrame({"y": [reference_y], "label": [text["reference"]]})
     rule = (
         alt.Chart(reference)
@@ -434,4 +423,4 @@ def divisor_bars(
             ],
         )
     )
-    return alt.layer(alt.layer(*marks, data=data, encoding=shared), rule, **options)
+    return alt.layer(alt.layer(*marks, data=bars, encoding=shared), rule, **options)

@@ -360,7 +360,10 @@ def divisor_frames(
     Returns
     -------
     bars : DataFrame with ``label``, ``color``, ``selected``, ``std``, ``entropy``,
-        ``max_weight``, ``theory_std``.
+        ``max_weight``, ``theory_std``; as the charts draw them, ``opacity`` and
+        ``outline`` (the highlighted bar opaque, with an outline) and ``top_std``,
+        ``top_entropy``: the highest of the bar, its heads' dots and (std) its theory
+        tick, where a bar's value is printed.
     points : DataFrame, one row per head and divisor: ``label``, ``head``, ``std``,
         ``entropy``, and the bar and tick the head belongs to: ``mean_std``,
         ``mean_entropy`` (mean over heads) and ``theory_std``. The charts' CSV download.
@@ -371,13 +374,19 @@ def divisor_frames(
     values = {c: sub[c].to_numpy() for c in columns}
     masks = [names == name for name in labels]
     means = {c: np.array([values[c][m].mean() for m in masks]) for c in columns}
+    chosen = np.array([name == selected for name in labels])
+    highest = {c: np.array([values[c][m].max() for m in masks]) for c in ("std", "entropy")}
     bars = pd.DataFrame(
         {
             "divisor": list(labels),
             "label": list(labels.values()),
             "color": [DIVISOR_COLORS[name] for name in labels],
-            "selected": [name == selected for name in labels],
+            "selected": chosen,
             **means,
+            "opacity": np.where(chosen, 1.0, 0.45),
+            "outline": np.where(chosen, 2.5, 0.0),
+            "top_std": np.fmax.reduce([means["std"], highest["std"], means["theory_std"]]),
+            "top_entropy": np.fmax(means["entropy"], highest["entropy"]),
         }
     )
     bar = np.zeros(len(names), dtype=int)  # the bar of each point

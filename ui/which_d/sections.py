@@ -128,16 +128,19 @@ def multi_head_metrics(
     row.metric(t("which_d.m_ratio"), ratio, t("which_d.m_ratio_delta", n=n_heads, r=r), **off)
 
 
-def divisor_charts(prefix: str, frame: partial, sources: dict[str, list], **values: object) -> None:
+def divisor_charts(
+    prefix: str, frame: partial, sources: dict[str, list], w_init: str, **values: object
+) -> None:
     """The logit-std and entropy bar charts of one experiment side by side
     (``which_d.<prefix>_std``, ``…_entropy``), both from ``frame``
-    (:func:`ui.which_d.data.cross_divisors`); ``sources`` maps
-    ``std``/``entropy`` to the core functions shown under each chart; ``values`` fill
-    the charts' texts."""
+    (:func:`ui.which_d.data.cross_divisors`) of projections initialised by ``w_init``;
+    ``sources`` maps ``std``/``entropy`` to the core functions shown under each chart;
+    ``values`` fill the charts' texts."""
     for col, (value, options) in zip(st.columns(2), answers.DIVISOR_CHARTS.items(), strict=True):
         with col:
             workshop.chart(
-                f"which_d.{prefix}_{value}", story_charts.divisor_bars, frame, options=options,
+                f"which_d.{prefix}_{value}", story_charts.divisor_bars, frame,
+                options={**options, "unit_y": answers.flat_logits(value, w_init)},
                 source=sources[value], **values,
             )  # fmt: skip
 
@@ -259,7 +262,7 @@ def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
     frame = partial(data.cross_divisors, d_q, d_kv, d_proj, seed, w_init, tuple(labels.items()))
     x_src = [which_d_core.projected_cross_attention_logits, heads_core.cross_attention_logits]
     divisor_charts(
-        "cross", frame, {"std": x_src + STATS, "entropy": STATS},
+        "cross", frame, {"std": x_src + STATS, "entropy": STATS}, w_init,
         d_q=d_q, d_kv=d_kv, d_k=d_proj, n=N,
     )  # fmt: skip
     st.caption(t("which_d.cross_caption", n=N, heads=data.WHICH_D_CROSS_HEADS))

@@ -35,6 +35,10 @@ def _bars_and_points(n_heads=5):
             "std": [1.0, 0.354, 8.0],
             "entropy": [3.68, 4.10, 0.58],
             "theory_std": [1.0, 0.3536, 8.0],
+            "opacity": [1.0, 0.45, 0.45],
+            "outline": [2.5, 0.0, 0.0],
+            "top_std": [1.2, 0.4, 8.0],
+            "top_entropy": [3.7, 4.2, 0.6],
         }
     )
     points = pd.DataFrame(
@@ -61,15 +65,15 @@ def test_divisor_bars_std():
     assert spec["description"] == "alt" and spec["title"] == "T"
     # x and y are shared by every mark of the layer
     assert spec["encoding"]["x"]["field"] == "label"
-    assert spec["encoding"]["x"]["sort"] == list(bars.label)
+    assert spec["encoding"]["x"]["sort"] is None  # the bars' rows in their order
     assert spec["encoding"]["y"]["field"] == "std"
     layers = _layers(spec)
     assert [layer["mark"]["type"] for layer in layers] == ["bar", "circle", "text", "tick"]
     bar = layers[0]["encoding"]
-    assert bar["color"]["scale"]["range"] == list(bars.color)
+    # colour, highlight and where a value is printed come from the bars' own columns
+    assert bar["color"] == {"field": "color", "type": "nominal", "scale": None, "legend": None}
     assert bar["opacity"]["field"] == "opacity" and bar["strokeWidth"]["field"] == "outline"
-    rows = next(v for v in spec["datasets"].values() if len(v) == 3)
-    assert [r["opacity"] for r in rows] == [1.0, 0.45, 0.45]  # the selected divisor is opaque
+    assert layers[2]["encoding"]["y"]["field"] == "top_std"
     assert layers[3]["encoding"]["y"]["field"] == "theory_std"
     # every mark says which divisor it is about
     assert [t["title"] for t in bar["tooltip"]] == ["divisor", "logit std"]
@@ -86,14 +90,44 @@ def test_divisor_labels_break_at_their_equals_sign_on_a_narrow_plot():
     bars, points = _bars_and_points()
     spec = story_charts.divisor_bars((points, bars), _text("d", "s"), value="std").to_dict()
     expr = spec["encoding"]["x"]["axis"]["labelExpr"]
-    # three labels of at most 17 columns: one line from 3 × (17 × 7.5 + 8) = 406 px up
-    widest = max(story_charts.text_columns(label) for label in bars.label)
-    assert widest == 17
-    need = 3 * (widest * story_charts.AXIS_PX_PER_COLUMN + story_charts.AXIS_LABEL_GAP_PX)
-    assert expr.startswith(f"width < {round(need)} ? (") and expr.endswith(") : datum.label")
-    assert 'datum.label === "÷√d_k = ÷8" ? ["÷√d_k", "= ÷8"]' in expr
-    assert 'datum.label === "÷√d_model = ÷22.6" ? ["÷√d_model", "= ÷22.6"]' in expr
-    assert "none (÷1)" not in expr  # no " = ": it keeps its one line
+    # three labels of at most 17 columns (a number counted as four): one line from
+    # 3 × (17 × 7.5 + 8) = 406 px up
+    assert story_charts.text_columns("÷√d_model = ÷22.6") == 17
+    need = 3 * (17 * story_charts.AXIS_PX_PER_COLUMN + story_charts.AXIS_LABEL_GAP_PX)
+    cut = "indexof(datum.label, ' = ')"
+    assert expr == (
+        f"width < {round(need)} && {cut} > 0"
+        f" ? [slice(datum.label, 0, {cut}), slice(datum.label, {cut} + 1)] : datum.label"
+    )
+    # the same expression for every value a label prints: one spec serves every d_model
+    other = bars.assign(label=["÷√d_k = ÷1", "÷√d_model = ÷64", "none (÷1)"])
+    again = story_charts.divisor_bars((points, other), _text("d", "s"), value="std").to_dict()
+    assert again["encoding"]["x"]["axis"]["labelExpr"] == expr
+
+
+def test_divisor_bars_spec_does_not_depend_on_the_values():
+    """Drawn with swap_data: bars and dots of other values, other labels, another
+    highlight make the same spec, datasets aside."""
+    bars, points = _bars_and_points()
+    labels = ["÷√d_k = ÷2.83", "÷√d_model = ÷45.3", "none (÷1)"]
+    relabel = dict(zip(bars.label, labels, strict=True))
+    other_bars = bars.assign(
+        label=labels, std=[0.5, 0.1, 3.0], opacity=[0.45, 1.0, 0.45], outline=[0.0, 2.5, 0.0]
+    )
+    other_points = points.assign(label=points.label.map(relabel), std=points["std"] * 3)
+    for options in ({"value": "std"}, {"value": "entropy", "reference_y": 4.0, "theory": False}):
+        specs = [
+            story_charts.divisor_bars(frames, _text(), **options).to_dict()
+            for frames in ((points, bars), (other_points, other_bars))
+        ]
+        for spec in specs:
+            for layer in spec.get("layer", []):
+                layer.pop("data", None)
+                for inner in layer.get("layer", []):
+                    inner.pop("data", None)
+            spec.pop("data", None)
+            spec.pop("datasets", None)
+        assert specs[0] == specs[1]
 
 
 def test_divisor_bars_entropy_with_reference_and_no_theory():
@@ -114,11 +148,15 @@ def test_divisor_bars_entropy_with_reference_and_no_theory():
 
 
 def test_divisor_bars_all_zero_gets_a_unit_axis():
+    """W_q = 0: every logit is 0; the caller asks for the unit axis
+    (:func:`ui.story.answers.flat_logits`)."""
     bars, points = _bars_and_points()
     bars = bars.assign(std=0.0, theory_std=0.0)
     points = points.assign(std=0.0)
-    spec = story_charts.divisor_bars((points, bars), _text(), value="std").to_dict()
+    spec = story_charts.divisor_bars((points, bars), _text(), value="std", unit_y=True).to_dict()
     assert spec["encoding"]["y"]["scale"] == {"domain": [0, 1]}
+    plain = story_charts.divisor_bars((points, bars), _text(), value="std").to_dict()
+    assert plain["encoding"]["y"]["scale"] == {"zero": True}
 
 
 def test_divisor_bars_rejects_too_many_rows():
