@@ -233,22 +233,34 @@ def test_a_bad_example_d_k_warns_and_falls_back():
     assert at.radio(key="example_d_k").value == "4"
 
 
-def _hist_x_scales(at):
-    charts = [c["spec"] for c in chart_data(at)[:2]]  # the two histograms, unscaled first
-    return [c["layer"][0]["encoding"]["x"].get("scale", {}) for c in charts]
+def _hist_x_axes(at) -> list[tuple[float, float] | None]:
+    """The x-range each histogram (unscaled first) runs over exactly, or None where the
+    axis fits its own data (rounded): with one shared axis, an invisible third layer
+    holds the range's two ends as data."""
+    ranges = []
+    for chart in chart_data(at)[:2]:
+        layers = chart["spec"]["layer"]
+        if len(layers) == 2:
+            assert layers[0]["encoding"]["x"]["scale"] == {}
+            ranges.append(None)
+            continue
+        assert layers[0]["encoding"]["x"]["scale"] == {"nice": False}
+        raw = chart["datasets"][layers[2]["data"]["name"]]
+        ends = pa.ipc.open_stream(raw).read_all().column("x").to_pylist()
+        ranges.append(tuple(ends))
+    return ranges
 
 
 def test_the_histograms_share_one_x_axis_by_default():
     """The unscaled histogram's range, for both: the scaled one is visibly narrower."""
     at = run_page("app_pages/variance.py", d_k="256")
-    raw, scaled = _hist_x_scales(at)
-    assert raw["domain"] == scaled["domain"]
-    lo, hi = raw["domain"]
+    raw, scaled = _hist_x_axes(at)
+    assert raw == scaled
+    lo, hi = raw
     # the unscaled q·k at d_k = 256 has std 16: its histogram spans many of them
     assert lo < -40 and hi > 40
     at.radio(key="hist_axes").set_value("own").run()
-    raw, scaled = _hist_x_scales(at)
-    assert "domain" not in raw and "domain" not in scaled
+    assert _hist_x_axes(at) == [None, None]
     assert at.query_params["hist_axes"] in ("own", ["own"])
 
 
@@ -274,5 +286,18 @@ def test_show_me_where_it_breaks():
     assert at.query_params["d_k"] in ("4096", ["4096"])
     metric = {m.label: m.value for m in at.metric}
     assert float(metric["Std of q·k"]) == pytest.approx(64, rel=0.02)
-    raw, scaled = _hist_x_scales(at)
-    assert raw["domain"] == scaled["domain"] and raw["domain"][1] > 200
+    raw, scaled = _hist_x_axes(at)
+    assert raw == scaled and raw[1] > 200
+
+
+@pytest.mark.parametrize("hist_axes", ["shared", "own"])
+def test_a_new_d_k_sends_the_histograms_spec_unchanged(hist_axes):
+    """The histograms are drawn with ``swap_data``: a new d_k sends the same spec, byte for
+    byte (the browser updates their data in place instead of embedding them anew), and
+    new data."""
+    runs = [run_page("app_pages/variance.py", d_k=d, hist_axes=hist_axes) for d in ("64", "100")]
+    first, second = ([c.proto for c in at.get("vega_lite_chart")][:2] for at in runs)
+    for before, after in zip(first, second, strict=True):
+        assert before.spec == after.spec
+        assert [d.name for d in before.datasets] == [d.name for d in after.datasets]
+        assert [d.data.data for d in before.datasets] != [d.data.data for d in after.datasets]

@@ -15,61 +15,65 @@ from ui.common.charts import (
 
 
 def histogram_with_law(
-    df: pd.DataFrame,
+    frames: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame],
     text: ChartText,
     *,
     color: str = COLORS["sqrt"],
-    x_domain: tuple[float, float] | None = None,
+    shared_axis: bool = False,
 ) -> alt.LayerChart:
     """Histogram bars with the exact law and its Gaussian limit drawn over them.
 
+    It draws its frames as they are and derives nothing from their values (one spec
+    serves every d_k: ``workshop.chart(..., swap_data=True)``).
+
     Parameters
     ----------
-    df : DataFrame
-        One row per bin: ``x0``, ``x1`` (bin edges), ``x`` (centre), ``density``
-        (empirical), ``exact`` (exact law), ``gauss`` (Gaussian limit).
+    frames : (DataFrame, DataFrame, DataFrame)
+        From :func:`ui.variance.data.histogram_frames`: the bins, one row per bin:
+        ``x0``, ``x1`` (bin edges), ``x`` (centre), ``density`` (empirical), ``exact``
+        (exact law), ``gauss`` (Gaussian limit); the laws, one row per (law, bin):
+        ``x``, ``law`` (its legend label), ``y``; and the x-axis ends, two rows of ``x``.
     text : ChartText
         ``title``, ``x``, ``y``, ``alt``; ``law_exact`` and ``law_gauss``: the legend
         labels of the exact law and of the Gaussian limit; ``tips.law``: the curves'
         legend field.
     color : str
         Bar colour.
-    x_domain : (lo, hi), optional
-        The x-axis range, to draw two histograms on one axis (the unscaled one's range);
-        None: the data's own range.
+    shared_axis : bool
+        The x-axis runs exactly over the ends (two histograms on one axis: the unscaled
+        one's range); False: over the data, rounded.
     """
-    check_rows(df)
+    hist, laws, ends = frames
+    check_rows(hist)
+    check_rows(laws)
     x_title, y_title, tips = text.x, text.y, text.tips
-    law_labels = (text["law_exact"], text["law_gauss"])
-    x_scale = alt.Scale() if x_domain is None else alt.Scale(domain=list(x_domain), nice=False)
-    base = alt.Chart(df)
+    law_labels = [text["law_exact"], text["law_gauss"]]
+    x_scale = alt.Scale(nice=False) if shared_axis else alt.Scale()
     tooltip = [
         alt.Tooltip("x:Q", title=x_title, format=".3g"),
         alt.Tooltip("density:Q", title=y_title, format=".4g"),
         alt.Tooltip("exact:Q", title=law_labels[0], format=".4g"),
     ]
     # rectangles from 0 to the density over [x0, x1] (a bar with x2 would be horizontal)
-    bars = base.mark_rect(opacity=0.55, color=color).encode(
-        x=alt.X("x0:Q", title=x_title, scale=x_scale),
-        x2=alt.X2("x1:Q"),
-        y=alt.Y("density:Q", title=y_title),
-        y2=alt.Y2(datum=0),
-        tooltip=tooltip,
+    bars = (
+        alt.Chart(hist)
+        .mark_rect(opacity=0.55, color=color)
+        .encode(
+            x=alt.X("x0:Q", title=x_title, scale=x_scale),
+            x2=alt.X2("x1:Q"),
+            y=alt.Y("density:Q", title=y_title),
+            y2=alt.Y2(datum=0),
+            tooltip=tooltip,
+        )
     )
-    long = df.melt(id_vars=["x"], value_vars=["exact", "gauss"], var_name="law", value_name="y")
-    names = dict(zip(("exact", "gauss"), law_labels, strict=True))
-    long["law"] = long["law"].map(names)
     lines = (
-        alt.Chart(long)
+        alt.Chart(laws)
         .mark_line(strokeWidth=2, color=COLORS["theory"])
         .encode(
             x=alt.X("x:Q"),
             y=alt.Y("y:Q"),
             strokeDash=alt.StrokeDash(
-                "law:N",
-                title=None,
-                sort=list(names.values()),
-                legend=legend_below(list(names.values())),
+                "law:N", title=None, sort=law_labels, legend=legend_below(law_labels)
             ),
             tooltip=[
                 alt.Tooltip("law:N", title=tips["law"]),
@@ -78,8 +82,11 @@ def histogram_with_law(
             ],
         )
     )
+    layers = [bars, lines]
+    if shared_axis:  # the axis's ends as data: an invisible rule at each
+        layers.append(alt.Chart(ends).mark_rule(opacity=0, aria=False, tooltip=False).encode(x=alt.X("x:Q")))
     return alt.layer(
-        bars, lines, title=chart_title(text.title), description=text.description, height=300
+        *layers, title=chart_title(text.title), description=text.description, height=300
     )
 
 

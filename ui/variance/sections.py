@@ -111,31 +111,28 @@ def histograms(v: View, revealed: bool) -> None:
 def histogram_pair(v: View) -> None:
     """The two histograms and their x-axis choice (``hist_axes``, read by this panel only:
     a fragment, so moving it reruns the panel, not the page)."""
-    d_k = v.d_k
-    stats = data.score_stats(*v.samples)
-    std_theory = math.sqrt(dot_product_variance(d_k, v.sigma_q, v.sigma_k))
     axes = controls.choice(
         "hist_axes",
         t("variance.hist_axes"),
         labels=[t(f"variance.hist_axes_{a}") for a in HIST_AXES],
     )
     # one x-axis (the unscaled histogram's range, the wider one) unless asked otherwise
-    shared = (stats["x_lo"], stats["x_hi"]) if axes == "shared" else None
+    shared = axes == "shared"
     left, right = st.columns(2)
-    with left:
-        workshop.chart(
-            "variance.hist_raw", charts.histogram_with_law,
-            partial(data.histogram, *v.samples, False),
-            options={"color": COLORS["unscaled"], "x_domain": shared},
-            source=[dot_products, variance_core.expected_density],
-            d_k=d_k, std=f"{std_theory:.3g}",
-        )  # fmt: skip
-    with right:
-        workshop.chart(
-            "variance.hist_scaled", charts.histogram_with_law,
-            partial(data.histogram, *v.samples, True),
-            options={"x_domain": shared}, d_k=d_k, std=f"{v.c:.3g}",
-        )  # fmt: skip
+    # the charts' words name no d_k: one spec serves every d_k, and only the data moves
+    for col, key, scaled, options, values in (
+        (left, "variance.hist_raw", False, {"color": COLORS["unscaled"]}, {}),
+        (right, "variance.hist_scaled", True, {}, {"std": f"{v.c:.3g}"}),
+    ):
+        laws = (t(f"{key}.law_exact"), t(f"{key}.law_gauss"))
+        with col:
+            workshop.chart(
+                key, charts.histogram_with_law,
+                partial(data.histogram_frames, *v.samples, scaled, laws, shared),
+                options={**options, "shared_axis": shared}, swap_data=True,
+                source=None if scaled else [dot_products, variance_core.expected_density],
+                **values,
+            )  # fmt: skip
     st.caption(t("variance.hist_caption", uniform_max=variance_core.UNIFORM_EXACT_MAX_D))
     st.caption(t(f"variance.hist_axes_note_{axes}"))
 

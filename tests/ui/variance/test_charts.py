@@ -29,6 +29,15 @@ def _hist_frame(n=60):
     )
 
 
+def _hist_frames(n=60, scale=1.0):
+    """The three frames of a histogram chart, as data.histogram_frames makes them."""
+    hist = _hist_frame(n)
+    hist[["x0", "x1", "x"]] *= scale
+    long = hist.melt(id_vars=["x"], value_vars=["exact", "gauss"], var_name="law", value_name="y")
+    ends = pd.DataFrame({"x": [-4.0 * scale, 4.0 * scale]})
+    return hist, long, ends
+
+
 def _layers(spec):
     return spec.get("layer", [spec])
 
@@ -38,10 +47,10 @@ def _datasets(spec):
 
 
 def test_histogram_with_law():
-    chart = charts.histogram_with_law(_hist_frame(), HIST_TEXT)
+    chart = charts.histogram_with_law(_hist_frames(), HIST_TEXT)
     spec = chart.to_dict()
     assert spec["description"] == "alt"
-    bars, lines = _layers(spec)
+    bars, lines = _layers(spec)  # no shared axis: no ends drawn
     assert bars["mark"]["type"] == "rect"
     assert bars["encoding"]["y2"] == {"datum": 0}
     assert bars["encoding"]["x"]["field"] == "x0" and bars["encoding"]["x2"]["field"] == "x1"
@@ -51,6 +60,44 @@ def test_histogram_with_law():
     assert lines["encoding"]["strokeDash"]["sort"] == ["exact", "gauss"]
     sizes = sorted(len(v) for v in _datasets(spec).values())
     assert sizes == [60, 120]  # 60 bins; 2 laws × 60 points
+    assert bars["encoding"]["x"]["scale"] == {}
+
+
+def test_histogram_on_a_shared_axis_runs_over_the_ends():
+    spec = charts.histogram_with_law(_hist_frames(), HIST_TEXT, shared_axis=True).to_dict()
+    bars, _, ends = _layers(spec)
+    assert bars["encoding"]["x"]["scale"] == {"nice": False}
+    assert ends["mark"] == {"type": "rule", "opacity": 0, "aria": False, "tooltip": False}
+    assert ends["encoding"] == {"x": {"field": "x", "type": "quantitative"}}
+    assert sorted(len(v) for v in _datasets(spec).values()) == [2, 60, 120]
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_histogram_spec_does_not_depend_on_the_values(shared):
+    """Drawn with swap_data: other bins, laws and ends make the same spec, data aside."""
+    made = [
+        charts.histogram_with_law(frames, HIST_TEXT, shared_axis=shared).to_dict()
+        for frames in (_hist_frames(), _hist_frames(40, scale=7.5))
+    ]
+    for spec in made:
+        spec.pop("datasets")
+        for layer in spec["layer"]:
+            layer.pop("data")
+    assert made[0] == made[1]
+
+
+def test_histogram_frames_are_the_bins_the_laws_and_the_ends():
+    args = (64, 10_000, "normal", 1.0, 1.0, 0)
+    stats = data.score_stats(*args)
+    for scaled in (False, True):
+        hist, long, ends = data.histogram_frames(*args, scaled, ("E", "G"), True)
+        assert hist.equals(data.histogram(*args, scaled))
+        assert long.law.tolist() == ["E"] * len(hist) + ["G"] * len(hist)
+        assert long.y.tolist() == hist.exact.tolist() + hist.gauss.tolist()
+        assert ends.x.tolist() == [stats["x_lo"], stats["x_hi"]]  # the unscaled one's edges
+    _, _, own = data.histogram_frames(*args, True, ("E", "G"), False)
+    scaled = data.histogram(*args, True)
+    assert own.x.tolist() == [scaled.x0.min(), scaled.x1.max()]
 
 
 def test_variance_sweep_chart():
@@ -125,12 +172,12 @@ def test_running_sums_and_terms():
 def test_builders_reject_too_many_rows():
     big = _hist_frame(common_charts.MAX_ROWS + 1)
     with pytest.raises(ValueError, match="at most 5000 rows"):
-        charts.histogram_with_law(big, HIST_TEXT)
+        charts.histogram_with_law((big, big, big), HIST_TEXT)
 
 
 def test_builders_do_not_configure():
     """Builders return layerable charts: no top-level config (it blocks alt.layer)."""
-    chart = charts.histogram_with_law(_hist_frame(), HIST_TEXT)
+    chart = charts.histogram_with_law(_hist_frames(), HIST_TEXT)
     assert isinstance(chart, alt.LayerChart)
     assert "config" not in chart.to_dict() or set(chart.to_dict()["config"]) <= {"view"}
 
