@@ -84,7 +84,9 @@ def histogram_with_law(
     )
     layers = [bars, lines]
     if shared_axis:  # the axis's ends as data: an invisible rule at each
-        layers.append(alt.Chart(ends).mark_rule(opacity=0, aria=False, tooltip=False).encode(x=alt.X("x:Q")))
+        layers.append(
+            alt.Chart(ends).mark_rule(opacity=0, aria=False, tooltip=False).encode(x=alt.X("x:Q"))
+        )
     return alt.layer(
         *layers, title=chart_title(text.title), description=text.description, height=300
     )
