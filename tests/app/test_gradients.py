@@ -376,7 +376,9 @@ def test_query_gradient_question_answer_follows_the_measurement(d_k, answer):
 
 
 def _cards(at) -> list[str]:
-    return [m.value for m in at.markdown if m.value.startswith(":material/check_circle:")]
+    """What each misconception card says the numbers show (its second paragraph)."""
+    mark = "\n\n:material/check_circle:"
+    return [mark[2:] + m.value.split(mark)[1] for m in at.markdown if mark in m.value]
 
 
 def _myth(at) -> str:

@@ -248,8 +248,12 @@ def terms() -> None:
     if not names:
         return
     with st.popover(t("glossary.terms_label"), icon=":material/menu_book:"):
-        for name in names:
-            st.markdown(f"**{t(f'glossary.{name}.name')}**: {t(f'glossary.{name}.text')}")
+        # one element, a paragraph a term: every element is a message on every rerun
+        st.markdown(
+            "\n\n".join(
+                f"**{t(f'glossary.{name}.name')}**: {t(f'glossary.{name}.text')}" for name in names
+            )
+        )
         st.page_link("app_pages/glossary.py", label=t("glossary.all_terms"))
 
 
@@ -450,12 +454,13 @@ def myth(claim: str, reality: str, *, source: str | None = None) -> None:
     course) the card quotes the claim and names it; a claim no source can be named for
     is asked as a question instead (``source=None``).
     """
-    with st.container(border=True):
-        if source is None:
-            st.markdown(f":material/help: **{t('workshop.myth_question')}** {claim}")
-        else:
-            st.markdown(f":material/report: **{t('workshop.myth')}** {claim} ({source})")
-        st.markdown(f":material/check_circle: **{t('workshop.reality')}** {reality}")
+    if source is None:
+        asked = f":material/help: **{t('workshop.myth_question')}** {claim}"
+    else:
+        asked = f":material/report: **{t('workshop.myth')}** {claim} ({source})"
+    answered = f":material/check_circle: **{t('workshop.reality')}** {reality}"
+    # one element, two paragraphs: every element is a message on every rerun
+    st.container(border=True).markdown(f"{asked}\n\n{answered}")
 
 
 # --- panels that rerun on their own ------------------------------------------------
