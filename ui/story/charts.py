@@ -285,18 +285,28 @@ AXIS_PX_PER_COLUMN = 7.5
 AXIS_LABEL_GAP_PX = 8
 
 
+#: Where a divisor label breaks on a narrow plot, in order: before its `` = `` (``÷√d_q``
+#: over ``= ÷22.6``), before its bracket (``none`` over ``(÷1)``, ``不除`` over ``（÷1）``).
+LABEL_BREAKS = (" = ", " (", "（")
+
+
 def _two_line_labels(labels: list[str]) -> str:
-    """An axis ``labelExpr`` that breaks each divisor label at its `` = `` (``÷√d_q`` over
-    ``= ÷22.6``) when the plot is too narrow for every label on one line: Vega would
-    otherwise drop the labels that overlap (a half-width chart beside the open sidebar).
+    """An axis ``labelExpr`` that breaks each divisor label in two (:data:`LABEL_BREAKS`)
+    when the plot is too narrow for every label on one line: the first lines are then
+    short enough to sit side by side (a half-width chart beside the open sidebar; the
+    axis draws every label, none dropped as overlapping).
 
     The same for every value a label prints (its numbers count as four columns, the most
     a divisor of three significant digits takes), so that one spec serves every input."""
     widest = max(text_columns(re.sub(r"\d+(?:\.\d+)?", "00.0", label)) for label in labels)
     need = round(len(labels) * (widest * AXIS_PX_PER_COLUMN + AXIS_LABEL_GAP_PX))
-    cut = "indexof(datum.label, ' = ')"
-    lines = f"[slice(datum.label, 0, {cut}), slice(datum.label, {cut} + 1)]"
-    return f"width < {need} && {cut} > 0 ? {lines} : datum.label"
+    expr = "datum.label"
+    for mark in reversed(LABEL_BREAKS):
+        cut = f"indexof(datum.label, '{mark}')"
+        skip = 1 if mark.startswith(" ") else 0  # the space goes with the break
+        lines = f"[slice(datum.label, 0, {cut}), slice(datum.label, {cut} + {skip})]"
+        expr = f"{cut} > 0 ? {lines} : {expr}"
+    return f"width < {need} ? ({expr}) : datum.label"
 
 
 def divisor_bars(
@@ -356,7 +366,10 @@ def divisor_bars(
         title=x_title,
         sort=None,
         axis=alt.Axis(
-            labelAngle=0, labelLimit=220, labelExpr=_two_line_labels(list(bars["label"]))
+            labelAngle=0,
+            labelLimit=220,
+            labelOverlap=False,
+            labelExpr=_two_line_labels(list(bars["label"])),
         ),
     )
     y_scale = alt.Scale(domain=[0, 1]) if unit_y else alt.Scale(zero=True)
