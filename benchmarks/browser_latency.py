@@ -20,8 +20,9 @@ Playwright.
   short path's charts follow the control); a page whose main control sits under "Go
   deeper" (real-models' ``head``) is then measured with it open, and its row says so.
   Counted: the charts a change redrew (of those on the page: a chart whose spec and data
-  did not change should not redraw) and the websocket messages the page
-  sent per change. Budget: the page's median ≤ :data:`BUDGET_RATIO` × the minimal page's
+  did not change should not redraw), the websocket messages the page
+  sent per change, and the messages it received before the last redraw (a rerun streams
+  one per element it draws) with the time the last of them arrived. Budget: the page's median ≤ :data:`BUDGET_RATIO` × the minimal page's
   median measured alternately with it.
 * **Cold first visit.** ``--visits`` times each: a freshly started server, the first
   visit to ``/variance?deeper=true`` (the minimal page's ``/``) until its first chart is drawn.
@@ -200,11 +201,28 @@ LATENCY_JS = """
 """
 
 
+#: Installed before the app's scripts: the time each websocket message from the server
+#: arrives, on the page's clock (a rerun streams one message per element it draws).
+RECEIVED_JS = """
+(() => {
+  window.__received = [];
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => window.__received.push(performance.now()));
+    }
+  };
+})();
+"""
+
+
 def _open(browser, url: str):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.add_init_script(RUN_OBSERVER_JS)
     page.add_init_script(LATENCY_JS)
     page.add_init_script(SENT_JS)
+    page.add_init_script(RECEIVED_JS)
     page.goto(url)
     _wait_idle(page)
     # a fresh server's first visit can finish a run before the page has drawn its question
@@ -221,14 +239,16 @@ def _open(browser, url: str):
     return page
 
 
-def _timed(page, act) -> tuple[float, int, tuple[int, int]]:
+def _timed(page, act) -> tuple[float, int, tuple[int, int], tuple[int, float]]:
     """Milliseconds from the key ``act`` presses to the last chart redraw of the rerun
-    it starts (on the page's clock), the websocket messages the page sent meanwhile, and
-    (charts redrawn, charts on the page)."""
-    finished, draws, sent = page.evaluate(
+    it starts (on the page's clock), the websocket messages the page sent meanwhile,
+    (charts redrawn, charts on the page) and (messages received, milliseconds from the
+    key to the last of them)."""
+    finished, draws, sent, received = page.evaluate(
         """() => {
             window.__latency.redrawn = new Set();
-            return [window.__e2e.finished, window.__latency.draws, window.__sent.length];
+            return [window.__e2e.finished, window.__latency.draws, window.__sent.length,
+                    window.__received.length];
         }"""
     )
     act()
@@ -243,12 +263,20 @@ def _timed(page, act) -> tuple[float, int, tuple[int, int]]:
         polling=POLL_MS,
         timeout=30_000,
     )
-    lat, now_sent, redrawn, charts = page.evaluate(
+    lat, now_sent, redrawn, charts, arrived = page.evaluate(
         """(sel) => [window.__latency, window.__sent.length, window.__latency.redrawn.size,
-                     document.querySelectorAll(sel).length]""",
+                     document.querySelectorAll(sel).length, window.__received]""",
         CHART_SELECTOR,
     )
-    return lat["lastDraw"] - lat["press"], now_sent - sent, (redrawn, charts)
+    press = lat["press"]
+    streamed = [t for t in arrived[received:] if t <= lat["lastDraw"]]
+    last_message = (max(streamed) - press) if streamed else float("nan")
+    return (
+        lat["lastDraw"] - press,
+        now_sent - sent,
+        (redrawn, charts),
+        (len(streamed), last_message),
+    )
 
 
 def _type(page, key: str, value) -> None:
@@ -377,13 +405,14 @@ def main(argv: list[str] | None = None) -> int:
             for bench, query in benches:
                 page = _open(browser, f"{app_url}/{bench.page}?{query}")
                 values = itertools.cycle(bench.fresh[: args.changes] or bench.seen)
-                mine, theirs, sent, redrawn = [], [], [], []
+                mine, theirs, sent, redrawn, streams = [], [], [], [], []
                 for _ in range(args.changes):
                     typed = functools.partial(_type, page, bench.key, next(values))
-                    ms, frames, charts = _timed(page, typed)
+                    ms, frames, charts, stream = _timed(page, typed)
                     mine.append(ms)
                     sent.append(frames)
                     redrawn.append(charts)
+                    streams.append(stream)
                     points = 51 + next(step) % 400  # the one-chart page's input: 51, 52, …
                     theirs.append(
                         _timed(minimal, functools.partial(_type, minimal, "n", points))[0]
@@ -394,9 +423,15 @@ def main(argv: list[str] | None = None) -> int:
                 where = "" if query == SHORT_QUERY or not args.short else " (Go deeper open)"
                 # the most charts one change redrew, of those on the page then
                 most = max(redrawn)
-                rows.append(
-                    (bench.page, bench.key, median, max(mine), base, passed, max(sent), most, where)
+                # the rerun's stream: messages received, and when the last one came
+                stream = (
+                    statistics.median(n for n, _ in streams),
+                    statistics.median(t for _, t in streams),
                 )
+                rows.append(
+                    (bench.page, bench.key, median, max(mine), base, passed, max(sent), most,
+                     stream, where)
+                )  # fmt: skip
                 page.close()
         if args.visits:
             # /variance opens on its question; its charts follow under "Go deeper"
@@ -410,12 +445,16 @@ def main(argv: list[str] | None = None) -> int:
         + (" (short path: Go deeper closed, reveal=1)" if args.short else "")
     )
     header = f"{'page':<12}{'control':<9}{'median ms':>10}{'max ms':>8}{'one-chart ms':>13}"
-    print(header + f"{'ratio':>7}  budget  messages  charts redrawn (most per change)")
-    for page_name, key, median, worst, base, passed, sent, (drawn, charts), where in rows:
+    print(
+        header + f"{'ratio':>7}  budget  messages  charts redrawn (most per change)"
+        "  received (last at ms)"
+    )
+    for row in rows:
+        page_name, key, median, worst, base, passed, sent, (drawn, charts), stream, where = row
         print(
             f"{page_name:<12}{key:<9}{median:10.0f}{worst:8.0f}{base:13.0f}"
             f"{median / base:7.2f}  {'pass' if passed else 'FAIL'}  {sent:8d}  "
-            f"{drawn} of {charts}{where}"
+            f"{drawn} of {charts:<29} {stream[0]:4.0f} ({stream[1]:.0f}){where}"
         )
     for path, key, median, worst, during, after in drags:
         passed = median <= DRAG_BUDGET_MS and during == 0 and after <= 1
