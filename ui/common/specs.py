@@ -270,9 +270,9 @@ def drawn(
 
     ``swap_data``: the builder draws the frames ``frame()`` makes as they are and derives
     nothing from their values (its spec is the same for every input of the frame
-    function: tests/ui/common/test_workshop_charts.py checks each such chart). Its spec is
-    then finished once per chart, words and options, and the frames join it as datasets
-    (:func:`chart_data`).
+    function: each such builder has a test that two inputs give one spec, and its page a
+    test that a new value sends the same spec). Its spec is then finished once per chart,
+    words and options, and the frames join it as datasets (:func:`chart_data`).
 
     Raises
     ------
