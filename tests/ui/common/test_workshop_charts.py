@@ -177,6 +177,27 @@ def test_frames_become_named_datasets():
     assert drawn["datasets"][MARKER_DATASET].to_pydict() == {"d": [64]}
 
 
+def test_placed_frames_are_named_by_their_place_and_left_to_the_drawing():
+    """A swap_data chart: the frames the frame function made are named data-<i> and left
+    out of the spec (they travel beside it); a constant the builder makes stays in it."""
+    first = pd.DataFrame({"d": [1, 2], "v": [3.0, 4.0]})
+    second = pd.DataFrame({"d": [5], "v": [6.0]})
+    constant = pd.DataFrame({"y": [0.5]})
+    chart = alt.layer(
+        alt.Chart(second).mark_point().encode(x=alt.X("d:Q"), y=alt.Y("v:Q")),
+        alt.Chart(first).mark_line().encode(x=alt.X("d:Q"), y=alt.Y("v:Q")),
+        alt.Chart(constant).mark_rule().encode(y=alt.Y("y:Q")),
+    )
+    spec = specs.vega_lite(chart, placed=(first, second))
+    names = [layer["data"]["name"] for layer in spec["layer"]]
+    assert names[:2] == ["data-1", "data-0"]
+    assert list(spec["datasets"]) == [names[2]]  # the constant only
+    assert spec["datasets"][names[2]].to_pandas().equals(constant)
+    made = specs.frame_datasets((first, second))
+    assert list(made) == ["data-0", "data-1"] and made["data-1"].to_pandas().equals(second)
+    assert list(specs.frame_datasets(first)) == ["data-0"]  # one frame, not a tuple
+
+
 # --- the d_k marker: one cached spec serves every d_k ----------------------------------------
 #: Pages whose d_k any integer can take (the training lab moves it to a power of two).
 MARKED_PAGES = [
