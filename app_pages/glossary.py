@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from ui.common.glossary import TERMS
+from ui.common.glossary import TERMS, definition
 from ui.common.i18n import t
 
 st.title(t("glossary.title"))
 st.markdown(t("glossary.lead"))
 for term in sorted(TERMS, key=lambda name: t(f"glossary.{name}.name").casefold()):
-    st.markdown(f"**{t(f'glossary.{term}.name')}**: {t(f'glossary.{term}.text')}")
+    st.markdown(definition(term))
 st.caption(t("glossary.source"))

@@ -24,7 +24,9 @@ PAGE_SPECS = {p.url_path or "home": p for p in PAGES if p.name != "glossary"}
 def definition(term: str, lang: str) -> str:
     """A term's line in "Terms on this page"."""
     cat = i18n.catalog(lang)
-    return f"**{cat[f'glossary.{term}.name']}**: {cat[f'glossary.{term}.text']}"
+    return cat["glossary.line"].format(
+        name=cat[f"glossary.{term}.name"], text=cat[f"glossary.{term}.text"]
+    )
 
 
 def paragraphs(run) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ui.common.i18n import CATALOGS, DEFAULT_LANGUAGE
+from ui.common.i18n import CATALOGS, DEFAULT_LANGUAGE, t
 
 #: Every term of the glossary, in the order the glossary page lists them.
 TERMS: tuple[str, ...] = tuple(
@@ -43,3 +43,9 @@ def _patterns(lang: str) -> dict[str, re.Pattern]:
 def terms_in(text: str, lang: str) -> set[str]:
     """The glossary terms whose forms occur in ``text`` (written in ``lang``)."""
     return {term for term, pattern in _patterns(lang).items() if pattern.search(text)}
+
+
+def definition(term: str) -> str:
+    """``term``'s line in the current language: its name in bold, then its definition
+    (``glossary.line``: a full-width colon in Chinese)."""
+    return t("glossary.line", name=t(f"glossary.{term}.name"), text=t(f"glossary.{term}.text"))

@@ -21,7 +21,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ui.common import controls, room, share, specs, turns
+from ui.common import controls, glossary, room, share, specs, turns
 from ui.common.i18n import chart_text, t
 
 _HERE = Path(__file__).parent
@@ -249,11 +249,7 @@ def terms() -> None:
         return
     with st.popover(t("glossary.terms_label"), icon=":material/menu_book:"):
         # one element, a paragraph a term: every element is a message on every rerun
-        st.markdown(
-            "\n\n".join(
-                f"**{t(f'glossary.{name}.name')}**: {t(f'glossary.{name}.text')}" for name in names
-            )
-        )
+        st.markdown("\n\n".join(glossary.definition(name) for name in names))
         st.page_link("app_pages/glossary.py", label=t("glossary.all_terms"))
 
 
