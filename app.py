@@ -44,8 +44,8 @@ def main() -> None:
         ]
     )
     current = by_url(navigation.url_path)
-    controls.start_run(current)  # the URL read against the page's table, before any element
     try:
+        controls.start_run(current)  # the URL read against the page's table, before any element
         st.html(workshop.LAYOUT_CSS)  # formulas and tables scroll in a box
         with st.sidebar:
             controls.choice("lang", t("app.language"), captions=list(LANGUAGES.values()))

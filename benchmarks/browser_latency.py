@@ -242,8 +242,8 @@ def _open(browser, url: str):
 def _timed(page, act) -> tuple[float, int, tuple[int, int], tuple[int, float]]:
     """Milliseconds from the key ``act`` presses to the last chart redraw of the rerun
     it starts (on the page's clock), the websocket messages the page sent meanwhile,
-    (charts redrawn, charts on the page) and (messages received, milliseconds from the
-    key to the last of them)."""
+    (charts redrawn, charts on the page) and (messages received before the last redraw,
+    milliseconds from the key to the last of them; NaN if none came)."""
     finished, draws, sent, received = page.evaluate(
         """() => {
             window.__latency.redrawn = new Set();
@@ -264,12 +264,15 @@ def _timed(page, act) -> tuple[float, int, tuple[int, int], tuple[int, float]]:
         timeout=30_000,
     )
     lat, now_sent, redrawn, charts, arrived = page.evaluate(
-        """(sel) => [window.__latency, window.__sent.length, window.__latency.redrawn.size,
-                     document.querySelectorAll(sel).length, window.__received]""",
-        CHART_SELECTOR,
+        """([sel, from]) => [window.__latency, window.__sent.length,
+                             window.__latency.redrawn.size,
+                             document.querySelectorAll(sel).length,
+                             window.__received.slice(from)]""",
+        [CHART_SELECTOR, received],
     )
     press = lat["press"]
-    streamed = [t for t in arrived[received:] if t <= lat["lastDraw"]]
+    # the rerun's messages: those that came before its last redraw
+    streamed = [t for t in arrived if t <= lat["lastDraw"]]
     last_message = (max(streamed) - press) if streamed else float("nan")
     return (
         lat["lastDraw"] - press,
@@ -424,9 +427,10 @@ def main(argv: list[str] | None = None) -> int:
                 # the most charts one change redrew, of those on the page then
                 most = max(redrawn)
                 # the rerun's stream: messages received, and when the last one came
+                times = [t for _, t in streams if t == t]  # none streamed: NaN, left out
                 stream = (
                     statistics.median(n for n, _ in streams),
-                    statistics.median(t for _, t in streams),
+                    statistics.median(times) if times else float("nan"),
                 )
                 rows.append(
                     (bench.page, bench.key, median, max(mine), base, passed, max(sent), most,

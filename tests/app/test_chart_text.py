@@ -315,6 +315,20 @@ def test_every_tooltip_is_titled_and_formatted(url_path, lang, params):
 
 
 @pytest.mark.parametrize(("url_path", "lang", "params"), STATES)
+def test_every_dataset_sent_is_named_by_its_chart(url_path, lang, params):
+    """The browser refuses a dataset its chart does not name: a swap of data in place
+    (``swap_data``, the d_k marker) would then stop at it and draw nothing new."""
+    run = page_run(url_path, lang, **state(url_path, params))
+    problems = [
+        f"chart {i}: dataset {ds.name} is not in its spec"
+        for i, proto in enumerate(run.charts)
+        for ds in proto.datasets
+        if json.dumps(ds.name) not in proto.spec
+    ]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(("url_path", "lang", "params"), STATES)
 def test_heatmaps_draw_no_grid_over_their_cells(url_path, lang, params):
     charts, _ = page(url_path, lang, **state(url_path, params))
     problems = []

@@ -417,6 +417,7 @@ def test_every_chart_offers_its_data():
         "mean_std",
         "mean_entropy",
         "theory_std",
+        "rank",
     ]
 
 

@@ -99,3 +99,28 @@ def test_which_d_csv_download_matches_the_chart(app):
     metric = app.page.locator("[data-testid='stMetricValue']").first.inner_text()
     assert float(metric) == pytest.approx(means.iloc[0], rel=1e-3)
     app.assert_healthy()
+
+
+def test_a_new_d_model_keeps_the_bars_in_their_order(app):
+    """The per-head charts take a new d_model's data in place (``swap_data``): the bars
+    keep their order, ÷√d_k first, and their labels name the new divisors."""
+    app.open("which-d", "reveal=1&n_heads=8")
+    app.assert_charts_drawn(2, min_px=50, timeout_ms=10_000)
+    axis = app.page.locator(f"{CHARTS} [aria-roledescription='axis'][aria-label^='X-axis']")
+
+    def divisors() -> list[str]:
+        # Vega's description of a discrete axis lists its values in the axis's order
+        return [a.split(": ", 1)[1] for a in axis.evaluate_all("els => els.map(e => e.ariaLabel)")]
+
+    assert divisors() == ["÷√dₖ = ÷8, ÷√d_model = ÷22.6, none (÷1)"] * 2
+    box = app.widget("d_model").locator("input")
+
+    def type_value():
+        box.fill("768")
+        box.press("Enter")
+
+    before, after = app.interact(type_value)
+    assert before != after, "no chart changed after a new d_model"
+    expect(axis.first).to_have_attribute("aria-label", re.compile("÷9.8"), timeout=10_000)
+    assert divisors() == ["÷√dₖ = ÷9.8, ÷√d_model = ÷27.7, none (÷1)"] * 2
+    app.assert_healthy()

@@ -56,8 +56,9 @@ def catalog(lang: str) -> dict[str, str]:
 
 
 #: The language of the complete run in progress (:func:`set_run_language`), None outside
-#: one (a fragment's own rerun reads session state). A context variable: every script run
-#: has its own thread, so sessions never see each other's.
+#: one (a fragment's own rerun reads session state). A context variable, so it is the
+#: script thread's own: a session's runs take place on its script thread, never another
+#: session's, and the end of every complete run clears it.
 _RUN_LANGUAGE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "run_language", default=None
 )

@@ -158,12 +158,15 @@ def vega_lite(
     out of ``datasets`` (:func:`frame_datasets` makes them). Not validated: tests/ui
     validates every builder's chart."""
     datasets: dict[str, pd.DataFrame] = {}
-    transformer = (
-        alt.data_transformers.enable("named_frames", datasets=datasets)
-        if placed is None
-        else alt.data_transformers.enable("placed_frames", datasets=datasets, frames=placed)
-    )
-    with _CONVERTING, alt.theme.enable(theme), transformer:
+    # enable() switches Altair at once, not on entering: only under the lock
+    options = {"datasets": datasets} if placed is None else {"datasets": datasets, "frames": placed}
+    with (
+        _CONVERTING,
+        alt.theme.enable(theme),
+        alt.data_transformers.enable(
+            "named_frames" if placed is None else "placed_frames", **options
+        ),
+    ):
         spec = chart.to_dict(validate=False)
     if datasets:
         spec["datasets"] = {**spec.get("datasets", {}), **datasets}

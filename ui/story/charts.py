@@ -321,15 +321,18 @@ def divisor_bars(
 ) -> alt.LayerChart:
     """One bar per divisor (mean over heads), each head as a dot, theory as a black tick.
 
-    It draws its frames as they are and derives nothing from their values (one spec
-    serves every input: ``workshop.chart(..., swap_data=True)``).
+    It draws its frames as they are: the order, colours, highlight and value positions
+    come from their columns, and the axis's line breaks from the shape of the labels (a
+    number counted as four columns, :func:`_two_line_labels`), so one spec serves every
+    input (``workshop.chart(..., swap_data=True)``).
 
     Parameters
     ----------
     frames : (DataFrame, DataFrame)
-        ``points``, one row per (divisor, head): ``label``, ``head`` and the column
-        ``value`` (first: the chart's CSV); and ``bars``, one row per divisor, in
-        display order (:func:`ui.story.data.divisor_frames`): ``label`` (axis text),
+        ``points``, one row per (divisor, head): ``label``, ``head``, the column
+        ``value`` and ``rank`` (its bar's place; first: the chart's CSV); and ``bars``,
+        one row per divisor (:func:`ui.story.data.divisor_frames`): ``rank`` (its place
+        from the left), ``label`` (axis text),
         ``color`` (hex), ``opacity`` and ``outline`` (the highlighted bar), the column
         ``value``, ``top_<value>`` (where its value is printed) and, with ``theory``,
         ``theory_std``.
@@ -359,12 +362,13 @@ def divisor_bars(
     head_title = tips["head"]
     check_rows(bars)
     check_rows(points)
-    # the bars in the order of their rows (the points' labels are the same ones)
+    # in the order of their rank: with no sort, Vega keeps the order labels first came
+    # in, and a label that changes as the data is swapped in place goes last
     x = alt.X(
         field="label",
         type="nominal",
         title=x_title,
-        sort=None,
+        sort=alt.EncodingSortField(field="rank", op="min"),
         axis=alt.Axis(
             labelAngle=0,
             labelLimit=220,

@@ -359,14 +359,16 @@ def divisor_frames(
 
     Returns
     -------
-    bars : DataFrame with ``label``, ``color``, ``selected``, ``std``, ``entropy``,
+    bars : DataFrame with ``rank`` (0, 1, …: the display order), ``label``, ``color``,
+        ``selected``, ``std``, ``entropy``,
         ``max_weight``, ``theory_std``; as the charts draw them, ``opacity`` and
         ``outline`` (the highlighted bar opaque, with an outline) and ``top_std``,
         ``top_entropy``: the highest of the bar, its heads' dots and (std) its theory
         tick, where a bar's value is printed.
     points : DataFrame, one row per head and divisor: ``label``, ``head``, ``std``,
         ``entropy``, and the bar and tick the head belongs to: ``mean_std``,
-        ``mean_entropy`` (mean over heads) and ``theory_std``. The charts' CSV download.
+        ``mean_entropy`` (mean over heads), ``theory_std`` and ``rank`` (the bar's place
+        from the left). The charts' CSV download.
     """
     sub = frame[frame["init"].to_numpy() == init]
     names = sub["divisor"].to_numpy()
@@ -378,6 +380,7 @@ def divisor_frames(
     highest = {c: np.array([values[c][m].max() for m in masks]) for c in ("std", "entropy")}
     bars = pd.DataFrame(
         {
+            "rank": np.arange(len(labels)),
             "divisor": list(labels),
             "label": list(labels.values()),
             "color": [DIVISOR_COLORS[name] for name in labels],
@@ -401,6 +404,7 @@ def divisor_frames(
             "mean_std": means["std"][bar],
             "mean_entropy": means["entropy"][bar],
             "theory_std": means["theory_std"][bar],
+            "rank": bar,
         }
     )
     return bars, points

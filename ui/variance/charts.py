@@ -15,7 +15,7 @@ from ui.common.charts import (
 
 
 def histogram_with_law(
-    frames: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame],
+    frames: tuple[pd.DataFrame, ...],
     text: ChartText,
     *,
     color: str = COLORS["sqrt"],
@@ -28,11 +28,12 @@ def histogram_with_law(
 
     Parameters
     ----------
-    frames : (DataFrame, DataFrame, DataFrame)
+    frames : (DataFrame, DataFrame[, DataFrame])
         From :func:`ui.variance.data.histogram_frames`: the bins, one row per bin:
         ``x0``, ``x1`` (bin edges), ``x`` (centre), ``density`` (empirical), ``exact``
         (exact law), ``gauss`` (Gaussian limit); the laws, one row per (law, bin):
-        ``x``, ``law`` (its legend label), ``y``; and the x-axis ends, two rows of ``x``.
+        ``x``, ``law`` (its legend label), ``y``; and with ``shared_axis`` the x-axis
+        ends, two rows of ``x``.
     text : ChartText
         ``title``, ``x``, ``y``, ``alt``; ``law_exact`` and ``law_gauss``: the legend
         labels of the exact law and of the Gaussian limit; ``tips.law``: the curves'
@@ -43,7 +44,7 @@ def histogram_with_law(
         The x-axis runs exactly over the ends (two histograms on one axis: the unscaled
         one's range); False: over the data, rounded.
     """
-    hist, laws, ends = frames
+    hist, laws = frames[:2]
     check_rows(hist)
     check_rows(laws)
     x_title, y_title, tips = text.x, text.y, text.tips
@@ -85,7 +86,9 @@ def histogram_with_law(
     layers = [bars, lines]
     if shared_axis:  # the axis's ends as data: an invisible rule at each
         layers.append(
-            alt.Chart(ends).mark_rule(opacity=0, aria=False, tooltip=False).encode(x=alt.X("x:Q"))
+            alt.Chart(frames[2])
+            .mark_rule(opacity=0, aria=False, tooltip=False)
+            .encode(x=alt.X("x:Q"))
         )
     return alt.layer(
         *layers, title=chart_title(text.title), description=text.description, height=300

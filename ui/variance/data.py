@@ -177,19 +177,21 @@ def histogram_frames(
     scaled: bool,
     laws: tuple[str, str],
     shared: bool,
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+) -> tuple[pd.DataFrame, ...]:
     """The frames of a histogram chart as :func:`ui.variance.charts.histogram_with_law`
     draws them: the bins (:func:`histogram`, the chart's CSV); the exact law and the
     Gaussian limit in long form (``x``, ``law``: its legend label from ``laws``, ``y``);
-    and the x-axis ends (``x``, two rows): with ``shared`` the unscaled histogram's
-    outer bin edges (one axis for both charts), else this histogram's own."""
+    and with ``shared`` the x-axis ends (``x``, two rows: the unscaled histogram's outer
+    bin edges, one axis for both charts). Only frames the chart draws: the browser
+    refuses a dataset its chart does not name."""
     hist = histogram(d_k, n_samples, dist, sigma_q, sigma_k, seed, scaled)
     names = dict(zip(("exact", "gauss"), laws, strict=True))
     long = hist.melt(id_vars=["x"], value_vars=list(names), var_name="law", value_name="y")
     long["law"] = long["law"].map(names)
-    outer = histogram(d_k, n_samples, dist, sigma_q, sigma_k, seed, False) if shared else hist
-    ends = pd.DataFrame({"x": [float(outer.x0.min()), float(outer.x1.max())]})
-    return hist, long, ends
+    if not shared:
+        return hist, long
+    outer = histogram(d_k, n_samples, dist, sigma_q, sigma_k, seed, False)
+    return hist, long, pd.DataFrame({"x": [float(outer.x0.min()), float(outer.x1.max())]})
 
 
 def walks(

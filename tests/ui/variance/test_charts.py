@@ -76,7 +76,9 @@ def test_histogram_on_a_shared_axis_runs_over_the_ends():
 def test_histogram_spec_does_not_depend_on_the_values(shared):
     """Drawn with swap_data: other bins, laws and ends make the same spec, data aside."""
     made = [
-        charts.histogram_with_law(frames, HIST_TEXT, shared_axis=shared).to_dict()
+        charts.histogram_with_law(
+            frames[: 3 if shared else 2], HIST_TEXT, shared_axis=shared
+        ).to_dict()
         for frames in (_hist_frames(), _hist_frames(40, scale=7.5))
     ]
     for spec in made:
@@ -95,9 +97,9 @@ def test_histogram_frames_are_the_bins_the_laws_and_the_ends():
         assert long.law.tolist() == ["E"] * len(hist) + ["G"] * len(hist)
         assert long.y.tolist() == hist.exact.tolist() + hist.gauss.tolist()
         assert ends.x.tolist() == [stats["x_lo"], stats["x_hi"]]  # the unscaled one's edges
-    _, _, own = data.histogram_frames(*args, True, ("E", "G"), False)
-    scaled = data.histogram(*args, True)
-    assert own.x.tolist() == [scaled.x0.min(), scaled.x1.max()]
+    # each histogram on its own axis: no ends (a frame the chart does not draw is refused)
+    own = data.histogram_frames(*args, True, ("E", "G"), False)
+    assert len(own) == 2 and own[0].equals(data.histogram(*args, True))
 
 
 def test_variance_sweep_chart():

@@ -29,6 +29,7 @@ def _bars_and_points(n_heads=5):
     labels = ["÷√d_k = ÷8", "÷√d_model = ÷22.6", "none (÷1)"]
     bars = pd.DataFrame(
         {
+            "rank": [0, 1, 2],
             "label": labels,
             "color": ["#0072B2", "#56B4E9", "#D55E00"],
             "selected": [True, False, False],
@@ -43,6 +44,7 @@ def _bars_and_points(n_heads=5):
     )
     points = pd.DataFrame(
         {
+            "rank": np.repeat([0, 1, 2], n_heads),
             "label": np.repeat(labels, n_heads),
             "head": np.tile(np.arange(1, n_heads + 1), 3),
             "std": np.repeat([1.0, 0.354, 8.0], n_heads),
@@ -65,7 +67,8 @@ def test_divisor_bars_std():
     assert spec["description"] == "alt" and spec["title"] == "T"
     # x and y are shared by every mark of the layer
     assert spec["encoding"]["x"]["field"] == "label"
-    assert spec["encoding"]["x"]["sort"] is None  # the bars' rows in their order
+    # by rank, whatever order the labels come in as the data is swapped in place
+    assert spec["encoding"]["x"]["sort"] == {"field": "rank", "op": "min"}
     assert spec["encoding"]["y"]["field"] == "std"
     layers = _layers(spec)
     assert [layer["mark"]["type"] for layer in layers] == ["bar", "circle", "text", "tick"]
@@ -261,6 +264,7 @@ def test_divisor_points_carry_their_bar_and_tick():
         "mean_std",
         "mean_entropy",
         "theory_std",
+        "rank",
     ]
     by_label = points.groupby("label", sort=False)
     for value in ("std", "entropy"):
