@@ -198,6 +198,28 @@ def test_placed_frames_are_named_by_their_place_and_left_to_the_drawing():
     assert list(specs.frame_datasets(first)) == ["data-0"]  # one frame, not a tuple
 
 
+def test_altair_is_switched_only_under_the_conversion_lock():
+    """Altair's theme and data transformer are process-wide: a conversion waiting for the
+    lock must not switch them under the one in progress (its frames would land in the
+    other's datasets)."""
+    import threading
+    import time
+
+    frame = pd.DataFrame({"d": [1], "v": [2.0]})
+    chart = alt.Chart(frame).mark_point().encode(x=alt.X("d:Q"), y=alt.Y("v:Q"))
+    before = (alt.data_transformers.active, alt.theme.active)
+    done = []
+    with specs._CONVERTING:
+        waiting = threading.Thread(
+            target=lambda: done.append(specs.vega_lite(chart, theme=specs.THEME, placed=(frame,)))
+        )
+        waiting.start()
+        time.sleep(0.3)  # long enough to reach the lock
+        assert not done and (alt.data_transformers.active, alt.theme.active) == before
+    waiting.join(timeout=10)
+    assert done and done[0]["data"] == {"name": "data-0"}
+
+
 # --- the d_k marker: one cached spec serves every d_k ----------------------------------------
 #: Pages whose d_k any integer can take (the training lab moves it to a power of two).
 MARKED_PAGES = [
