@@ -101,5 +101,7 @@ def test_a_share_link_carries_every_value_and_reproduces_the_view(app, make_app)
     other = make_app()
     other.open("saturation", query)
     other.reveal_predictions()
+    # the same charts, each drawn (on a loaded machine the last can land after the run)
+    other.assert_charts_drawn(len(shown), min_px=50, timeout_ms=15_000)
     assert other.chart_signatures() == shown, "the share link opened another view"
     app.assert_healthy()

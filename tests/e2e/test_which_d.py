@@ -88,6 +88,7 @@ def test_which_d_csv_download_matches_the_chart(app):
         "mean_std",
         "mean_entropy",
         "theory_std",
+        "rank",
     ]
     assert got["entropy"].to_numpy() == pytest.approx(want["entropy"].to_numpy(), rel=1e-9)
     assert got.drop_duplicates("label")["theory_std"].tolist() == pytest.approx([1.0, 8**-0.5, 8.0])
