@@ -97,11 +97,9 @@ def score_histograms(
 def score_stats(
     d_k: int, n_samples: int, dist: str, sigma_q: float, sigma_k: float, seed: int
 ) -> dict[str, float]:
-    """The sample moments of :func:`score_histograms` (:func:`core.variance.sample_moments`)
-    and the unscaled histogram's outer bin edges ``x_lo``, ``x_hi`` (plain numbers: a hit
-    copies no frame)."""
-    raw, _, moments = score_histograms(d_k, n_samples, dist, sigma_q, sigma_k, seed)
-    return {**moments, "x_lo": float(raw.x0.min()), "x_hi": float(raw.x1.max())}
+    """The sample moments of :func:`score_histograms` (:func:`core.variance.sample_moments`;
+    plain numbers: a hit copies no frame)."""
+    return score_histograms(d_k, n_samples, dist, sigma_q, sigma_k, seed)[2]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -190,7 +188,7 @@ def histogram_frames(
     long["law"] = long["law"].map(names)
     if not shared:
         return hist, long
-    outer = histogram(d_k, n_samples, dist, sigma_q, sigma_k, seed, False)
+    outer = histogram(d_k, n_samples, dist, sigma_q, sigma_k, seed, False) if scaled else hist
     return hist, long, pd.DataFrame({"x": [float(outer.x0.min()), float(outer.x1.max())]})
 
 
