@@ -93,19 +93,6 @@ def _frame_name(frame: pd.DataFrame) -> str:
     return f"data-{hashlib.blake2b(_frame_bytes(frame), digest_size=16).hexdigest()}"
 
 
-def _named_frames(data, datasets: dict) -> dict:
-    """Altair data transformer: keep each frame as a named dataset, an Arrow table (which
-    Streamlit sends as it is), instead of writing it into the spec as JSON records."""
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"chart data must be a DataFrame, got {type(data).__name__}")
-    name = _frame_name(data)
-    datasets[name] = pa.Table.from_pandas(data, preserve_index=False)
-    return {"name": name}
-
-
-alt.data_transformers.register("named_frames", _named_frames)
-
-
 def frame_datasets(made: pd.DataFrame | tuple[pd.DataFrame, ...]) -> dict[str, pa.Table]:
     """The frames a frame function made (one frame, or a tuple of them) as the datasets of a
     ``swap_data`` chart: ``data-<i>``, the i-th frame as an Arrow table."""
@@ -116,17 +103,22 @@ def frame_datasets(made: pd.DataFrame | tuple[pd.DataFrame, ...]) -> dict[str, p
     }
 
 
-def _placed_frames(data, datasets: dict, frames: tuple) -> dict:
-    """Altair data transformer of a ``swap_data`` chart: a frame the frame function made is
-    named by its place (``data-<i>``, filled in as the chart is drawn); any other frame
-    (a constant the builder makes from its words or options) is kept in the spec."""
-    for i, frame in enumerate(frames):
+def _named_frames(data, datasets: dict, placed: tuple = ()) -> dict:
+    """Altair data transformer: keep each frame as a named dataset, an Arrow table (which
+    Streamlit sends as it is), instead of writing it into the spec as JSON records. A
+    frame of ``placed`` (the frames a ``swap_data`` chart's frame function made) is named
+    by its place, ``data-<i>``, and left to :func:`frame_datasets`."""
+    for i, frame in enumerate(placed):
         if data is frame:
             return {"name": f"data-{i}"}
-    return _named_frames(data, datasets)
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"chart data must be a DataFrame, got {type(data).__name__}")
+    name = _frame_name(data)
+    datasets[name] = pa.Table.from_pandas(data, preserve_index=False)
+    return {"name": name}
 
 
-alt.data_transformers.register("placed_frames", _placed_frames)
+alt.data_transformers.register("named_frames", _named_frames)
 
 #: Names of the app's Altair themes: for the page, and for presenter mode.
 THEME, PRESENTER_THEME = "attention_lab", "attention_lab_presenter"
@@ -148,9 +140,7 @@ alt.theme.register(PRESENTER_THEME, enable=False)(lambda: lab_theme(True))
 _CONVERTING = threading.Lock()
 
 
-def vega_lite(
-    chart: alt.TopLevelMixin, *, theme: str = "none", placed: tuple | None = None
-) -> dict:
+def vega_lite(chart: alt.TopLevelMixin, *, theme: str = "none", placed: tuple = ()) -> dict:
     """The Vega-Lite spec of ``chart`` under Altair theme ``theme`` (:data:`THEME`,
     :data:`PRESENTER_THEME`; "none": as in ``st.altair_chart``, no default view size),
     its frames as named ``datasets`` (Arrow tables), as ``st.vega_lite_chart`` takes it.
@@ -159,13 +149,10 @@ def vega_lite(
     validates every builder's chart."""
     datasets: dict[str, pd.DataFrame] = {}
     # enable() switches Altair at once, not on entering: only under the lock
-    options = {"datasets": datasets} if placed is None else {"datasets": datasets, "frames": placed}
     with (
         _CONVERTING,
         alt.theme.enable(theme),
-        alt.data_transformers.enable(
-            "named_frames" if placed is None else "placed_frames", **options
-        ),
+        alt.data_transformers.enable("named_frames", datasets=datasets, placed=placed),
     ):
         spec = chart.to_dict(validate=False)
     if datasets:
@@ -173,9 +160,7 @@ def vega_lite(
     return spec
 
 
-def finished(
-    chart: alt.TopLevelMixin, *, presenting: bool = False, placed: tuple | None = None
-) -> dict:
+def finished(chart: alt.TopLevelMixin, *, presenting: bool = False, placed: tuple = ()) -> dict:
     """``chart`` as the app draws it: :func:`vega_lite` under the app's theme, sized by
     its kind (:data:`AUTOSIZE` for a single or layered view); ``placed`` as there."""
     spec = vega_lite(chart, theme=PRESENTER_THEME if presenting else THEME, placed=placed)
@@ -284,15 +269,16 @@ def drawn(
         of ``frame`` or an option is not a plain value (:func:`check_plain`).
     """
     options = options or {}
+    frame_name = function_name(frame.func)
     chart = (
         key,
         function_name(builder),
-        function_name(frame.func),
+        frame_name,
         text.entries,
         tuple(sorted(options.items())),
         marker is not None,
     )
-    inputs = (function_name(frame.func), frame.args, tuple(sorted(frame.keywords.items())))
+    inputs = (frame.args, tuple(sorted(frame.keywords.items())))
     check_plain((chart, inputs), f"chart {key}")
 
     def build(made: pd.DataFrame | tuple) -> alt.TopLevelMixin:
@@ -301,7 +287,7 @@ def drawn(
 
     if not swap_data:
         spec = chart_spec(
-            description_key((*chart, *inputs[1:])),
+            description_key((*chart, *inputs)),
             lambda: finished(build(frame()), presenting=presenting),
             presenting,
         )
@@ -313,5 +299,6 @@ def drawn(
         return finished(build(made), presenting=presenting, placed=placed)
 
     spec = chart_spec(description_key(("swap_data", *chart)), skeleton, presenting)
-    spec["datasets"] = {**spec.get("datasets", {}), **chart_data(description_key(inputs), frame)}
+    made = chart_data(description_key((frame_name, *inputs)), frame)
+    spec["datasets"] = {**spec.get("datasets", {}), **made}
     return for_drawing(spec, marker=marker)
