@@ -180,6 +180,15 @@ def chart_data(at: AppTest) -> list[dict]:
     return out
 
 
+def assert_swapped_in_place(before, after) -> None:
+    """A chart drawn with ``swap_data`` at two inputs (two chart protos): the same spec,
+    byte for byte, and the same dataset names (so the browser replaces the data in place
+    instead of embedding the chart anew), with other data."""
+    assert before.spec == after.spec
+    assert [d.name for d in before.datasets] == [d.name for d in after.datasets]
+    assert [d.data.data for d in before.datasets] != [d.data.data for d in after.datasets]
+
+
 def chart_inputs(chart: dict) -> dict[str, float]:
     """The values a chart's inputs moved in the browser start from (:mod:`ui.common.live`):
     {name: value} of its parameters bound to a slider."""
