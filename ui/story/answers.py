@@ -168,10 +168,11 @@ DIVISOR_CHARTS = {
 }  # fmt: skip
 
 
-def flat_logits(value: str, w_init: str) -> bool:
-    """Whether every bar of a divisor chart of ``value`` is 0: the logit std with W_q = 0
-    (``zero_q``), whose logits are all 0 (the chart's y-axis then runs from 0 to 1)."""
-    return value == "std" and w_init == "zero_q"
+def divisor_options(value: str, w_init: str) -> dict[str, object]:
+    """The options of a divisor chart of ``value`` (:data:`DIVISOR_CHARTS`) for projections
+    initialised by ``w_init``: with W_q = 0 (``zero_q``) every logit is 0, and the logit
+    std's y-axis runs from 0 to 1 (``unit_y``)."""
+    return {**DIVISOR_CHARTS[value], "unit_y": value == "std" and w_init == "zero_q"}
 
 
 def which_d_heads(
@@ -192,7 +193,7 @@ def which_d_heads(
         charts.divisor_bars,
         partial(frames.head_divisors, d_model, n_heads, seed, w_init, divisor,
                 tuple(labels.items())),
-        options={**DIVISOR_CHARTS[value], "unit_y": flat_logits(value, w_init)},
+        options=divisor_options(value, w_init),
         values={"n_heads": n_heads, "n": data.WHICH_D_TOKENS},
         source=source,
         swap_data=True,

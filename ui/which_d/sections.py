@@ -136,11 +136,11 @@ def divisor_charts(
     (:func:`ui.which_d.data.cross_divisors`) of projections initialised by ``w_init``;
     ``sources`` maps ``std``/``entropy`` to the core functions shown under each chart;
     ``values`` fill the charts' texts."""
-    for col, (value, options) in zip(st.columns(2), answers.DIVISOR_CHARTS.items(), strict=True):
+    for col, value in zip(st.columns(2), answers.DIVISOR_CHARTS, strict=True):
         with col:
             workshop.chart(
                 f"which_d.{prefix}_{value}", story_charts.divisor_bars, frame,
-                options={**options, "unit_y": answers.flat_logits(value, w_init)},
+                options=answers.divisor_options(value, w_init),
                 source=sources[value], **values,
             )  # fmt: skip
 

@@ -167,7 +167,7 @@ def test_divisor_bars_entropy_with_reference_and_no_theory():
 
 def test_divisor_bars_all_zero_gets_a_unit_axis():
     """W_q = 0: every logit is 0; the caller asks for the unit axis
-    (:func:`ui.story.answers.flat_logits`)."""
+    (:func:`ui.story.answers.divisor_options`)."""
     bars, points = _bars_and_points()
     bars = bars.assign(std=0.0, theory_std=0.0)
     points = points.assign(std=0.0)
