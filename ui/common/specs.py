@@ -143,7 +143,8 @@ _CONVERTING = threading.Lock()
 def vega_lite(chart: alt.TopLevelMixin, *, theme: str = "none", placed: tuple = ()) -> dict:
     """The Vega-Lite spec of ``chart`` under Altair theme ``theme`` (:data:`THEME`,
     :data:`PRESENTER_THEME`; "none": as in ``st.altair_chart``, no default view size),
-    its frames as named ``datasets`` (Arrow tables), as ``st.vega_lite_chart`` takes it.
+    its frames and inline values as named ``datasets`` (Arrow tables), as
+    ``st.vega_lite_chart`` takes it.
     ``placed``: the frames of a ``swap_data`` chart, referred to by their place and left
     out of ``datasets`` (:func:`frame_datasets` makes them). Not validated: tests/ui
     validates every builder's chart."""
@@ -155,8 +156,15 @@ def vega_lite(chart: alt.TopLevelMixin, *, theme: str = "none", placed: tuple = 
         alt.data_transformers.enable("named_frames", datasets=datasets, placed=placed),
     ):
         spec = chart.to_dict(validate=False)
-    if datasets:
-        spec["datasets"] = {**spec.get("datasets", {}), **datasets}
+    # Altair writes a chart's inline values (alt.InlineData) as a dataset of records:
+    # Streamlit would turn those into a DataFrame, then Arrow, on every draw
+    inline = {
+        name: pa.Table.from_pylist(records)
+        for name, records in spec.get("datasets", {}).items()
+        if isinstance(records, list)
+    }
+    if datasets or inline:
+        spec["datasets"] = {**spec.get("datasets", {}), **inline, **datasets}
     return spec
 
 

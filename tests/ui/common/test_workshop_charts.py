@@ -177,6 +177,19 @@ def test_frames_become_named_datasets():
     assert drawn["datasets"][MARKER_DATASET].to_pydict() == {"d": [64]}
 
 
+def test_inline_values_become_arrow_datasets():
+    """A chart's inline values (alt.InlineData) are an Arrow table in the spec, as frames
+    are: Streamlit sends a table as it is, where records would go through pandas on every
+    draw."""
+    chart = alt.Chart(alt.InlineData(values=[{"y": 1.0, "s": "a"}])).mark_rule().encode(
+        y=alt.Y("y:Q")
+    )
+    spec = specs.vega_lite(chart)
+    (name,) = spec["datasets"]
+    assert spec["data"]["name"] == name
+    assert spec["datasets"][name].to_pylist() == [{"y": 1.0, "s": "a"}]
+
+
 def test_placed_frames_are_named_by_their_place_and_left_to_the_drawing():
     """A swap_data chart: the frames the frame function made are named data-<i> and left
     out of the spec (they travel beside it); a constant the builder makes stays in it."""
