@@ -2,10 +2,13 @@
 
 :func:`ui.common.workshop.chart` draws a chart by its key: it names the builder, the
 deferred call that makes the builder's frame (primitives only), the chart's words and the
-options. :func:`chart_spec` is the one cache of finished specs: ``st.cache_data`` keys it
-on that description, a tuple of plain values (nothing to pickle, no frame to hash), and
-on a miss makes the frame, builds the chart and converts it with Altair's public
-``to_dict`` under the app's theme. A rerun with inputs already seen runs no pandas.
+options. :func:`chart_spec` is the one cache of finished specs: ``st.cache_resource``
+keys it on that description, a tuple of plain values (nothing to pickle, no frame to
+hash), and on a miss makes the frame, builds the chart and converts it with Altair's
+public ``to_dict`` under the app's theme. A rerun with inputs already seen runs no pandas
+and copies nothing: every session draws the one cached spec, which nothing changes in
+place (:func:`drawn` hands out a new top level with the datasets of the drawing; the
+recap's small charts copy what they change).
 
 The theme (:func:`lab_theme`, registered with Altair as :data:`THEME` and
 :data:`PRESENTER_THEME`) is applied when a spec is made, and cached with it:
@@ -203,26 +206,28 @@ def description_key(described: tuple) -> str:
     return hashlib.blake2b(repr(described).encode(), digest_size=16).hexdigest()
 
 
-@st.cache_data(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
-def chart_spec(key: str, _build: Callable[[], dict], presenting: bool) -> dict:
+@st.cache_resource(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
+def chart_spec(*, key: str, _build: Callable[[], dict], presenting: bool) -> dict:
     """The finished spec (:func:`finished`) ``_build`` makes, cached for the whole server
-    under ``key``.
+    under ``key``: one object shared by every session, never changed in place.
 
     ``key`` is the digest (:func:`description_key`) of a description of the chart in
     plain values: the chart's key, the builder's and the frame function's qualified
     names, the frame function's arguments (not for a ``swap_data`` chart), the chart's
     words and the builder's options (:func:`drawn` writes it). ``_build`` is not hashed
     (Streamlit skips an argument whose name starts with an underscore): it runs on a miss
-    only.
+    only. The arguments are keywords: Streamlit reads a function's signature for each
+    positional argument of a call, a fifth of a cache hit's CPU.
     """
     return _build()
 
 
-@st.cache_data(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
-def chart_data(key: str, _frame: Callable[[], pd.DataFrame | tuple]) -> dict[str, pa.Table]:
+@st.cache_resource(max_entries=SPEC_CACHE_ENTRIES, show_spinner=False)
+def chart_data(*, key: str, _frame: Callable[[], pd.DataFrame | tuple]) -> dict[str, pa.Table]:
     """The datasets of a ``swap_data`` chart (:func:`frame_datasets` of ``_frame()``),
     cached for the whole server under ``key``: the digest of the frame function's name
-    and arguments."""
+    and arguments. Shared by every session, as :func:`chart_spec`'s specs (Arrow tables
+    are immutable)."""
     return frame_datasets(_frame())
 
 
@@ -240,13 +245,17 @@ def function_name(fn: Callable) -> str:
     return name
 
 
-def for_drawing(spec: dict, *, marker: int | float | None = None) -> dict:
-    """``spec`` with the learner's value as the one row of the marker's dataset
-    (:data:`ui.common.charts.MARKER_DATASET`), changed in place and returned:
-    :func:`chart_spec` hands out a copy on every call."""
+def for_drawing(
+    spec: dict, *, marker: int | float | None = None, datasets: dict[str, pa.Table] | None = None
+) -> dict:
+    """``spec`` as it is drawn: a new top level whose datasets are the spec's, then
+    ``datasets`` (a ``swap_data`` chart's frames), then the learner's value as the one row
+    of the marker's dataset (:data:`ui.common.charts.MARKER_DATASET`). ``spec`` itself,
+    shared by every session (:func:`chart_spec`), is left as it is."""
+    drawing = {**spec.get("datasets", {}), **(datasets or {})}
     if marker is not None:
-        spec["datasets"] = {**spec.get("datasets", {}), MARKER_DATASET: pa.table({"d": [marker]})}
-    return spec
+        drawing[MARKER_DATASET] = pa.table({"d": [marker]})
+    return {**spec, "datasets": drawing} if drawing else dict(spec)
 
 
 def drawn(
@@ -295,9 +304,9 @@ def drawn(
 
     if not swap_data:
         spec = chart_spec(
-            description_key((*chart, *inputs)),
-            lambda: finished(build(frame()), presenting=presenting),
-            presenting,
+            key=description_key((*chart, *inputs)),
+            _build=lambda: finished(build(frame()), presenting=presenting),
+            presenting=presenting,
         )
         return for_drawing(spec, marker=marker)
 
@@ -306,7 +315,8 @@ def drawn(
         placed = made if isinstance(made, tuple) else (made,)
         return finished(build(made), presenting=presenting, placed=placed)
 
-    spec = chart_spec(description_key(("swap_data", *chart)), skeleton, presenting)
-    made = chart_data(description_key((frame_name, *inputs)), frame)
-    spec["datasets"] = {**spec.get("datasets", {}), **made}
-    return for_drawing(spec, marker=marker)
+    spec = chart_spec(
+        key=description_key(("swap_data", *chart)), _build=skeleton, presenting=presenting
+    )
+    made = chart_data(key=description_key((frame_name, *inputs)), _frame=frame)
+    return for_drawing(spec, marker=marker, datasets=made)

@@ -7,6 +7,8 @@ tooltips (which name each series) are its page's.
 
 from __future__ import annotations
 
+import copy
+
 from ui.common.charts import COLORS
 from ui.common.specs import PADDING
 
@@ -31,8 +33,10 @@ COMPOSITE = frozenset({"facet", "hconcat", "vconcat", "concat", "repeat"})
 
 
 def small(spec: dict) -> dict:
-    """``spec`` (a finished single or layered view, changed in place and returned) drawn
-    small: no title, no legend, the plot :data:`SMALL_PLOT_PX` tall, less padding above.
+    """``spec`` (a finished single or layered view) drawn small: no title, no legend, the
+    plot :data:`SMALL_PLOT_PX` tall, less padding above. A copy: ``spec``, the page's
+    chart shared by every session (:func:`ui.common.specs.chart_spec`), is left as it is;
+    its datasets, never changed, are the copy's too.
 
     Raises
     ------
@@ -41,6 +45,10 @@ def small(spec: dict) -> dict:
     """
     if COMPOSITE.intersection(spec):
         raise ValueError(f"a small chart is a single or layered view, got {sorted(spec)}")
+    datasets = spec.get("datasets")
+    spec = copy.deepcopy({part: value for part, value in spec.items() if part != "datasets"})
+    if datasets is not None:
+        spec["datasets"] = datasets
     spec.pop("title", None)
     _small_encodings(spec)
     spec["height"] = SMALL_PLOT_PX

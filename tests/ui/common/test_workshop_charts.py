@@ -177,6 +177,32 @@ def test_frames_become_named_datasets():
     assert drawn["datasets"][MARKER_DATASET].to_pydict() == {"d": [64]}
 
 
+def test_drawing_leaves_the_shared_spec_as_it_is():
+    """Every session draws the one cached spec (``chart_spec`` is a resource): the marker,
+    a swap_data chart's frames and the recap's small version go into new objects."""
+    import copy
+
+    from ui.recap.charts import small
+
+    df = pd.DataFrame({"d": [1, 2], "v": [3.0, 4.0]})
+    chart = alt.layer(
+        alt.Chart(df).mark_line().encode(x=alt.X("d:Q"), y=alt.Y("v:Q"), color=alt.Color("v:N")),
+        d_marker(),
+    ).properties(title="T")
+    spec = specs.finished(chart)
+    before = copy.deepcopy(spec)
+    frames = specs.frame_datasets(df)
+    drawn = specs.for_drawing(spec, marker=64, datasets=frames)
+    assert set(drawn["datasets"]) == {*spec["datasets"], *frames, MARKER_DATASET}
+    tiny = small(drawn)
+    assert "title" not in tiny and tiny["layer"][0]["encoding"]["color"]["legend"] is None
+    assert tiny["datasets"] == drawn["datasets"]
+    assert json.dumps(spec, default=str, sort_keys=True) == json.dumps(
+        before, default=str, sort_keys=True
+    )
+    assert MARKER_DATASET not in spec["datasets"] and "title" in spec
+
+
 def test_inline_values_become_arrow_datasets():
     """A chart's inline values (alt.InlineData) are an Arrow table in the spec, as frames
     are: Streamlit sends a table as it is, where records would go through pandas on every
