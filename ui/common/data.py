@@ -26,6 +26,19 @@ from ui.common.controls import ALPHA_PRESETS
 SWEEP_D = 2 ** np.arange(13)  # d_k = 1, 2, 4, …, 4096
 
 
+def text_table(records: list[dict[str, str]]) -> pd.DataFrame:
+    """A static table of text for ``st.table``, one record per row: each record's first
+    field labels its row (the index, named by that field's key), the others are its
+    columns. Held as Python strings: pandas's Arrow-backed strings and a ``set_index``
+    made the same three-row table in ~0.5 ms instead of ~0.1 ms, on every rerun."""
+    first, *columns = records[0]
+    return pd.DataFrame(
+        {column: [r[column] for r in records] for column in columns},
+        index=pd.Index([r[first] for r in records], name=first, dtype=object),
+        dtype=object,
+    )
+
+
 def rng_for(seed: int, stream: int) -> np.random.Generator:
     """The generator of one random picture: independent streams from one seed."""
     return np.random.default_rng([int(seed), int(stream)])

@@ -17,7 +17,7 @@ import streamlit as st
 from core.scaling import independent_logit_std, relevant_logit_mean
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import ALPHA_PRESETS, alpha_label
-from ui.common.data import SWEEP_D, is_preset, rng_for, sweep_rows
+from ui.common.data import SWEEP_D, is_preset, rng_for, sweep_rows, text_table
 from ui.common.i18n import t
 from ui.common.pages import page
 from ui.story.data import labelled_sweep
@@ -174,4 +174,4 @@ def summary_table(at_d: list[dict[str, float]], d_k: int, n_keys: int, rho: floa
                 t("sqrt_vs_d.col_relevant"): f"{r['relevant_weight_mean']:.3f}",
             }
         )
-    return pd.DataFrame(rows)
+    return text_table(rows)

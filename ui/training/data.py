@@ -40,6 +40,7 @@ import streamlit as st
 
 from core.training import DEFAULT_LRS
 from ui.common import pages
+from ui.common.data import text_table
 from ui.common.i18n import t
 from ui.common.pages import page
 from ui.story.lr_sweep import (  # noqa: F401  (re-exported: the sweep, shared with the recap)
@@ -152,14 +153,16 @@ def thresholds(m: int) -> pd.DataFrame:
         ("fails", t("training.rule_fails", g=pct(FAIL_RATIO)), f"≥ {fail:.3g}"),
         ("diverged", t("training.rule_diverged"), "—"),
     ]
-    table = pd.DataFrame(
-        {
-            t("training.col_verdict"): [t(f"training.verdict_{v}") for v, _, _ in rows],
-            t("training.col_rule"): [r for _, r, _ in rows],
-            t("training.col_range", m=m): [x for _, _, x in rows],
-        }
+    return text_table(
+        [
+            {
+                t("training.col_verdict"): t(f"training.verdict_{v}"),
+                t("training.col_rule"): rule,
+                t("training.col_range", m=m): scale,
+            }
+            for v, rule, scale in rows
+        ]
     )
-    return table.set_index(table.columns[0])
 
 
 def pct(x: float) -> str:

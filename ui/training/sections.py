@@ -16,6 +16,7 @@ import streamlit as st
 
 from core.training import OPTIMIZERS, train_recall_variants
 from ui.common import controls, workshop
+from ui.common.data import text_table
 from ui.common.i18n import t
 from ui.common.params import nearest_power
 from ui.training import charts, data, frames
@@ -355,8 +356,7 @@ def summary_table(summary: dict[str, dict], m: int = 1) -> pd.DataFrame:
                 ),
             }
         )
-    table = pd.DataFrame(rows)
-    return table.set_index(table.columns[0])
+    return text_table(rows)
 
 
 def dead_rows_caption(summary: dict[str, dict]) -> str:

@@ -18,6 +18,7 @@ import streamlit as st
 
 from core.training import LR_GRIDS, final_loss, lr_sensitivity
 from ui.common import workshop
+from ui.common.data import text_table
 from ui.common.i18n import t
 from ui.training import charts, data, frames
 from ui.training.sections import Settings, View, fmt, headline, m_sentence, opt_name, pct
@@ -226,8 +227,7 @@ def sensitivity_table(per: dict) -> pd.DataFrame:
                 t("training.col_fails"): lr_list(e, "fails"),
             }
         )
-    table = pd.DataFrame(rows)
-    return table.set_index(table.columns[0])
+    return text_table(rows)
 
 
 def ratio_text(x: float) -> str:
