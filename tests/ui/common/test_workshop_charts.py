@@ -207,8 +207,8 @@ def test_inline_values_become_arrow_datasets():
     """A chart's inline values (alt.InlineData) are an Arrow table in the spec, as frames
     are: Streamlit sends a table as it is, where records would go through pandas on every
     draw."""
-    chart = alt.Chart(alt.InlineData(values=[{"y": 1.0, "s": "a"}])).mark_rule().encode(
-        y=alt.Y("y:Q")
+    chart = (
+        alt.Chart(alt.InlineData(values=[{"y": 1.0, "s": "a"}])).mark_rule().encode(y=alt.Y("y:Q"))
     )
     spec = specs.vega_lite(chart)
     (name,) = spec["datasets"]

@@ -349,7 +349,10 @@ def test_the_texts_numbers_are_the_sweeps():
     assert [r["alpha"] for r in rows] == [0.0, 0.5, 1.0, 0.75]
     table = data.summary_table(rows, 64, 10, 0.5)
     assert len(table) == 4 and table.iloc[1, 0].endswith("(1)")  # α = ½: theory std 1
-    assert table.index[1] == "1/√dₖ (α = ½)" and table.iloc[1, 0].split()[0] == f"{rows[1]['logit_std']:.3g}"
+    assert (
+        table.index[1] == "1/√dₖ (α = ½)"
+        and table.iloc[1, 0].split()[0] == f"{rows[1]['logit_std']:.3g}"
+    )
 
 
 # --- the closed-form chart, computed in the browser ----------------------------------------
