@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from core.scaling import independent_logit_std, relevant_logit_mean
@@ -156,7 +157,7 @@ def at_d(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> list[dic
     return [{k: float(v) for k, v in row.items()} for row in rows]
 
 
-def summary_table(at_d: list[dict[str, float]], d_k: int, n_keys: int, rho: float) -> pd.DataFrame:
+def summary_table(at_d: list[dict[str, float]], d_k: int, n_keys: int, rho: float) -> pa.Table:
     """One row per α at the user's d_k (:func:`at_d`): measured (theory) logit scale,
     entropy share and weights."""
     ln_n = math.log(n_keys)

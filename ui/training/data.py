@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from core.training import DEFAULT_LRS
@@ -142,7 +143,7 @@ def gap_verdict(gap: float) -> str:
     return "learns" if gap <= LEARN_RATIO else "fails" if gap >= FAIL_RATIO else "partly"
 
 
-def thresholds(m: int) -> pd.DataFrame:
+def thresholds(m: int) -> pa.Table:
     """The verdicts' table for the task with m targets: verdict, rule, final-loss range."""
     best, u = task_best(m), uniform(m)
     learn = best + LEARN_RATIO * (u - best)

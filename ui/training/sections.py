@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from functools import partial
 
-import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from core.training import OPTIMIZERS, train_recall_variants
@@ -338,7 +338,7 @@ def headline(m: int) -> str:
     return t("training.headline_partly", where=where(found["learning"]), **numbers)
 
 
-def summary_table(summary: dict[str, dict], m: int = 1) -> pd.DataFrame:
+def summary_table(summary: dict[str, dict], m: int = 1) -> pa.Table:
     """One row per variant of the run's ``summary``, indexed by its name: the run's
     numbers and verdict."""
     rows = []

@@ -13,7 +13,7 @@ import math
 import time
 from functools import partial
 
-import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from core.training import LR_GRIDS, final_loss, lr_sensitivity
@@ -208,7 +208,7 @@ def sweep_charts(v: Settings, have: dict, numbers: dict) -> None:
         )
 
 
-def sensitivity_table(per: dict) -> pd.DataFrame:
+def sensitivity_table(per: dict) -> pa.Table:
     """One row per variant, indexed by its name: sensitivity (median and range over the
     seeds), ℓ₀, best rate, verdicts; a borderline rate or best rate carries the mark."""
     mark = t("training.borderline_mark")

@@ -347,7 +347,7 @@ def test_the_texts_numbers_are_the_sweeps():
     assert cards.value_at(cells, 1.0, 4096, "max_weight_mean") == pytest.approx(0.155, abs=0.01)
     rows = data.at_d(64, 10, 0.75, 0.5, 0)
     assert [r["alpha"] for r in rows] == [0.0, 0.5, 1.0, 0.75]
-    table = data.summary_table(rows, 64, 10, 0.5)
+    table = data.summary_table(rows, 64, 10, 0.5).to_pandas()
     assert len(table) == 4 and table.iloc[1, 0].endswith("(1)")  # α = ½: theory std 1
     assert (
         table.index[1] == "1/√dₖ (α = ½)"

@@ -80,7 +80,7 @@ def test_layout(doc):
 
 
 def test_thresholds_table_states_the_scale():
-    table = data.thresholds(2)
+    table = data.thresholds(2).to_pandas()
     best, u = data.task_best(2), uniform_loss(2, 16)
     learn, fail = best + 0.1 * (u - best), best + 0.9 * (u - best)
     assert list(table.index) == ["learns", "partly", "fails", "diverged"]
@@ -304,7 +304,7 @@ def test_every_seed_diverged_is_diverged(unit_scale):
 def test_the_table_and_caption_show_the_spread_of_borderline_results(unit_scale):
     cells = [_cell([0.05, 0.02, 0.95]), _cell([0.08, 0.03, 0.5]), _cell([0.12, 0.04, 0.85])]
     per = data.conclusions(cells, 1)
-    table = sweep.sensitivity_table(per)
+    table = sweep.sensitivity_table(per).to_pandas()
     row = table.loc["none (α = 0)"]
     assert row["learns at"] == "0.1?, 1"
     assert row["fails at"] == "none"  # 10: median 0.85, partly
@@ -323,7 +323,7 @@ def test_the_table_and_caption_show_the_spread_of_borderline_results(unit_scale)
     assert "at rate 10: gap left from 50 % to 95 %" in caption
     assert sweep.borderline_caption(data.conclusions([_cell([0.05, 0.5])] * 3, 1)) is None
     rival = data.conclusions([_cell([0.05, 0.04]), _cell([0.05, 0.045]), _cell([0.2, 0.05])], 1)
-    assert sweep.sensitivity_table(rival).iloc[0]["best final loss @ rate"] == "0.045 @ 1?"
+    assert sweep.sensitivity_table(rival).to_pandas().iloc[0]["best final loss @ rate"] == "0.045 @ 1?"
     assert "best rate 1, its final loss from 0.04 to 0.05 over the seeds" in (
         sweep.borderline_caption(rival)
     )
