@@ -323,7 +323,9 @@ def test_the_table_and_caption_show_the_spread_of_borderline_results(unit_scale)
     assert "at rate 10: gap left from 50 % to 95 %" in caption
     assert sweep.borderline_caption(data.conclusions([_cell([0.05, 0.5])] * 3, 1)) is None
     rival = data.conclusions([_cell([0.05, 0.04]), _cell([0.05, 0.045]), _cell([0.2, 0.05])], 1)
-    assert sweep.sensitivity_table(rival).to_pandas().iloc[0]["best final loss @ rate"] == "0.045 @ 1?"
+    assert (
+        sweep.sensitivity_table(rival).to_pandas().iloc[0]["best final loss @ rate"] == "0.045 @ 1?"
+    )
     assert "best rate 1, its final loss from 0.04 to 0.05 over the seeds" in (
         sweep.borderline_caption(rival)
     )
