@@ -207,7 +207,7 @@ def one_run(v: View) -> None:
             steps=v.steps,
         )
     )
-    st.table(summary_table(summary, v.m))
+    st.table(summary_table(summary, v.m), hide_index=False)
     st.caption(
         t(
             "training.table_caption",
@@ -217,7 +217,7 @@ def one_run(v: View) -> None:
             best=fmt(data.task_best(v.m)),
         )
     )
-    st.table(data.thresholds(v.m))
+    st.table(data.thresholds(v.m), hide_index=False)
     for name, r in summary.items():
         if r["diverged_at"] >= 0:
             st.warning(t("training.diverged", name=data.variant_label(name), step=r["diverged_at"]))
