@@ -251,11 +251,20 @@ def for_drawing(
     """``spec`` as it is drawn: a new top level whose datasets are the spec's, then
     ``datasets`` (a ``swap_data`` chart's frames), then the learner's value as the one row
     of the marker's dataset (:data:`ui.common.charts.MARKER_DATASET`). ``spec`` itself,
-    shared by every session (:func:`chart_spec`), is left as it is."""
+    shared by every session (:func:`chart_spec`), is left as it is: so is the one nested
+    part ``st.vega_lite_chart`` writes into, the top-level colour encoding (Streamlit
+    1.67 writes a null legend title as " "), which the drawing gets a copy of."""
     drawing = {**spec.get("datasets", {}), **(datasets or {})}
     if marker is not None:
         drawing[MARKER_DATASET] = pa.table({"d": [marker]})
-    return {**spec, "datasets": drawing} if drawing else dict(spec)
+    out = {**spec, "datasets": drawing} if drawing else dict(spec)
+    color = spec.get("encoding", {}).get("color")
+    if isinstance(color, dict):
+        color = {**color}
+        if isinstance(color.get("legend"), dict):
+            color["legend"] = {**color["legend"]}
+        out["encoding"] = {**spec["encoding"], "color": color}
+    return out
 
 
 def drawn(

@@ -179,8 +179,12 @@ def test_frames_become_named_datasets():
 
 def test_drawing_leaves_the_shared_spec_as_it_is():
     """Every session draws the one cached spec (``chart_spec`` is a resource): the marker,
-    a swap_data chart's frames and the recap's small version go into new objects."""
+    a swap_data chart's frames, the recap's small version and Streamlit's own drawing
+    (which writes a null legend title of the top-level colour as " ") touch new objects
+    only."""
     import copy
+
+    import streamlit as st
 
     from ui.recap.charts import small
 
@@ -191,6 +195,11 @@ def test_drawing_leaves_the_shared_spec_as_it_is():
     ).properties(title="T")
     spec = specs.finished(chart)
     before = copy.deepcopy(spec)
+    for color in (alt.Color("v:N", title=None), alt.Color("v:N", legend=alt.Legend(title=None))):
+        single = specs.finished(alt.Chart(df).mark_bar().encode(x=alt.X("d:Q"), color=color))
+        kept = copy.deepcopy(single)
+        st.vega_lite_chart(spec=specs.for_drawing(single, marker=8), width="stretch")
+        assert single == kept
     frames = specs.frame_datasets(df)
     drawn = specs.for_drawing(spec, marker=64, datasets=frames)
     assert set(drawn["datasets"]) == {*spec["datasets"], *frames, MARKER_DATASET}
