@@ -15,41 +15,15 @@ them); each page's own wrappers live in ``ui/<page>/data.py``.
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import streamlit as st
 
 from ui.common.controls import ALPHA_PRESETS
 
 SWEEP_D = 2 ** np.arange(13)  # d_k = 1, 2, 4, …, 4096
-
-
-def text_table(records: list[dict[str, str]]) -> pa.Table:
-    """A static table of text for ``st.table``, one record per row: each record's first
-    field labels its row (the index, named by that field's key), the others are its
-    columns. The Arrow table Streamlit would make of that DataFrame (``to_pandas()`` gives
-    the DataFrame back), cached for the whole server by the records' text: a seen table
-    costs a digest, where the DataFrame and its conversion took ~0.9 ms a table on every
-    rerun (three on the training page). Draw it with ``st.table(table, hide_index=False)``:
-    left to decide, Streamlit turns the table back into a DataFrame to look at its index."""
-    key = hashlib.blake2b(repr(records).encode(), digest_size=16).hexdigest()
-    return _arrow_text_table(key=key, _records=records)
-
-
-@st.cache_resource(max_entries=128, show_spinner=False)
-def _arrow_text_table(*, key: str, _records: list[dict[str, str]]) -> pa.Table:
-    """:func:`text_table`'s table, under ``key``, the digest of ``_records``' repr."""
-    first, *columns = _records[0]
-    frame = pd.DataFrame(
-        {column: [r[column] for r in _records] for column in columns},
-        index=pd.Index([r[first] for r in _records], name=first, dtype=object),
-        dtype=object,
-    )
-    return pa.Table.from_pandas(frame)
 
 
 def rng_for(seed: int, stream: int) -> np.random.Generator:

@@ -1,4 +1,5 @@
-"""Finished Vega-Lite specs of the app's charts, cached per input for the whole server.
+"""Finished Vega-Lite specs of the app's charts, and its static text tables, cached per
+input for the whole server.
 
 :func:`ui.common.workshop.chart` draws a chart by its key: it names the builder, the
 deferred call that makes the builder's frame (primitives only), the chart's words and the
@@ -329,3 +330,28 @@ def drawn(
     )
     made = chart_data(key=description_key((frame_name, *inputs)), _frame=frame)
     return for_drawing(spec, marker=marker, datasets=made)
+
+
+def text_table(records: list[dict[str, str]]) -> pa.Table:
+    """A static table of text for ``st.table``, one record per row: each record's first
+    field labels its row (the index, named by that field's key), the others are its
+    columns. The Arrow table Streamlit would make of that DataFrame (``to_pandas()`` gives
+    the DataFrame back), cached for the whole server by the records' text: a seen table
+    costs a digest, where the DataFrame and its conversion took ~0.9 ms a table on every
+    rerun (three on the training page). Draw it with ``st.table(table, hide_index=False)``:
+    left to decide, Streamlit turns the table back into a DataFrame to look at its index."""
+    key = description_key(tuple(tuple(record.items()) for record in records))
+    return _arrow_text_table(key=key, _records=records)
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _arrow_text_table(*, key: str, _records: list[dict[str, str]]) -> pa.Table:
+    """:func:`text_table`'s table, under ``key``, the digest of ``_records``
+    (:func:`description_key`)."""
+    first, *columns = _records[0]
+    frame = pd.DataFrame(
+        {column: [r[column] for r in _records] for column in columns},
+        index=pd.Index([r[first] for r in _records], name=first, dtype=object),
+        dtype=object,
+    )
+    return pa.Table.from_pandas(frame)

@@ -18,9 +18,10 @@ import streamlit as st
 from core.scaling import independent_logit_std, relevant_logit_mean
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import ALPHA_PRESETS, alpha_label
-from ui.common.data import SWEEP_D, is_preset, rng_for, sweep_rows, text_table
+from ui.common.data import SWEEP_D, is_preset, rng_for, sweep_rows
 from ui.common.i18n import t
 from ui.common.pages import page
+from ui.common.specs import text_table
 from ui.story.data import labelled_sweep
 
 STREAM_SQRT_VS_D_HEATMAP, STREAM_SQRT_VS_D_AT_D = 40, 41

@@ -41,9 +41,9 @@ import streamlit as st
 
 from core.training import DEFAULT_LRS
 from ui.common import pages
-from ui.common.data import text_table
 from ui.common.i18n import t
 from ui.common.pages import page
+from ui.common.specs import text_table
 from ui.story.lr_sweep import (  # noqa: F401  (re-exported: the sweep, shared with the recap)
     BASE_VARIANTS,
     CELL_COLUMNS,

@@ -16,9 +16,9 @@ import streamlit as st
 
 from core.training import OPTIMIZERS, train_recall_variants
 from ui.common import controls, workshop
-from ui.common.data import text_table
 from ui.common.i18n import t
 from ui.common.params import nearest_power
+from ui.common.specs import text_table
 from ui.training import charts, data, frames
 from ui.training.runs import D_K_POWERS
 

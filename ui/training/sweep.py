@@ -18,8 +18,8 @@ import streamlit as st
 
 from core.training import LR_GRIDS, final_loss, lr_sensitivity
 from ui.common import workshop
-from ui.common.data import text_table
 from ui.common.i18n import t
+from ui.common.specs import text_table
 from ui.training import charts, data, frames
 from ui.training.sections import Settings, View, fmt, headline, m_sentence, opt_name, pct
 

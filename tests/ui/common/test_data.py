@@ -37,16 +37,3 @@ def test_random_streams_are_unique_across_pages():
     }
     assert len(streams) >= 15
     assert len(set(streams.values())) == len(streams), streams
-
-
-def test_a_text_table_labels_its_rows_and_is_made_once_per_text():
-    """The first field of each record labels its row (the index Streamlit draws as row
-    headers); the same text gives the same cached table, other text another."""
-    records = [{"scaling": "none", "loss": "0.5"}, {"scaling": "÷√dₖ", "loss": "0.1"}]
-    table = data.text_table(records)
-    frame = table.to_pandas()
-    assert frame.index.name == "scaling" and list(frame.index) == ["none", "÷√dₖ"]
-    assert list(frame.columns) == ["loss"] and frame.loc["÷√dₖ", "loss"] == "0.1"
-    assert data.text_table([dict(r) for r in records]) is table
-    other = data.text_table([{"scaling": "none", "loss": "0.6"}, records[1]])
-    assert other is not table and other.to_pandas().loc["none", "loss"] == "0.6"
