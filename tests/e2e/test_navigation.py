@@ -89,7 +89,7 @@ def test_a_share_link_carries_every_value_and_reproduces_the_view(app, make_app)
     the defaults of the day it is opened; "Share this view" writes every control of the
     page, defaults too, so its link keeps showing the view it was made from."""
     app.open("saturation", "d_k=256&deeper=true")
-    app.reveal_predictions()
+    app.reveal_predictions("saturation_mean_max")
     assert "n_keys" not in app.page.evaluate("() => location.search")  # a default: dropped
     panel = app.widget("share_open")
     app.interact(lambda: panel.locator("summary").click(), expect_chart_change=False)
@@ -100,7 +100,7 @@ def test_a_share_link_carries_every_value_and_reproduces_the_view(app, make_app)
     shown = app.chart_signatures()
     other = make_app()
     other.open("saturation", query)
-    other.reveal_predictions()
+    other.reveal_predictions("saturation_mean_max")
     # the same charts, each drawn (on a loaded machine the last can land after the run)
     other.assert_charts_drawn(len(shown), min_px=50, timeout_ms=15_000)
     assert other.chart_signatures() == shown, "the share link opened another view"
