@@ -136,7 +136,7 @@ def open_share_panel(at: AppTest) -> AppTest:
 
 
 def open_code_panels(at: AppTest) -> AppTest:
-    """Open every "Show the code" panel under a chart (closed, a panel draws nothing inside)
+    """Open every "Data and code" panel under a chart (closed, a panel draws nothing inside)
     and rerun: its state is the session value of its key, ``<chart key>_code``."""
     for panel in at.expander:
         key = panel.proto.id.split("-", 2)[-1]

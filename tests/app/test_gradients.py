@@ -465,7 +465,7 @@ def test_code_expanders_hold_the_core_functions():
 
 
 def test_every_chart_has_a_csv_download():
-    at = run_page(PAGE)
+    at = open_code_panels(run_page(PAGE))
     keys = {b.key for b in at.get("download_button")}
     for key in (
         "gradients_heat_unscaled",

@@ -408,6 +408,8 @@ def test_myth_card_quotes_the_live_counter_example():
 
 def test_charts_have_csv_downloads_and_their_code():
     at = run_page(PAGE)
+    assert not at.code and not at.get("download_button")  # closed panels draw nothing inside
+    at = open_code_panels(at)
     keys = {b.key for b in at.get("download_button")}
     assert keys == {
         f"saturation_{k}_csv"
@@ -424,8 +426,7 @@ def test_charts_have_csv_downloads_and_their_code():
             "gauss_limit",
         )
     }
-    assert not at.code  # closed panels draw nothing inside
-    sources = [c.value for c in open_code_panels(at).code if c.value.startswith("def ")]
+    sources = [c.value for c in at.code if c.value.startswith("def ")]
     for fn in (
         "softmax",
         "attention_logits",

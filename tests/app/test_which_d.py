@@ -403,7 +403,7 @@ def test_show_code_expanders_hold_the_core_source():
 
 
 def test_every_chart_offers_its_data():
-    at = open_page()
+    at = open_code_panels(open_page())
     keys = sorted(b.proto.id.rsplit("-", 1)[-1] for b in at.get("download_button"))
     assert keys == sorted(
         f"which_d_{c}_csv" for c in ("mh_std", "mh_entropy", "cross_std", "cross_entropy", "qk")

@@ -161,7 +161,7 @@ def test_defaults_and_new_seed():
 
 def test_show_code_expanders_hold_core_source():
     at = run_page(VARIANCE)
-    assert not at.code  # closed panels draw nothing inside
+    assert not at.code and not at.get("download_button")  # closed panels draw nothing inside
     sources = [c.value for c in open_code_panels(at).code if c.value.startswith("def ")]
     assert any(s.startswith("def dot_products(") for s in sources)
     assert any(s.startswith("def variance_sweep(") for s in sources)

@@ -517,6 +517,18 @@ class AppDriver:
         """Element container of the widget with this Streamlit key (``.st-key-<key>``)."""
         return self.page.locator(f".st-key-{key}")
 
+    def csv_button(self, chart: str):
+        """The CSV button under the chart of element key ``chart``: its "Data and code"
+        panel (``<chart>_code``) is opened first (closed, it draws nothing inside), and the
+        button scrolled into view."""
+        panel = self.widget(f"{chart}_code")
+        panel.scroll_into_view_if_needed()
+        self.interact(lambda: panel.locator("summary").click(), expect_chart_change=False)
+        button = self.button(f"{chart}_csv")
+        button.wait_for(state="visible", timeout=RERUN_TIMEOUT_MS)
+        button.scroll_into_view_if_needed()
+        return button
+
     def button(self, key: str):
         """The visible button of ``st.button(key=...)``. A button with ``help=`` is in
         the DOM twice (one copy hidden, used for layout), hence ``:visible``."""

@@ -102,8 +102,7 @@ def test_gradients_csv_download_matches_the_chart(app):
 
     app.open("gradients", "seed=3")
     app.reveal_predictions("gradients_dead_share")
-    button = app.widget("gradients_dead_csv").locator("button")
-    button.scroll_into_view_if_needed()
+    button = app.csv_button("gradients_dead")
     with app.page.expect_download() as download:
         button.click()
     assert download.value.suggested_filename == "gradients_dead.csv"

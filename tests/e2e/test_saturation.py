@@ -87,8 +87,7 @@ def test_saturation_csv_download_matches_the_chart(app):
 
     app.open("saturation", "n_keys=12&seed=3&deeper=true")
     app.reveal_predictions("saturation_median")
-    button = app.widget("saturation_overflow_csv").locator("button")
-    button.scroll_into_view_if_needed()
+    button = app.csv_button("saturation_overflow")
     with app.page.expect_download() as download:
         button.click()
     assert download.value.suggested_filename == "saturation_overflow.csv"

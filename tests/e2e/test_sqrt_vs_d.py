@@ -96,7 +96,7 @@ def test_sqrt_vs_d_csv_download_matches_the_chart(app):
     app.reveal_predictions("sqrt_vs_d_max")
     _assert_charts_drawn(app, 9)
     with app.page.expect_download() as download:
-        app.button("sqrt_vs_d_weight_csv").click()
+        app.csv_button("sqrt_vs_d_weight").click()
     assert download.value.suggested_filename == "sqrt_vs_d_weight.csv"
     with open(download.value.path(), encoding="utf-8") as fh:
         csv = pd.read_csv(io.StringIO(fh.read()))

@@ -68,8 +68,7 @@ def test_which_d_csv_download_matches_the_chart(app):
 
     app.open("which-d")
     app.reveal_predictions("which_d_std")
-    button = app.widget("which_d_mh_std_csv").locator("button:visible")
-    button.scroll_into_view_if_needed()
+    button = app.csv_button("which_d_mh_std")
     with app.page.expect_download() as download:
         button.click()
     assert download.value.suggested_filename == "which_d_mh_std.csv"
