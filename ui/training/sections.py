@@ -64,7 +64,11 @@ def view(s: Settings) -> View:
     shipped runs) holds it."""
     seconds = data.cell_cost(s.d_k, s.steps, len(s.variants)) / 10  # one rate of ~13
     with st.spinner(t("training.training_now", seconds=f"{seconds:.0f}"), show_time=True):
-        run = data.run_stats(s.d_k, s.optimizer, s.lr, s.steps, s.variants, s.seed, s.m)
+        # by keyword: Streamlit's cache reads the signature for every positional argument
+        run = data.run_stats(
+            d_k=s.d_k, optimizer=s.optimizer, lr=s.lr, steps=s.steps, variants=s.variants,
+            seed=s.seed, m=s.m,
+        )  # fmt: skip
     return View(s.d_k, s.optimizer, s.lr, s.steps, s.variants, s.seed, s.m, run)
 
 
@@ -300,7 +304,7 @@ def headline(m: int) -> str:
     somewhere — no rate ends better than uniform attention —, learns everywhere, or in
     between; at how many (setting, rate) pairs it learns against 1/√d_k; and its best
     final loss over the task's best ℓ* at d_k ≥ 64."""
-    found = data.task_headline(m)
+    found = data.task_headline(m=m)
     if found is None:
         return t("training.headline_missing")
     numbers = {

@@ -113,7 +113,9 @@ def lr_sweep(v: Settings) -> dict | None:
         with top:
             workshop.takeaway(t("training.s3_takeaway_missing"))
         return None
-    numbers = data.sweep_stats(v.m, v.optimizer, v.d_k, v.seed, v.steps, v.variants)
+    numbers = data.sweep_stats(
+        m=v.m, optimizer=v.optimizer, d_k=v.d_k, seed=v.seed, steps=v.steps, variants=v.variants
+    )
     if workshop.predict(**learns_question(v, numbers)):
         n0, nh = (count(numbers["per"][k], "learns") for k in ("alpha_0", "alpha_half"))
         with top:
@@ -292,7 +294,9 @@ def small_multiples(v: Settings) -> None:
         workshop.takeaway(t("training.multiples_takeaway_missing"))
         st.caption(t("training.multiples_missing"))
         return
-    found = data.multiples_stats(v.m, v.optimizer, v.seed, v.steps, v.variants, d_ks)
+    found = data.multiples_stats(
+        m=v.m, optimizer=v.optimizer, seed=v.seed, steps=v.steps, variants=v.variants, d_ks=d_ks
+    )
     best = {}  # per variant its best rate at each d_k, from the smallest d_k up
     for d_k in d_ks:
         for name, lr in found["best"][d_k]:
