@@ -106,6 +106,12 @@ OVERFLOW_JS = """
       ".katex-display, [data-testid='stTable'], [data-testid='stDataFrame']"))
     .filter((el) => el.scrollWidth > el.clientWidth + 1 &&
       !['auto', 'scroll'].includes(getComputedStyle(el).overflowX)).length;
+  // ... and shows, by a faded edge, the side where more of it is hidden
+  // (ui/common/scroll_regions.html marks it; a phone draws no scroll bar)
+  out.noCue = Array.from(document.querySelectorAll(".katex-display, [data-testid='stTable']"))
+    .filter((el) => el.scrollWidth > el.clientWidth + 1 &&
+      el.scrollLeft + el.clientWidth < el.scrollWidth - 1 &&
+      !(el.getAttribute('data-scroll-more') || '').includes('right')).length;
   // a metric's value too wide for its box is cut with an ellipsis ("0.02…")
   out.metricsCut = Array.from(document.querySelectorAll("[data-testid='stMetricValue'] div"))
     .filter((el) => el.scrollWidth > el.clientWidth + 1).length;
