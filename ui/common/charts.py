@@ -347,7 +347,9 @@ def alpha_color(alpha: float) -> str:
 _REFERENCE_LABELS = {
     "above_left": {"align": "left", "baseline": "bottom", "x": 4, "dy": -2},
     "above_right": {"align": "right", "baseline": "bottom", "x": "width", "dx": -4, "dy": -2},
-    "below_right": {"align": "right", "baseline": "top", "x": "width", "dx": -4, "dy": 3},
+    # below: clear of the point markers on the line (up to ~10 px across), which a line
+    # that converges onto the reference draws right over it
+    "below_right": {"align": "right", "baseline": "top", "x": "width", "dx": -4, "dy": 7},
 }
 
 
