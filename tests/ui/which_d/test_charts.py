@@ -207,6 +207,8 @@ def test_scale_lines():
     assert one.to_dict()["description"] == "one line"
     line, theory, marker = _layers(spec)
     assert line["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
+    # every other power of two from s = 1: a narrow axis drops no label, and 1 has one
+    assert line["encoding"]["x"]["axis"]["values"] == [0.25, 1.0, 4.0, 16.0, 64.0]
     assert line["encoding"]["y"]["scale"] == {"type": "log"}
     assert line["encoding"]["color"]["scale"]["range"] == ["#D55E00", "#0072B2"]
     assert theory["mark"]["strokeDash"] == [5, 4] and theory["encoding"]["y"]["field"] == "theory"
