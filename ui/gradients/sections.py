@@ -13,7 +13,6 @@ import math
 from functools import partial
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.experiments import row_quantities, sample_scores, saturation_sweep, summarise
@@ -23,6 +22,7 @@ from ui.common import controls, live, workshop
 from ui.common.data import sweep_rows
 from ui.common.i18n import t
 from ui.common.pages import page
+from ui.common.specs import text_table
 from ui.gradients import charts, data, frames
 from ui.story import answers, cards
 from ui.story import data as story_data
@@ -188,12 +188,14 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
     with left:
         answers.gradients_dead(d_k, n_keys, alpha, seed).draw()
         st.caption(t("gradients.dead_caption"))
-    table = pd.DataFrame(
-        {labels[w]: [cell(k, v) for k, v in now[w].items()] for w in labels if alpha or w == "unscaled"},
-        index=[t(f"gradients.row_{k}") for k in story_data.GRADIENT_AT_FIELDS],
-    )  # fmt: skip
+    shown = [w for w in labels if alpha or w == "unscaled"]
+    table = text_table([
+        {t("gradients.col_quantity"): t(f"gradients.row_{k}"),
+         **{labels[w]: cell(k, now[w][k]) for w in shown}}
+        for k in story_data.GRADIENT_AT_FIELDS
+    ])  # fmt: skip
     right.markdown(t("gradients.table_title", d_k=d_k, n_rows=f"{n_rows:,}"))
-    right.table(table)
+    right.table(table, hide_index=False)
     return True
 
 

@@ -12,13 +12,14 @@ import math
 from functools import partial
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from core import char_lm
 from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.common.pages import lr_text
+from ui.common.specs import text_table
 from ui.language_model import charts, data, diagram, frames
 
 
@@ -284,7 +285,7 @@ def loss_against_rate(d_h: int, rate: float) -> None:
             )  # fmt: skip
     st.markdown(at_rate(d_h, rate))
     with st.expander(t("language_model.sensitivity_label"), icon=":material/table:"):
-        st.table(sensitivity_table())
+        st.table(sensitivity_table(), hide_index=False)
         z = s.arrays
         diverged = int(((z["diverged_step"] >= 0) & (z["done"] == 1)).sum())
         st.caption(
@@ -317,19 +318,21 @@ def at_rate(d_h: int, rate: float) -> str:
     )
 
 
-def sensitivity_table() -> pd.DataFrame:
-    """Best final loss (at its rate) and LR sensitivity per variant and head size."""
+def sensitivity_table() -> pa.Table:
+    """Best final loss (at its rate) and LR sensitivity per variant and head size, a row
+    per variant (:func:`ui.common.specs.text_table`)."""
     s, cells = data.sweep(), data.cells()
-    columns = {}
-    for h in s.head_sizes:
-        columns[t("language_model.col_best", d_h=h)] = [
-            f"{nats(cells[v, h].best_loss)} ({lr_text(s.lrs[cells[v, h].best])})"
-            for v in data.VARIANTS
-        ]
-        columns[t("language_model.col_sensitivity", d_h=h)] = [
-            f"{cells[v, h].sensitivity:.3f}" for v in data.VARIANTS
-        ]
-    return pd.DataFrame(columns, index=[label(v) for v in data.VARIANTS])
+    rows = []
+    for v in data.VARIANTS:
+        row = {t("language_model.col_variant"): label(v)}
+        for h in s.head_sizes:
+            best = cells[v, h]
+            row[t("language_model.col_best", d_h=h)] = (
+                f"{nats(best.best_loss)} ({lr_text(s.lrs[best.best])})"
+            )
+            row[t("language_model.col_sensitivity", d_h=h)] = f"{best.sensitivity:.3f}"
+        rows.append(row)
+    return text_table(rows)
 
 
 # --- 3. over training -------------------------------------------------------------------------------

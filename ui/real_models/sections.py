@@ -18,6 +18,7 @@ import streamlit as st
 from core import real_models as rm
 from ui.common import controls, workshop
 from ui.common.i18n import t
+from ui.common.specs import text_table
 from ui.real_models import charts, data, frames
 from ui.real_models import sentence as own
 from ui.real_models.field_guide import COLUMNS, ROWS
@@ -411,9 +412,9 @@ def field_guide() -> None:
     for row in ROWS:
         host = urlsplit(row.source).netloc.removeprefix("www.")
         cells = {col: t(f"real_models.guide_{row.id}_{col}") for col in COLUMNS}
-        rows.append({**cells, "source": f"[{host}]({row.source})"})
-    frame = pd.DataFrame(rows).rename(columns=cols)
+        record = {**cells, "source": f"[{host}]({row.source})"}
+        rows.append({cols[col]: record[col] for col in cols})  # the model first: the row label
     # a static table wraps its cells: every row's factor, extras and source link show in
     # full at 1400 and 800 px (a data grid cut them to "…" and hid the source column)
-    st.table(frame.set_index(cols["model"]))
+    st.table(text_table(rows), hide_index=False)
     st.caption(t("real_models.guide_caption"))

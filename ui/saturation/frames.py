@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from core.softmax import softmax
 from ui.common.charts import COLORS, alpha_color
 from ui.common.controls import alpha_label
 from ui.common.data import is_preset
 from ui.common.i18n import t
+from ui.common.specs import text_table
 from ui.saturation import data
 from ui.story.frames import alpha_labels
 
@@ -179,14 +181,22 @@ def fmt_chance_se(p: float, se: float) -> str:
     return f"({p / scale:.2f} ± {se / scale:.2f})·10{str(exponent).translate(_SUPERSCRIPT)}"
 
 
-def rowmax_table(summary: dict[bool, dict[str, float]]) -> pd.DataFrame:
-    """The row-max summary as a small table: one column per scaling, one row per statistic."""
+def rowmax_table(summary: dict[bool, dict[str, float]]) -> pa.Table:
+    """The row-max summary as a small table (:func:`ui.common.specs.text_table`): one row
+    per statistic, one column per scaling."""
     rows = ("mean", "median", "q10", "q90", "high_share", "tensor_max_median", "tensor_high_share")
     shares = {"high_share", "tensor_high_share"}
-    data = {
-        t(f"saturation.series_{'scaled' if scaled else 'unscaled'}"): [
-            f"{100 * s[r]:.1f}%" if r in shares else fmt_weight(s[r]) for r in rows
+    return text_table(
+        [
+            {
+                t("saturation.col_statistic"): t(f"saturation.stat_{r}"),
+                **{
+                    t(f"saturation.series_{'scaled' if scaled else 'unscaled'}"): (
+                        f"{100 * s[r]:.1f}%" if r in shares else fmt_weight(s[r])
+                    )
+                    for scaled, s in summary.items()
+                },
+            }
+            for r in rows
         ]
-        for scaled, s in summary.items()
-    }
-    return pd.DataFrame(data, index=[t(f"saturation.stat_{r}") for r in rows])
+    )
