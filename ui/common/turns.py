@@ -45,16 +45,25 @@ class Turns:
         self._lock = threading.Lock()
         self._waiting: collections.deque[threading.Event] = collections.deque()
         self._busy = False
+        self._mine = threading.local()  # whether this thread holds the turn
 
     @contextlib.contextmanager
     def turn(self) -> Iterator[bool]:
         """Hold the turn for the ``with`` block (released on any exception, such as
         Streamlit's rerun and stop exceptions). Yields whether the turn was had: False
-        when the wait ran out and the block runs beside the holder."""
+        when the wait ran out and the block runs beside the holder.
+
+        A thread that holds the turn already (a fragment drawn inside a fragment's own
+        rerun) goes on at once: waiting on itself, it would sit out the whole wait."""
+        if getattr(self._mine, "held", False):
+            yield True
+            return
         had = self._take()
+        self._mine.held = had
         try:
             yield had
         finally:
+            self._mine.held = False
             if had:
                 self._hand_on()
 

@@ -4,6 +4,7 @@ always handed on (also when the run raises)."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -64,6 +65,21 @@ def test_a_wait_runs_out_and_the_run_goes_ahead_beside_the_holder():
         assert turns.waiting == 0
     with turns.turn() as had:  # the holder handed the turn on to nobody: free
         assert had
+
+
+def test_a_turn_taken_again_inside_it_goes_on_at_once():
+    """A fragment drawn inside a fragment's own rerun takes the turn its thread holds:
+    no wait (it would sit out all of ``wait_s``), and the turn is still held after."""
+    turns, order = Turns(wait_s=5), []
+    with turns.turn() as had:
+        t0 = time.perf_counter()
+        with turns.turn() as again:
+            assert again and turns.held
+        assert time.perf_counter() - t0 < 1.0  # not the 5 s wait
+        assert had and turns.held  # the inner block did not hand the turn on
+        waiter = _start_waiting(turns, "next", order)
+    waiter.join(5)
+    assert order == [("next", True)] and not turns.held
 
 
 def test_the_turn_is_handed_on_when_a_run_raises():
