@@ -82,6 +82,48 @@ def test_a_turn_taken_again_inside_it_goes_on_at_once():
     assert order == [("next", True)] and not turns.held
 
 
+def test_inside_a_block_that_ran_beside_the_holder_a_turn_waits_no_more():
+    turns, release = Turns(wait_s=0.3), threading.Event()
+    holder = _start_holding(turns, release)
+    t0 = time.perf_counter()
+    with turns.turn() as had:
+        waited = time.perf_counter() - t0
+        with turns.turn() as again:
+            assert not had and not again
+        assert time.perf_counter() - t0 - waited < 0.2  # the inner block did not wait
+    release.set()
+    holder.join(5)
+    assert not turns.held
+
+
+def test_after_a_block_raises_the_thread_takes_turns_as_before():
+    turns = Turns(wait_s=5)
+    with pytest.raises(RuntimeError), turns.turn():
+        raise RuntimeError("a run that fails")
+    assert not turns.held
+    holder = _start_holding(turns, threading.Event(), hold_s=0.1)
+    t0 = time.perf_counter()
+    with turns.turn() as had:  # waits for the holder again: not taken as nested
+        assert had and time.perf_counter() - t0 >= 0.05
+    holder.join(5)
+
+
+def _start_holding(turns: Turns, release: threading.Event, hold_s: float = 10) -> threading.Thread:
+    """A thread that holds the turn until ``release`` is set, or for ``hold_s``; returns
+    once it holds it."""
+    taken = threading.Event()
+
+    def run():
+        with turns.turn():
+            taken.set()
+            release.wait(hold_s)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert taken.wait(5)
+    return thread
+
+
 def test_the_turn_is_handed_on_when_a_run_raises():
     turns, order = Turns(wait_s=10), []
     gate = threading.Event()
