@@ -279,7 +279,8 @@ def test_variance_short_path_leaves_go_deeper_closed():
     assert not chart_data(at)  # the histograms wait for the guess
     at.button(key="variance_std_skip").click().run()
     assert len(at.metric) == 4 and len(chart_data(at)) == 2
-    assert "variance_sweep_csv" not in [b.key for b in at.get("download_button")]
+    panels = [e.proto.id.split("-", 2)[-1] for e in at.expander]  # under each drawn chart
+    assert "variance_hist_raw_code" in panels and "variance_sweep_code" not in panels
 
 
 def test_show_me_where_it_breaks():

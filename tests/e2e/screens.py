@@ -103,12 +103,13 @@ OVERFLOW_JS = """
   }
   // a formula or table wider than its box must scroll inside it, not run off the edge
   out.clipped = Array.from(document.querySelectorAll(
-      ".katex-display, [data-testid='stTable'], [data-testid='stDataFrame']"))
+      ".katex-display, [data-testid='stTable'] > div, [data-testid='stDataFrame']"))
     .filter((el) => el.scrollWidth > el.clientWidth + 1 &&
       !['auto', 'scroll'].includes(getComputedStyle(el).overflowX)).length;
   // ... and shows, by a faded edge, the side where more of it is hidden
   // (ui/common/scroll_regions.html marks it; a phone draws no scroll bar)
-  out.noCue = Array.from(document.querySelectorAll(".katex-display, [data-testid='stTable']"))
+  // (a table scrolls in the wrapper inside its test id)
+  out.noCue = Array.from(document.querySelectorAll(".katex-display, [data-testid='stTable'] > div"))
     .filter((el) => el.scrollWidth > el.clientWidth + 1 &&
       el.scrollLeft + el.clientWidth < el.scrollWidth - 1 &&
       !(el.getAttribute('data-scroll-more') || '').includes('right')).length;
