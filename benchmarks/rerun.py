@@ -387,13 +387,6 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help='pages with "Go deeper" closed, as a learner arrives (default: open, every chart)',
     )
-    parser.add_argument(
-        "--magic-off",
-        action="store_true",
-        help="run with runner.magicEnabled off whatever the root's config says: AppTest "
-        "compiles every script on every run (a server once per process), with magic's syntax "
-        "rewrite, so two roots that differ in it compare the same work this way",
-    )
     args = parser.parse_args(argv)
     if args.reruns < 1:
         parser.error("--reruns must be >= 1")
@@ -413,11 +406,6 @@ def main(argv: list[str] | None = None) -> int:
     from streamlit.testing.v1 import AppTest
 
     from ui.common.pages import PAGES
-
-    if args.magic_off:
-        import streamlit as st
-
-        st.config.set_option("runner.magicEnabled", False)
 
     wanted = {p.strip() for p in args.pages.split(",") if p.strip()}
     known = {p.url_path for p in PAGES if p.url_path}
