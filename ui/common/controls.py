@@ -13,8 +13,9 @@ offending value is never echoed back.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import streamlit as st
@@ -46,6 +47,9 @@ _OWN_DEFAULTS = "_control_defaults"
 #: page that warnings about the link go to; ``values``, the URL's clean values;
 #: :mod:`ui.common.workshop` adds the next page and the presenter steps.
 RUN = "_run"
+#: Session-state entry: set while a fragment's own rerun holds the server's turn
+#: (:func:`holding_turn`).
+_HOLDS_TURN = "_holds_turn"
 
 
 def language() -> str:
@@ -152,6 +156,23 @@ def run_state() -> dict:
 def in_full_run() -> bool:
     """Whether this is a complete run of the app, not a fragment's own rerun."""
     return RUN in st.session_state
+
+
+def holds_turn() -> bool:
+    """Whether this run holds the server's turn (:mod:`ui.common.turns`) already: a
+    complete run of the app, or a fragment's own rerun inside :func:`holding_turn` (a
+    fragment or a room's chart drawn there must not wait for its own run's turn)."""
+    return in_full_run() or st.session_state.get(_HOLDS_TURN, False)
+
+
+@contextlib.contextmanager
+def holding_turn() -> Iterator[None]:
+    """Mark a fragment's own rerun as holding the turn for the ``with`` block."""
+    st.session_state[_HOLDS_TURN] = True
+    try:
+        yield
+    finally:
+        st.session_state.pop(_HOLDS_TURN, None)
 
 
 def end_run() -> None:

@@ -39,8 +39,8 @@ def draw(
         spec = drawn[slot][1]
     else:
         frame = partial(room_charts.answers_frame, tuple(options), tuple(counts), mine)
-        # a fragment's own rerun takes a turn to build; the app's run holds one already
-        turn = contextlib.nullcontext() if controls.in_full_run() else turns.SCRIPT_RUNS.turn()
+        # a fragment's own rerun takes a turn to build, unless its run holds one already
+        turn = contextlib.nullcontext() if controls.holds_turn() else turns.SCRIPT_RUNS.turn()
         with turn:
             spec = specs.drawn(
                 "room.answers", room_charts.answers_chart, frame, text,

@@ -45,27 +45,16 @@ class Turns:
         self._lock = threading.Lock()
         self._waiting: collections.deque[threading.Event] = collections.deque()
         self._busy = False
-        self._mine = threading.local()  # ``had`` of this thread's outermost block, if any
 
     @contextlib.contextmanager
     def turn(self) -> Iterator[bool]:
         """Hold the turn for the ``with`` block (released on any exception, such as
         Streamlit's rerun and stop exceptions). Yields whether the turn was had: False
-        when the wait ran out and the block runs beside the holder.
-
-        A block inside another on the same thread (a fragment drawn inside a fragment's
-        own rerun) goes on at once with the outer block's answer: waiting on itself, or
-        again after the outer wait ran out, it would sit out a whole wait more."""
-        outer = getattr(self._mine, "had", None)
-        if outer is not None:
-            yield outer
-            return
+        when the wait ran out and the block runs beside the holder."""
         had = self._take()
-        self._mine.had = had
         try:
             yield had
         finally:
-            self._mine.had = None
             if had:
                 self._hand_on()
 

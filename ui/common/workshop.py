@@ -474,10 +474,11 @@ def fragment(body: Callable) -> Callable:
 
     @functools.wraps(body)
     def run(*args, **kwargs):
-        if controls.in_full_run():  # the app's run holds the turn
+        if controls.holds_turn():  # the app's run, or the fragment around this one
             body(*args, **kwargs)
             return
-        with turns.SCRIPT_RUNS.turn():  # a rerun of its own draws charts: it takes a turn
+        # a rerun of its own draws charts: it takes a turn
+        with turns.SCRIPT_RUNS.turn(), controls.holding_turn():
             body(*args, **kwargs)
         share.refresh_link()
 

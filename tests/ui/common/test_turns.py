@@ -4,7 +4,6 @@ always handed on (also when the run raises)."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -67,63 +66,6 @@ def test_a_wait_runs_out_and_the_run_goes_ahead_beside_the_holder():
         assert had
 
 
-def test_a_turn_taken_again_inside_it_goes_on_at_once():
-    """A fragment drawn inside a fragment's own rerun takes the turn its thread holds:
-    no wait (it would sit out all of ``wait_s``), and the turn is still held after."""
-    turns, order = Turns(wait_s=5), []
-    with turns.turn() as had:
-        t0 = time.perf_counter()
-        with turns.turn() as again:
-            assert again and turns.held
-        assert time.perf_counter() - t0 < 1.0  # not the 5 s wait
-        assert had and turns.held  # the inner block did not hand the turn on
-        waiter = _start_waiting(turns, "next", order)
-    waiter.join(5)
-    assert order == [("next", True)] and not turns.held
-
-
-def test_inside_a_block_that_ran_beside_the_holder_a_turn_waits_no_more():
-    turns, release = Turns(wait_s=0.3), threading.Event()
-    holder = _start_holding(turns, release)
-    t0 = time.perf_counter()
-    with turns.turn() as had:
-        waited = time.perf_counter() - t0
-        with turns.turn() as again:
-            assert not had and not again
-        assert time.perf_counter() - t0 - waited < 0.2  # the inner block did not wait
-    release.set()
-    holder.join(5)
-    assert not turns.held
-
-
-def test_after_a_block_raises_the_thread_takes_turns_as_before():
-    turns = Turns(wait_s=5)
-    with pytest.raises(RuntimeError), turns.turn():
-        raise RuntimeError("a run that fails")
-    assert not turns.held
-    holder = _start_holding(turns, threading.Event(), hold_s=0.1)
-    t0 = time.perf_counter()
-    with turns.turn() as had:  # waits for the holder again: not taken as nested
-        assert had and time.perf_counter() - t0 >= 0.05
-    holder.join(5)
-
-
-def _start_holding(turns: Turns, release: threading.Event, hold_s: float = 10) -> threading.Thread:
-    """A thread that holds the turn until ``release`` is set, or for ``hold_s``; returns
-    once it holds it."""
-    taken = threading.Event()
-
-    def run():
-        with turns.turn():
-            taken.set()
-            release.wait(hold_s)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    assert taken.wait(5)
-    return thread
-
-
 def test_the_turn_is_handed_on_when_a_run_raises():
     turns, order = Turns(wait_s=10), []
     gate = threading.Event()
@@ -171,4 +113,37 @@ def test_a_run_of_the_app_waits_for_its_turn():
         assert not done.is_set()
     runner.join(30)
     assert done.is_set() and not at.exception
+    assert not SCRIPT_RUNS.held and SCRIPT_RUNS.waiting == 0
+
+
+def test_a_fragment_inside_a_fragment_that_holds_the_turn_does_not_wait():
+    """A fragment (or a room's chart) drawn inside a fragment's own rerun: that rerun
+    holds the turn already, so it goes on at once instead of waiting out TURN_WAIT_S for
+    its own run; and the mark is gone once the outer fragment is done."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import time
+
+        import streamlit as st
+
+        from ui.common import controls, workshop
+
+        @workshop.fragment
+        def inner():
+            st.session_state["inner_held"] = controls.holds_turn()
+
+        @workshop.fragment
+        def outer():
+            t0 = time.perf_counter()
+            inner()
+            st.session_state["inner_s"] = time.perf_counter() - t0
+
+        outer()
+        st.session_state["after"] = controls.holds_turn()
+
+    at = AppTest.from_function(script, default_timeout=30).run()
+    assert not at.exception
+    assert at.session_state["inner_held"] and not at.session_state["after"]
+    assert at.session_state["inner_s"] < TURN_WAIT_S / 4  # not the whole wait
     assert not SCRIPT_RUNS.held and SCRIPT_RUNS.waiting == 0
