@@ -19,6 +19,7 @@ from pathlib import Path
 
 import altair as alt
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 from ui.common import controls, glossary, room, share, specs, turns
@@ -304,6 +305,13 @@ def chart(
     element = key.replace(".", "_")
     st.vega_lite_chart(spec=spec, width="stretch", key=element)
     chart_extras(element, lambda: first_frame(frame()), source)
+
+
+def text_table(table: pa.Table, where=st) -> None:
+    """Draw a static text table (:func:`ui.common.specs.text_table`) in ``where`` (the page,
+    or a column), its row labels as row headers. The index is shown explicitly: left to
+    decide, Streamlit turns an Arrow table back into a DataFrame to look at its index."""
+    where.table(table, hide_index=False)
 
 
 def first_frame(made: pd.DataFrame | tuple) -> pd.DataFrame:

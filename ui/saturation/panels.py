@@ -175,4 +175,4 @@ def _classic_charts(
             top=frames.fmt_weight(u["tensor_max_median"]),
         )  # fmt: skip
     with right:
-        st.table(frames.rowmax_table(summary), hide_index=False)
+        workshop.text_table(frames.rowmax_table(summary))

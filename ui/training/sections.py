@@ -211,7 +211,7 @@ def one_run(v: View) -> None:
             steps=v.steps,
         )
     )
-    st.table(summary_table(summary, v.m), hide_index=False)
+    workshop.text_table(summary_table(summary, v.m))
     st.caption(
         t(
             "training.table_caption",
@@ -221,7 +221,7 @@ def one_run(v: View) -> None:
             best=fmt(data.task_best(v.m)),
         )
     )
-    st.table(data.thresholds(v.m), hide_index=False)
+    workshop.text_table(data.thresholds(v.m))
     for name, r in summary.items():
         if r["diverged_at"] >= 0:
             st.warning(t("training.diverged", name=data.variant_label(name), step=r["diverged_at"]))
