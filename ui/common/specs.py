@@ -338,7 +338,7 @@ def text_table(records: list[dict[str, str]]) -> pa.Table:
     columns. The Arrow table Streamlit would make of that DataFrame (``to_pandas()`` gives
     the DataFrame back), cached for the whole server by the records' text: a seen table
     costs a digest, where the DataFrame and its conversion took ~0.9 ms a table on every
-    rerun (three on the training page). Draw it with :func:`ui.common.workshop.text_table`."""
+    rerun (three on the training page). Draw it with :func:`ui.common.workshop.draw_table`."""
     key = description_key(tuple(tuple(record.items()) for record in records))
     return _arrow_text_table(key=key, _records=records)
 

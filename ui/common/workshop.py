@@ -307,7 +307,7 @@ def chart(
     chart_extras(element, lambda: first_frame(frame()), source)
 
 
-def text_table(table: pa.Table, where=st) -> None:
+def draw_table(table: pa.Table, where=st) -> None:
     """Draw a static text table (:func:`ui.common.specs.text_table`) in ``where`` (the page,
     or a column), its row labels as row headers. The index is shown explicitly: left to
     decide, Streamlit turns an Arrow table back into a DataFrame to look at its index."""

@@ -195,7 +195,7 @@ def sweeps(d_k: int, n_keys: int, alpha: float, seed: int, labels: dict) -> bool
         for k in story_data.GRADIENT_AT_FIELDS
     ])  # fmt: skip
     right.markdown(t("gradients.table_title", d_k=d_k, n_rows=f"{n_rows:,}"))
-    workshop.text_table(table, right)
+    workshop.draw_table(table, right)
     return True
 
 

@@ -285,7 +285,7 @@ def loss_against_rate(d_h: int, rate: float) -> None:
             )  # fmt: skip
     st.markdown(at_rate(d_h, rate))
     with st.expander(t("language_model.sensitivity_label"), icon=":material/table:"):
-        workshop.text_table(sensitivity_table())
+        workshop.draw_table(sensitivity_table())
         z = s.arrays
         diverged = int(((z["diverged_step"] >= 0) & (z["done"] == 1)).sum())
         st.caption(

@@ -416,5 +416,5 @@ def field_guide() -> None:
         rows.append({cols[col]: record[col] for col in cols})  # the model first: the row label
     # a static table wraps its cells: every row's factor, extras and source link show in
     # full at 1400 and 800 px (a data grid cut them to "…" and hid the source column)
-    workshop.text_table(text_table(rows))
+    workshop.draw_table(text_table(rows))
     st.caption(t("real_models.guide_caption"))

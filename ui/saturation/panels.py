@@ -175,4 +175,4 @@ def _classic_charts(
             top=frames.fmt_weight(u["tensor_max_median"]),
         )  # fmt: skip
     with right:
-        workshop.text_table(frames.rowmax_table(summary))
+        workshop.draw_table(frames.rowmax_table(summary))

@@ -284,7 +284,7 @@ def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
         chance=f"{1 / n_keys:.3g}",
         rows=f"{sweep_rows(n_keys):,}",
     )
-    workshop.text_table(table)
+    workshop.draw_table(table)
     st.caption(caption)
 
 

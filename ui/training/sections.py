@@ -211,7 +211,7 @@ def one_run(v: View) -> None:
             steps=v.steps,
         )
     )
-    workshop.text_table(summary_table(summary, v.m))
+    workshop.draw_table(summary_table(summary, v.m))
     st.caption(
         t(
             "training.table_caption",
@@ -221,7 +221,7 @@ def one_run(v: View) -> None:
             best=fmt(data.task_best(v.m)),
         )
     )
-    workshop.text_table(data.thresholds(v.m))
+    workshop.draw_table(data.thresholds(v.m))
     for name, r in summary.items():
         if r["diverged_at"] >= 0:
             st.warning(t("training.diverged", name=data.variant_label(name), step=r["diverged_at"]))

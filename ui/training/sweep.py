@@ -189,7 +189,7 @@ def sweep_charts(v: Settings, have: dict, numbers: dict) -> None:
         st.caption(
             t("training.lr_caption_more", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO))
         )
-        workshop.text_table(sensitivity_table(per))
+        workshop.draw_table(sensitivity_table(per))
         borderline = borderline_caption(per)
         if borderline:
             st.caption(borderline)
