@@ -101,18 +101,17 @@ OVERFLOW_JS = """
     const el = document.querySelector(`[data-testid='${id}']`);
     if (el) out[id] = el.scrollWidth - el.clientWidth;
   }
-  // a formula or table wider than its box must scroll inside it, not run off the edge
-  out.clipped = Array.from(document.querySelectorAll(
+  // a formula or table wider than its box (a table's is the wrapper inside its test id)
+  // must scroll inside it, not run off the edge, and show by a faded edge that more of it
+  // is hidden (ui/common/scroll_regions.html marks the side; a phone draws no scroll bar)
+  const wide = Array.from(document.querySelectorAll(
       ".katex-display, [data-testid='stTable'] > div, [data-testid='stDataFrame']"))
-    .filter((el) => el.scrollWidth > el.clientWidth + 1 &&
-      !['auto', 'scroll'].includes(getComputedStyle(el).overflowX)).length;
-  // ... and shows, by a faded edge, the side where more of it is hidden
-  // (ui/common/scroll_regions.html marks it; a phone draws no scroll bar)
-  // (a table scrolls in the wrapper inside its test id)
-  out.noCue = Array.from(document.querySelectorAll(".katex-display, [data-testid='stTable'] > div"))
-    .filter((el) => el.scrollWidth > el.clientWidth + 1 &&
-      el.scrollLeft + el.clientWidth < el.scrollWidth - 1 &&
-      !(el.getAttribute('data-scroll-more') || '').includes('right')).length;
+    .filter((el) => el.scrollWidth > el.clientWidth + 1);
+  out.clipped = wide.filter((el) =>
+    !['auto', 'scroll'].includes(getComputedStyle(el).overflowX)).length;
+  out.noCue = wide.filter((el) => !el.matches("[data-testid='stDataFrame']") &&
+    el.scrollLeft + el.clientWidth < el.scrollWidth - 1 &&
+    !(el.getAttribute('data-scroll-more') || '').includes('right')).length;
   // a metric's value too wide for its box is cut with an ellipsis ("0.02…")
   out.metricsCut = Array.from(document.querySelectorAll("[data-testid='stMetricValue'] div"))
     .filter((el) => el.scrollWidth > el.clientWidth + 1).length;
