@@ -31,11 +31,12 @@ def main() -> None:
         layout="wide",
         initial_sidebar_state="auto",  # collapsed on phones, open on wider screens
     )
+    texts = catalog(controls.language())
     navigation = st.navigation(
         [
             st.Page(
                 spec.script,
-                title=nav_title(spec, catalog(controls.language())),
+                title=nav_title(spec, texts),
                 url_path=spec.url_path,
                 icon=spec.icon,
                 default=not spec.url_path,

@@ -46,7 +46,8 @@ def bars_frame(chart: dict) -> pd.DataFrame:
 def test_page_runs_with_every_chart(lang):
     at = open_page(lang=lang)
     assert_page_in(at, lang, N_CHARTS)
-    assert len(at.latex) == 7
+    assert len(at.latex) == 4  # and one formula in each of the three cards' Markdown
+    assert sum(r"\mathrm{Var}(q_i)" in m.value for m in at.markdown) == 3
     assert len(at.metric) == 13
     assert at.number_input(key="d_model").value == 512
     assert at.selectbox(key="n_heads").value == "8"

@@ -195,10 +195,11 @@ def page_spec() -> PageSpec:
 def param(key: str, **values: Any) -> Param:
     """The page's parameter ``key``, as ``values`` of others make it (``n_heads`` given
     ``d_model=…``)."""
-    declared = page_spec().param(key)
+    spec = page_spec()
+    declared = spec.param(key)
     if declared.given is None:
         return declared
-    made = declared.given(declared, {**defaults(page_spec().table), **values})
+    made = declared.given(declared, {**defaults(spec.table), **values})
     return declared if made is None else made
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -172,9 +173,10 @@ class PageSpec:
         """The page's script, relative to the app root."""
         return f"app_pages/{self.url_path or 'home'}.py"
 
-    @property
+    @cached_property
     def table(self) -> tuple[Param, ...]:
-        """Every parameter of the page: the app's, then its own."""
+        """Every parameter of the page: the app's, then its own (made once: every control
+        and link check of a run reads it)."""
         first = self.step_order[0] if self.steps else 1
         step = replace(APP_TABLE[3], hi=max(1, self.steps), default=first)
         return (*APP_TABLE[:3], step, *APP_TABLE[4:], *self.params)

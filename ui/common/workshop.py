@@ -190,14 +190,16 @@ def next_step_footer() -> None:
         )
 
 
-def takeaway(text: str) -> None:
-    """The one-sentence takeaway that opens a section, right under its heading (bold).
+def takeaway(text: str, lead: str | None = None) -> None:
+    """The one-sentence takeaway that opens a section, right under its heading (bold);
+    ``lead``, the paragraph that follows it, in the same element (one message fewer on
+    every rerun).
 
     A section that asks a question first shows it once the question is answered: draw a
     ``st.container()`` under the heading and the takeaway into it after
     :func:`predict` returns True, so it does not give the answer away.
     """
-    st.markdown(f"**{text}**")
+    st.markdown(f"**{text}**" + (f"\n\n{lead}" if lead else ""))
 
 
 def shown(section: int, step: int | None) -> bool:

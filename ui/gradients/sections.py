@@ -117,8 +117,7 @@ def gap_explorer(n_keys: int) -> None:
     browser (:func:`ui.common.live.live_chart`), and the formula under the chart follows
     it when a drag pauses."""
     st.header(t("gradients.gap_header"))
-    workshop.takeaway(t("gradients.gap_takeaway"))
-    st.markdown(t("gradients.gap_lead"))
+    workshop.takeaway(t("gradients.gap_takeaway"), t("gradients.gap_lead"))
     choice = controls.choice(
         "gap2", t("gradients.gap2"), widget="select_slider",
         labels=[t("gradients.gap2_none") if o == "none" else o for o in GAP2_OPTIONS],

@@ -103,14 +103,14 @@ def setup(d_h: int) -> None:
     s = data.sweep()
     cfg, meta = s.config, s.meta
     st.header(t("language_model.setup_header"))
-    workshop.takeaway(t("language_model.setup_takeaway"))
-    st.markdown(
+    workshop.takeaway(
+        t("language_model.setup_takeaway"),
         t(
             "language_model.setup_why",
             runs=int(s.arrays["done"].sum()),
             n_rates=len(s.lrs),
             seeds=len(meta["seeds"]),
-        )
+        ),
     )
     picture, words = st.columns([2, 3], gap="large")
     keys = ("title", "description", "logit", "residual", *(k for k, *_ in diagram.BOXES))

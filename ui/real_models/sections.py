@@ -284,8 +284,7 @@ def one_head_section(c: data.Corpus, divisor: str) -> None:
 
 def one_head_intro(c: data.Corpus) -> None:
     st.header(t("real_models.head_header"))
-    workshop.takeaway(t("real_models.head_takeaway"))
-    st.markdown(tc(c, "real_models.data_note"))
+    workshop.takeaway(t("real_models.head_takeaway"), tc(c, "real_models.data_note"))
     st.markdown(t("real_models.head_lead", d_k=c.d_k, r=f"{c.d_k**0.5:.3g}"))
 
 
@@ -326,8 +325,7 @@ def one_head(c: data.Corpus, chosen: data.Chosen, layer: int, head: int, divisor
 def counterfactual(c: data.Corpus, fig: dict) -> None:
     """Entropy and collapse per layer with each divisor, the table, and the second myth."""
     st.header(t("real_models.cf_header"))
-    workshop.takeaway(t("real_models.cf_takeaway"))
-    st.markdown(tc(c, "real_models.cf_lead"))
+    workshop.takeaway(t("real_models.cf_takeaway"), tc(c, "real_models.cf_lead"))
     labels = {name: divisor_label(name, c.d_k) for name in rm.DIVISORS}
     log_t = _f(fig["log_t"])
     h, share = fig["entropy"], fig["collapsed"]
@@ -399,8 +397,7 @@ def counterfactual(c: data.Corpus, fig: dict) -> None:
 def field_guide() -> None:
     """What well-known models put in front of softmax(q·k), one source per row."""
     st.header(t("real_models.guide_header"))
-    workshop.takeaway(t("real_models.guide_takeaway"))
-    st.markdown(t("real_models.guide_lead"))
+    workshop.takeaway(t("real_models.guide_takeaway"), t("real_models.guide_lead"))
     cols = {
         "model": t("real_models.col_model"),
         "d_k": t("real_models.col_d_k"),

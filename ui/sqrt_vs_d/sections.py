@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 
 import streamlit as st
 
@@ -59,10 +59,14 @@ class View:
         """(α, legend label) of α = 0, ½, 1 and the chosen α, in the current language."""
         return tuple({a: alpha_label(a) for a in (*ALPHA_PRESETS, self.alpha)}.items())
 
+    @cached_property
     def cells(self) -> dict[tuple[float, int], dict[str, float]]:
         """The full sweep's statistics where the questions and the myth card read them
-        (:func:`ui.story.data.preset_cells`)."""
-        return story_data.preset_cells(self.n_keys, self.rho, self.seed, cards.QUOTED_D)
+        (:func:`ui.story.data.preset_cells`; fetched once a run: a cache hit copies its
+        value)."""
+        return story_data.preset_cells(
+            n_keys=self.n_keys, rho=self.rho, seed=self.seed, d_values=cards.QUOTED_D
+        )
 
 
 def view(
@@ -107,8 +111,7 @@ def logit_scale(v: View) -> None:
     st.info(t("sqrt_vs_d.model"), icon=":material/info:")
     summary(d_k, n_keys, alpha, rho, v.seed)
     st.header(t("sqrt_vs_d.s1_title"))
-    workshop.takeaway(t("sqrt_vs_d.s1_takeaway"))
-    st.markdown(t("sqrt_vs_d.s1_text"))
+    workshop.takeaway(t("sqrt_vs_d.s1_takeaway"), t("sqrt_vs_d.s1_text"))
     st.latex(logit_latex(d_k, alpha, rho))
     left, right = st.columns(2)
     for col, which in ((left, "std"), (right, "mean")):
@@ -125,7 +128,7 @@ def softmax_response(v: View) -> None:
     """Predict the largest weight at d_k = 4096, then entropy share and largest weight."""
     st.header(t("sqrt_vs_d.s2_title"))
     top = st.container()  # the takeaway, once the question is answered
-    if workshop.predict(**cards.max_weight_question(v.cells(), v.n_keys, v.rho)):
+    if workshop.predict(**cards.max_weight_question(v.cells, v.n_keys, v.rho)):
         with top:
             workshop.takeaway(t("sqrt_vs_d.s2_takeaway"))
         n_keys, rho = v.n_keys, v.rho
@@ -146,9 +149,9 @@ def softmax_response(v: View) -> None:
                 marker=v.d_k, source=SWEEP, n=n_keys,
             )  # fmt: skip
         caption = "softmax_caption_rho0" if v.rho == 0 else "softmax_caption_rho"
-        st.caption(t(f"sqrt_vs_d.{caption}"))
-        if v.rho == 0:  # the main effect first, the aligned key's caveat beside it
-            st.caption(t("sqrt_vs_d.softmax_caveat"))
+        # the main effect first, then (ρ = 0) the aligned key's caveat: one element
+        caveat = "\n\n" + t("sqrt_vs_d.softmax_caveat") if v.rho == 0 else ""
+        st.caption(t(f"sqrt_vs_d.{caption}") + caveat)
 
 
 # --- 3: every exponent at once ---------------------------------------------------------------
@@ -173,7 +176,7 @@ def discrimination(v: View) -> None:
     n_keys, rho = v.n_keys, v.rho
     st.header(t("sqrt_vs_d.s4_title"))
     top = st.container()  # the takeaway, once the question is answered
-    answered = workshop.predict(**relevant_weight_question(v.cells(), v.n_keys, v.rho))
+    answered = workshop.predict(**relevant_weight_question(v.cells, v.n_keys, v.rho))
     if answered:
         with top:
             workshop.takeaway(t("sqrt_vs_d.s4_takeaway"))
@@ -234,7 +237,7 @@ def when_each(v: View) -> None:
     with right.container(border=True):
         st.markdown(t("sqrt_vs_d.why_d"))
     closed_form(v.d_k)
-    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), myth_reality(v.cells(), v.n_keys, v.rho))
+    workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), myth_reality(v.cells, v.n_keys, v.rho))
 
 
 @workshop.fragment

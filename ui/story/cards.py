@@ -219,15 +219,19 @@ def closest_option(values: list[float], measured: float) -> int:
     return min(range(len(values)), key=lambda i: abs(math.log(values[i] / measured)))
 
 
-def which_d_std(d_model: int, n_heads: int, seed: int, w_init: str = "fan_in") -> dict | None:
+def which_d_std(
+    d_model: int, n_heads: int, seed: int, w_init: str = "fan_in", means: dict | None = None
+) -> dict | None:
     """Divide one head's q·k by √d_model instead of √d_k (fan-in projections): what is the
     std of its logits? The answer is the option nearest the measured mean over the heads
     (:func:`ui.story.data.head_means`); with another ``w_init`` the explanation says the
-    charts use it. None with one head (d_k = d_model: nothing to ask)."""
+    charts use it. None with one head (d_k = d_model: nothing to ask). ``means``: those
+    head means, if the caller has them."""
     if n_heads == 1:
         return None
     d_k = d_model // n_heads
-    means = data.head_means(d_model, n_heads, seed, "fan_in")
+    if means is None:
+        means = data.head_means(d_model=d_model, n_heads=n_heads, seed=seed, init="fan_in")
     measured = means["d_model"]["std"]
     values, labels = std_options(n_heads)
     other = ""

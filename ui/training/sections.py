@@ -201,15 +201,15 @@ def one_run(v: View) -> None:
     summary = v.run["summary"]
     st.header(t("training.s1_title"))
     setting = {"d_k": v.d_k, "opt": opt_name(v.optimizer), "lr": data.lr_text(v.lr)}
-    workshop.takeaway(one_run_takeaway(summary, v.m, **setting))
-    st.markdown(
+    workshop.takeaway(
+        one_run_takeaway(summary, v.m, **setting),
         t(
             "training.s1_text",
             d_k=v.d_k,
             opt=opt_name(v.optimizer),
             lr=data.lr_text(v.lr),
             steps=v.steps,
-        )
+        ),
     )
     workshop.draw_table(summary_table(summary, v.m))
     st.caption(

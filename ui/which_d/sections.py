@@ -145,10 +145,13 @@ def divisor_charts(
             )  # fmt: skip
 
 
-def predict_head_std(d_model: int, n_heads: int, seed: int, w_init: str = "fan_in") -> bool:
+def predict_head_std(
+    d_model: int, n_heads: int, seed: int, w_init: str = "fan_in", means: dict | None = None
+) -> bool:
     """Ask for the per-head logit std under ÷√d_model (fan-in) before the section-1 charts
-    (:func:`ui.story.cards.which_d_std`). With one head d_k = d_model: nothing to ask."""
-    card = cards.which_d_std(d_model, n_heads, seed, w_init)
+    (:func:`ui.story.cards.which_d_std`; ``means``: its fan-in head means, if already
+    fetched). With one head d_k = d_model: nothing to ask."""
+    card = cards.which_d_std(d_model, n_heads, seed, w_init, means=means)
     if card is None:
         st.caption(t("which_d_workshop.one_head", d_model=d_model))
         return True
@@ -185,8 +188,13 @@ def init_cards(d_model: int, n_heads: int, seed: int, current: str) -> None:
         st.columns(len(INITS)), values, strict=True
     ):
         with col.container(border=True):
-            st.markdown(f"**{t(f'which_d.init_{init}')}**" + (" ◀" if init == current else ""))
-            st.latex(rf"\mathrm{{Var}}(q_i) = d_\text{{model}}\,\sigma_{{w_q}}^2 = {var_q:.4g}")
+            # the name and the formula in one element: one message fewer per card
+            st.markdown(
+                f"**{t(f'which_d.init_{init}')}**"
+                + (" ◀" if init == current else "")
+                + "\n\n"
+                + rf"$$\mathrm{{Var}}(q_i) = d_\text{{model}}\,\sigma_{{w_q}}^2 = {var_q:.4g}$$"
+            )
             st.metric(
                 t("which_d.m_init_std"), f"{std:.4g}", t("which_d.m_theory", theory=theory), **off
             )
@@ -206,8 +214,8 @@ def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int,
     :func:`multi_head_intro` left under the heading) the formulas, the bar charts, the
     metrics and the misconception card."""
     shown = min(n_heads, story_data.WHICH_D_MAX_HEADS)  # as many as which_d_heads computes
-    means = story_data.head_means(d_model, n_heads, seed, "fan_in")
-    if not predict_head_std(d_model, n_heads, seed, w_init):
+    means = story_data.head_means(d_model=d_model, n_heads=n_heads, seed=seed, init="fan_in")
+    if not predict_head_std(d_model, n_heads, seed, w_init, means):
         return
     with top:
         workshop.takeaway(t("which_d.mh_takeaway"))
@@ -221,7 +229,11 @@ def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int,
     ):
         with col:
             answers.which_d_heads(value, d_model, n_heads, divisor, w_init, seed, source).draw()
-    means_chosen = story_data.head_means(d_model, n_heads, seed, w_init)
+    means_chosen = (
+        means
+        if w_init == "fan_in"
+        else story_data.head_means(d_model=d_model, n_heads=n_heads, seed=seed, init=w_init)
+    )
     multi_head_metrics(means_chosen, divisor, labels[divisor], n_heads)
     st.caption(t("which_d.mh_caption", n=N, shown=shown, n_heads=n_heads))
     myth_card(means, d_model, n_heads)
@@ -250,8 +262,7 @@ def qk_section(d_model: int, n_heads: int, seed: int) -> None:
 
 def cross_intro() -> None:
     st.header(t("which_d.cross_header"))
-    workshop.takeaway(t("which_d.cross_takeaway"))
-    st.markdown(t("which_d.cross_lead"))
+    workshop.takeaway(t("which_d.cross_takeaway"), t("which_d.cross_lead"))
 
 
 def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
@@ -272,8 +283,10 @@ def cross(d_q: int, d_kv: int, d_proj: int, w_init: str, seed: int) -> None:
 def initialisation(d_model: int, n_heads: int, seed: int) -> None:
     """The initialisation control, and one card per initialisation."""
     st.header(t("which_d.init_header"))
-    workshop.takeaway(t("which_d.init_takeaway"))
-    st.markdown(t("which_d.init_lead", d_model=d_model, d_k=d_model // n_heads))
+    workshop.takeaway(
+        t("which_d.init_takeaway"),
+        t("which_d.init_lead", d_model=d_model, d_k=d_model // n_heads),
+    )
     with workshop.controls_box():
         w_init = w_init_input()
     init_cards(d_model, n_heads, seed, w_init)
@@ -304,8 +317,7 @@ def where_scale(d_model: int, n_heads: int, seed: int) -> None:
 # --- 5. QK normalisation -----------------------------------------------------------------
 def qk_intro() -> None:
     st.header(t("which_d.qk_header"))
-    workshop.takeaway(t("which_d.qk_takeaway"))
-    st.markdown(t("which_d.qk_lead"))
+    workshop.takeaway(t("which_d.qk_takeaway"), t("which_d.qk_lead"))
 
 
 def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
@@ -340,5 +352,6 @@ def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
             f"which_d.qk_caption{suffix}", heads=heads, n_heads=n_heads, d_model=d_model,
             d_k=d_k, ln_std=ln_std,
         )
+        + "\n\n"
+        + t("which_d.qk_source")
     )  # fmt: skip
-    st.caption(t("which_d.qk_source"))
