@@ -279,7 +279,7 @@ def summary(d_k: int, n_keys: int, alpha: float, rho: float, seed: int) -> None:
     st.header(t("sqrt_vs_d.summary_title", d_k=d_k, n=n_keys, rho=f"{rho:g}"))
     workshop.takeaway(t("sqrt_vs_d.summary_takeaway"))
     # a static table: its text follows the page's type size (larger in presenter mode)
-    stats = data.at_d(d_k, n_keys, alpha, rho, seed)
+    stats = data.at_d(d_k=d_k, n_keys=n_keys, alpha=alpha, rho=rho, seed=seed)
     table = data.summary_table(stats, d_k, n_keys, rho)
     caption = t(
         "sqrt_vs_d.summary_caption",

@@ -183,7 +183,7 @@ def init_cards(d_model: int, n_heads: int, seed: int, current: str) -> None:
     (measured and theory) from :func:`ui.which_d.data.init_values`; ◀ marks ``current``."""
     off = {"delta_color": "off", "delta_arrow": "off"}
     uniform = t("which_d.m_uniform", n=N, h=f"{math.log(N):.3f}")
-    values = data.init_values(d_model, n_heads, seed)
+    values = data.init_values(d_model=d_model, n_heads=n_heads, seed=seed)
     for col, (init, var_q, std, entropy, theory) in zip(
         st.columns(len(INITS)), values, strict=True
     ):
@@ -296,7 +296,7 @@ def initialisation(d_model: int, n_heads: int, seed: int) -> None:
 # --- 4. where the scale goes -------------------------------------------------------------
 def where_scale(d_model: int, n_heads: int, seed: int) -> None:
     """d_k^-¼ on q and k is 1/√d_k on q·k: the measured gap, and the temperature view."""
-    extras = data.head_extras(d_model, n_heads, seed)
+    extras = data.head_extras(d_model=d_model, n_heads=n_heads, seed=seed)
     d_k = d_model // n_heads
     st.header(t("which_d.where_header"))
     workshop.takeaway(t("which_d.where_takeaway"))
@@ -338,7 +338,7 @@ def qk_norm(d_model: int, n_heads: int, x_scale: float, seed: int) -> None:
             source=[which_d_core.input_scale_sweep, heads_core.layer_norm],
             r=f"{math.sqrt(d_k):.3g}", ln_std=ln_std,
         )  # fmt: skip
-    now = data.qk_point(d_model, n_heads, seed, x_scale)
+    now = data.qk_point(d_model=d_model, n_heads=n_heads, seed=seed, scale=x_scale)
     for ln in (False, True) if d_k >= 2 else (False,):
         right.metric(
             t("which_d.m_qk", series=series[ln], s=f"{x_scale:g}"),
