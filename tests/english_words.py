@@ -66,6 +66,7 @@ _SUBSUP = "\u00b2\u00b3\u00b9\u1d40\u2070-\u209f\u1d62-\u1d6a\u2c7c"
 _NOT_WORDS = re.compile(
     r"https?://\S+"  # URLs
     r"|`[^`]*`"  # inline code
+    r"|\$\$[^$]*\$\$"  # display math
     r"|\$[^$]*\$"  # math
     r"|:material/[a-z_]+:"  # Streamlit icons
     r"|[?&][A-Za-z_]+=[^\s&，。、；）)]*"  # query strings
