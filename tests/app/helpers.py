@@ -135,13 +135,18 @@ def open_share_panel(at: AppTest) -> AppTest:
     return at.run()
 
 
+def code_panels(at: AppTest) -> list[str]:
+    """The keys (``<chart key>_code``) of the "Data and code" panels the last run drew,
+    one under each chart."""
+    keys = [panel.proto.id.split("-", 2)[-1] for panel in at.expander]
+    return [key for key in keys if key.endswith("_code")]
+
+
 def open_code_panels(at: AppTest) -> AppTest:
     """Open every "Data and code" panel under a chart (closed, a panel draws nothing inside)
-    and rerun: its state is the session value of its key, ``<chart key>_code``."""
-    for panel in at.expander:
-        key = panel.proto.id.split("-", 2)[-1]
-        if key.endswith("_code"):
-            at.session_state[key] = True
+    and rerun: its state is the session value of its key."""
+    for key in code_panels(at):
+        at.session_state[key] = True
     return at.run()
 
 

@@ -8,6 +8,7 @@ from tests.app.helpers import (
     assert_page_in,
     assert_swapped_in_place,
     chart_data,
+    code_panels,
     run_page,
     warnings,
 )
@@ -279,7 +280,7 @@ def test_variance_short_path_leaves_go_deeper_closed():
     assert not chart_data(at)  # the histograms wait for the guess
     at.button(key="variance_std_skip").click().run()
     assert len(at.metric) == 4 and len(chart_data(at)) == 2
-    panels = [e.proto.id.split("-", 2)[-1] for e in at.expander]  # under each drawn chart
+    panels = code_panels(at)  # under each drawn chart
     assert "variance_hist_raw_code" in panels and "variance_sweep_code" not in panels
 
 
