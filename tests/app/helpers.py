@@ -135,6 +135,19 @@ def open_share_panel(at: AppTest) -> AppTest:
     return at.run()
 
 
+def picture_svg(node) -> str | None:
+    """The SVG markup of a picture element (:func:`ui.common.workshop.picture`), or None
+    if ``node`` is not one."""
+    if node.type != "bidi_component" or node.proto.component_name != "lab_picture":
+        return None
+    return json.loads(node.proto.json)["svg"]
+
+
+def pictures(at: AppTest) -> list[str]:
+    """The SVG markup of every picture the last run drew."""
+    return [svg for node in at if (svg := picture_svg(node)) is not None]
+
+
 def code_panels(at: AppTest) -> list[str]:
     """The keys (``<chart key>_code``) of the "Data and code" panels the last run drew,
     one under each chart."""

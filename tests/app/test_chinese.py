@@ -31,7 +31,7 @@ import re
 import pyarrow as pa
 import pytest
 
-from tests.app.helpers import open_share_panel, reveal_all, run_page
+from tests.app.helpers import open_share_panel, picture_svg, reveal_all, run_page
 from tests.english_words import english_words
 from ui.common.pages import PAGES
 
@@ -169,9 +169,12 @@ def page_texts(at) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     for node in at:
         kind = node.type
         proto = getattr(node, "proto", None)
-        if kind == "markdown" and node.value.startswith("<"):  # a picture or markup: its words
-            page.extend(("markup", html.unescape(w)) for w in re.findall(r">([^<>]+)<", node.value))
-            page.extend(("markup", html.unescape(w)) for w in re.findall(r">([^<>]+)$", node.value))
+        markup = picture_svg(node) or (
+            node.value if kind == "markdown" and node.value.startswith("<") else None
+        )
+        if markup is not None:  # a picture or markup: its words
+            page.extend(("markup", html.unescape(w)) for w in re.findall(r">([^<>]+)<", markup))
+            page.extend(("markup", html.unescape(w)) for w in re.findall(r">([^<>]+)$", markup))
         elif kind in _TEXT:
             page.append((kind, node.value))
         elif kind == "latex":

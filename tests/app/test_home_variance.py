@@ -9,6 +9,7 @@ from tests.app.helpers import (
     assert_swapped_in_place,
     chart_data,
     code_panels,
+    pictures,
     run_page,
     warnings,
 )
@@ -24,6 +25,9 @@ def test_home_runs(lang):
     assert at.title[0].value
     assert bool(CJK.search(at.title[0].value)) == (lang == "zh")
     assert len(at.latex) == 1
+    # the layer's picture, its labels in the page's language
+    (svg,) = pictures(at)
+    assert svg.startswith("<svg") and catalog(lang)["home.diagram_title"] in svg
     # the story's answer: one sentence per story page, each a link to its page (and the
     # glossary's link under "Terms on this page")
     links = [link.proto for link in at.get("page_link")]

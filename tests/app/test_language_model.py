@@ -18,7 +18,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core import char_lm
-from tests.app.helpers import assert_page_in, reveal_all, run_page, warnings
+from tests.app.helpers import assert_page_in, pictures, reveal_all, run_page, warnings
 from tests.app.test_pinned_charts import decode_chart
 from ui.common import i18n
 from ui.common.pages import page
@@ -84,8 +84,8 @@ def test_page_runs_with_every_chart(lang):
     assert at.radio(key="length").value == "200"
     assert len(codes(at)) == 4  # one continuation per variant
     assert len(at.table) == 1  # LR sensitivity per variant and head size
-    svg = [m.value for m in at.markdown if m.value.startswith("<svg")]
-    assert len(svg) == 1 and ("模型" in svg[0]) == (lang == "zh")
+    svg = pictures(at)
+    assert len(svg) == 1 and svg[0].startswith("<svg") and ("模型" in svg[0]) == (lang == "zh")
 
 
 def test_registry_matches_the_shipped_sweep(sweep):

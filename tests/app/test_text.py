@@ -50,7 +50,7 @@ def test_no_paragraph_on_the_page_is_too_long(page, lang):
     long = [
         (length(p, lang), p[:80])
         for kind, text in _elements(page, lang)
-        if kind in _PROSE and not text.startswith("<svg")  # a picture's labels are not prose
+        if kind in _PROSE
         for p in paragraphs(text)
         if length(p, lang) > LIMITS[lang]
     ]

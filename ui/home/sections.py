@@ -12,7 +12,7 @@ from ui.common import controls, workshop
 from ui.common.i18n import t
 from ui.common.pages import STORY, page
 from ui.home import charts, data
-from ui.home.diagram import BOXES, layer_svg
+from ui.home.diagram import BOXES, WIDTH, layer_svg
 
 #: The worked example's stages (``?example_step=``), in the order the formula runs.
 STAGES = page("home").param("example_step").options
@@ -30,12 +30,10 @@ def orientation() -> None:
     """The picture of one Transformer layer beside what Q, K and V are."""
     st.header(t("home.where_title"))
     workshop.takeaway(t("home.where_takeaway"))
-    picture, words = st.columns([2, 3], gap="medium")
     labels = {key: t(f"home.diagram_{key}") for key, *_ in BOXES}
     for key in ("title", "description", "attention"):
         labels[key] = t(f"home.diagram_{key}")
-    # st.html's sanitiser drops SVG; Markdown keeps it (every label in it is escaped)
-    picture.markdown(layer_svg(labels), unsafe_allow_html=True)
+    words = workshop.picture(layer_svg(labels), key="home_layer", width=WIDTH)
     words.markdown(t("home.qkv_text"))
 
 

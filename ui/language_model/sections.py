@@ -112,14 +112,14 @@ def setup(d_h: int) -> None:
             seeds=len(meta["seeds"]),
         ),
     )
-    picture, words = st.columns([2, 3], gap="large")
     keys = ("title", "description", "logit", "residual", *(k for k, *_ in diagram.BOXES))
     counts = {"layers": cfg["n_layers"], "vocab": len(meta["vocab"])}
     names = {k: t(f"language_model.diagram_{k}", **counts) for k in keys}
     names["layers"] = t("language_model.diagram_layers", n=cfg["n_layers"])
     names |= {v: t(f"language_model.variant_short_{v}") for v in data.VARIANTS}
-    # st.html's sanitiser drops SVG; Markdown keeps it (every label in it is escaped)
-    picture.markdown(diagram.model_svg(names), unsafe_allow_html=True)
+    words = workshop.picture(
+        diagram.model_svg(names), key="language_model_diagram", width=diagram.WIDTH
+    )
     small, large = min(s.head_sizes), max(s.head_sizes)
     words.markdown(
         t(
