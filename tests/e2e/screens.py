@@ -109,9 +109,15 @@ OVERFLOW_JS = """
     .filter((el) => el.scrollWidth > el.clientWidth + 1);
   out.clipped = wide.filter((el) =>
     !['auto', 'scroll'].includes(getComputedStyle(el).overflowX)).length;
+  // (more than 4 px hidden: scroll_regions.html's HIDDEN_PX, less than a digit)
   out.noCue = wide.filter((el) => !el.matches("[data-testid='stDataFrame']") &&
-    el.scrollLeft + el.clientWidth < el.scrollWidth - 1 &&
+    el.scrollLeft + el.clientWidth < el.scrollWidth - 4 &&
     !(el.getAttribute('data-scroll-more') || '').includes('right')).length;
+  // and no edge fades over a box that hides 4 px or less there (KaTeX's multi-line formulas
+  // are 2 px wider than their box: a faded last 40 px would cut a formula that fits)
+  out.falseCue = wide.filter((el) =>
+    el.scrollLeft + el.clientWidth >= el.scrollWidth - 4 &&
+    (el.getAttribute('data-scroll-more') || '').includes('right')).length;
   // a metric's value too wide for its box is cut with an ellipsis ("0.02…")
   out.metricsCut = Array.from(document.querySelectorAll("[data-testid='stMetricValue'] div"))
     .filter((el) => el.scrollWidth > el.clientWidth + 1).length;
