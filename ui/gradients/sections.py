@@ -73,9 +73,11 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
     row, domain_max = data.jacobian_summary(d_k, n_keys, alpha, seed)
     st.header(t("gradients.formula_header"))
     workshop.takeaway(t("gradients.formula_takeaway"))
-    st.latex(
-        r"\frac{\partial p_i}{\partial z_j} = p_i(\delta_{ij} - p_j), \qquad J = \operatorname{diag}(p) - p\,p^{\top},"
-        r"\qquad \frac{\partial p}{\partial s} = d_k^{-\alpha} J"
+    st.latex(  # the gradient on a line of its own (side by side a phone showed a gap)
+        r"\begin{gathered}"
+        r"\frac{\partial p_i}{\partial z_j} = p_i(\delta_{ij} - p_j), \qquad J = \operatorname{diag}(p) - p\,p^{\top},\\"
+        r"\frac{\partial p}{\partial s} = d_k^{-\alpha} J"
+        r"\end{gathered}"
     )  # fmt: skip
     st.markdown(t("gradients.formula_cases"))
     st.latex(

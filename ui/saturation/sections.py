@@ -97,10 +97,12 @@ def precision(d_k: int, n_keys: int, alpha: float, seed: int) -> None:
 def sweeps(n_keys: int, alpha: float, seed: int, d_k: int) -> None:
     """Mean largest weight and mean entropy against d_k, for α = 0, ½, 1 and ``alpha``."""
     ln_n = math.log(n_keys)
-    st.latex(
+    st.latex(  # two equations, two lines (side by side a phone showed the gap between them)
+        r"\begin{gathered}"
         rf"\mathrm{{std}}(\text{{logit}}) = d_k^{{\,1/2-\alpha}} = {d_k}^{{\,{0.5 - alpha:.3g}}}"
-        rf" = {d_k ** (0.5 - alpha):.4g}, \qquad"
+        rf" = {d_k ** (0.5 - alpha):.4g},\\"
         rf" \ln n_{{\mathrm{{keys}}}} = \ln {n_keys} = {ln_n:.4f}"
+        r"\end{gathered}"
     )
     for stat in ("max_weight", "entropy"):  # full width: 4 legend entries
         answers.saturation(stat, d_k, n_keys, alpha, seed).draw()

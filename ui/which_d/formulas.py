@@ -48,11 +48,15 @@ def cross_latex(d_k: int, d_q: int, d_kv: int, var: float) -> str:
 
 def where_latex(d_k: int) -> str:
     """q d_k^-¼ · k d_k^-¼ = q·k / √d_k, and division by c as softmax temperature c."""
+    # two equations, two lines: side by side, a phone showed the first and then only the
+    # blank space between them, so the formula looked finished
     return (
+        r"\begin{gathered}"
         rf"\left(q\,d_k^{{-1/4}}\right)\cdot\left(k\,d_k^{{-1/4}}\right)"
-        rf" = \frac{{q\cdot k}}{{\sqrt{{{d_k}}}}} = \frac{{q\cdot k}}{{{math.sqrt(d_k):.4g}}},"
-        r"\qquad \mathrm{softmax}\!\left(\frac{s}{c}\right)_i = \frac{e^{s_i/c}}{\sum_j e^{s_j/c}}"
+        rf" = \frac{{q\cdot k}}{{\sqrt{{{d_k}}}}} = \frac{{q\cdot k}}{{{math.sqrt(d_k):.4g}}},\\"
+        r"\mathrm{softmax}\!\left(\frac{s}{c}\right)_i = \frac{e^{s_i/c}}{\sum_j e^{s_j/c}}"
         r" = \mathrm{softmax}_{T=c}(s)_i"
+        r"\end{gathered}"
     )
 
 
@@ -65,9 +69,11 @@ def qk_latex(scale: float, d_k: int) -> str:
         else "= 0"
     )
     return (
+        r"\begin{gathered}"
         rf"\mathrm{{std}}\Big(\tfrac{{(s q)\cdot(s k)}}{{\sqrt{{d_k}}}}\Big) = s^2"
-        rf" = {scale:g}^2 = {scale**2:g},\qquad"
+        rf" = {scale:g}^2 = {scale**2:g},\\"
         rf"\mathrm{{std}}\Big(\tfrac{{\mathrm{{LN}}(s q)\cdot\mathrm{{LN}}(s k)}}{{\sqrt{{d_k}}}}\Big)"
         rf" {ln},\quad \Big|\tfrac{{\mathrm{{LN}}(q)\cdot\mathrm{{LN}}(k)}}{{\sqrt{{d_k}}}}\Big|"
         rf" \le \sqrt{{d_k}} = {math.sqrt(d_k):.4g}"
+        r"\end{gathered}"
     )
