@@ -178,16 +178,21 @@ def myth_card(means: dict, d_model: int, n_heads: int) -> None:
     workshop.myth(t("which_d_workshop.myth_claim"), t(reality, **live))
 
 
+#: An initialisation card's width: its formula on one line, three cards to a row at 1400 px.
+CARD_PX = 280
+
+
 def init_cards(d_model: int, n_heads: int, seed: int, current: str) -> None:
     """One card per initialisation: Var(q_i), and the logit std and entropy under ÷√d_k
     (measured and theory) from :func:`ui.which_d.data.init_values`; ◀ marks ``current``."""
     off = {"delta_color": "off", "delta_arrow": "off"}
     uniform = t("which_d.m_uniform", n=N, h=f"{math.log(N):.3f}")
     values = data.init_values(d_model=d_model, n_heads=n_heads, seed=seed)
-    for col, (init, var_q, std, entropy, theory) in zip(
-        st.columns(len(INITS)), values, strict=True
-    ):
-        with col.container(border=True):
+    # side by side where they fit, else one under another (three columns of 143 px each
+    # at 800 px with the sidebar open broke every formula and label over lines)
+    row = st.container(horizontal=True)
+    for init, var_q, std, entropy, theory in values:
+        with row.container(border=True, width=CARD_PX):
             # the name and the formula in one element: one message fewer per card
             st.markdown(
                 f"**{t(f'which_d.init_{init}')}**"
