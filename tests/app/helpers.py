@@ -136,7 +136,7 @@ def open_share_panel(at: AppTest) -> AppTest:
 
 
 def picture_svg(node) -> str | None:
-    """The SVG markup of a picture element (:func:`ui.common.workshop.picture`), or None
+    """The SVG markup of a picture element (:func:`ui.common.picture.beside_words`), or None
     if ``node`` is not one."""
     if node.type != "bidi_component" or node.proto.component_name != "lab_picture":
         return None

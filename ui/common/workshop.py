@@ -34,19 +34,6 @@ LAYOUT_CSS = f"<style>{(_HERE / 'layout.css').read_text()}</style>"
 PRESENTER_CSS = f"<style>{(_HERE / 'presenter.css').read_text()}</style>"
 #: Boxes that scroll sideways on a phone join the tab order.
 SCROLL_REGIONS_JS = (_HERE / "scroll_regions.html").read_text()
-#: A picture the app draws as SVG (st.components.v2; st.html's sanitiser drops SVG). In the
-#: page's own DOM, not a shadow root: its ``currentColor`` is the page's text colour, and
-#: its ``url(#…)`` markers resolve.
-#: The widest the words beside a picture get (about 70 characters a line); narrower
-#: than that beside it, they go under it.
-WORDS_PX = 480
-_PICTURE = st.components.v2.component(
-    "lab_picture",
-    html='<div class="lab-picture"></div>',
-    js="export default function ({parentElement, data}) {\n"
-    "  parentElement.querySelector('.lab-picture').innerHTML = data.svg;\n}",
-    isolate_styles=False,
-)
 
 
 # --- presenter mode --------------------------------------------------------------------
@@ -327,22 +314,6 @@ def draw_table(table: pa.Table, where=st) -> None:
     or a column), its row labels as row headers. The index is shown explicitly: left to
     decide, Streamlit turns an Arrow table back into a DataFrame to look at its index."""
     where.table(table, hide_index=False)
-
-
-def picture(svg: str, *, key: str, width: int):
-    """Draw ``svg`` as element ``key``, at most ``width`` px wide (its natural width: its
-    labels keep their size), and return the place beside it for its words, at most
-    :data:`WORDS_PX` wide. Where the two do not fit side by side (a phone; 800 or 1000 px
-    with the sidebar open, where two columns drew the labels at half size or the words
-    some 15 characters a line) the words go under it.
-
-    ``svg`` is markup the app builds with every label escaped (``ui/home/diagram.py``,
-    ``ui/language_model/diagram.py``): trusted, it is set as the picture's inner HTML.
-    """
-    row = st.container(horizontal=True, gap="large")
-    with row.container(width=width):
-        _PICTURE(data={"svg": svg}, key=key)
-    return row.container(width=WORDS_PX)
 
 
 def first_frame(made: pd.DataFrame | tuple) -> pd.DataFrame:

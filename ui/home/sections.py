@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core.attention import scaled_dot_product_attention
-from ui.common import controls, workshop
+from ui.common import controls, picture, workshop
 from ui.common.i18n import t
 from ui.common.pages import STORY, page
 from ui.home import charts, data
@@ -33,7 +33,7 @@ def orientation() -> None:
     labels = {key: t(f"home.diagram_{key}") for key, *_ in BOXES}
     for key in ("title", "description", "attention"):
         labels[key] = t(f"home.diagram_{key}")
-    words = workshop.picture(layer_svg(labels), key="home_layer", width=WIDTH)
+    words = picture.beside_words(layer_svg(labels), key="home_layer", width=WIDTH)
     words.markdown(t("home.qkv_text"))
 
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 import streamlit as st
 
 from core import char_lm
-from ui.common import controls, workshop
+from ui.common import controls, picture, workshop
 from ui.common.i18n import t
 from ui.common.pages import lr_text
 from ui.common.specs import text_table
@@ -117,7 +117,7 @@ def setup(d_h: int) -> None:
     names = {k: t(f"language_model.diagram_{k}", **counts) for k in keys}
     names["layers"] = t("language_model.diagram_layers", n=cfg["n_layers"])
     names |= {v: t(f"language_model.variant_short_{v}") for v in data.VARIANTS}
-    words = workshop.picture(
+    words = picture.beside_words(
         diagram.model_svg(names), key="language_model_diagram", width=diagram.WIDTH
     )
     small, large = min(s.head_sizes), max(s.head_sizes)
