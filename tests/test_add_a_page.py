@@ -49,12 +49,18 @@ NEW_FILES = {
 
         st.title(t("demo.title"))
         st.markdown(t("demo.lead"))
-        with workshop.controls_box():
-            gap = controls.float_slider("demo_gap", t("demo.gap"))
-        step = workshop.steps([t("demo_workshop.step_1")])
-        if workshop.shown(1, step):
-            sections.two_scores(gap)
-        st.caption(t("demo.source"))
+
+
+        def body() -> None:
+            with workshop.controls_box():
+                gap = controls.float_slider("demo_gap", t("demo.gap"))
+            step = workshop.steps([t("demo_workshop.step_1")])
+            if workshop.shown(1, step):
+                sections.two_scores(gap)
+            st.caption(t("demo.source"))
+
+
+        workshop.page_body(body)
     ''',
     f"ui/{NAME}/__init__.py": '''
         """The two-score page: its chart and its section."""

@@ -167,11 +167,14 @@ def holds_turn() -> bool:
 
 @contextlib.contextmanager
 def holding_turn() -> Iterator[None]:
-    """Mark a fragment's own rerun as holding the turn for the ``with`` block."""
+    """Mark a fragment's own rerun as holding the turn for the ``with`` block, and hold the
+    session's language for its catalog lookups as a complete run does."""
     st.session_state[_HOLDS_TURN] = True
+    set_run_language(language())
     try:
         yield
     finally:
+        set_run_language(None)
         st.session_state.pop(_HOLDS_TURN, None)
 
 

@@ -152,11 +152,8 @@ def steps(titles: Sequence[str]) -> int | None:
 
 
 def next_step_footer() -> None:
-    """Presenter mode: under the last section shown, a button that reveals the next one.
-
-    A new section appears below what is on screen, where the presenter already is; the
-    navigator at the top would need a scroll up first.
-    """
+    """Presenter mode: under the last section shown, a button that reveals the next one
+    (below what is on screen, where the presenter is; the top navigator needs a scroll)."""
     run = controls.run_state()
     current, next_page = run.get("steps"), run.get("next_page")
     if not is_presenting() or current is None:
@@ -191,14 +188,10 @@ def next_step_footer() -> None:
 
 
 def takeaway(text: str, lead: str | None = None) -> None:
-    """The one-sentence takeaway that opens a section, right under its heading (bold);
-    ``lead``, the paragraph that follows it, in the same element (one message fewer on
-    every rerun).
-
-    A section that asks a question first shows it once the question is answered: draw a
-    ``st.container()`` under the heading and the takeaway into it after
-    :func:`predict` returns True, so it does not give the answer away.
-    """
+    """The one-sentence takeaway that opens a section, under its heading (bold), and
+    ``lead``, the paragraph after it, in the same element. A section that asks a question
+    first draws it into a ``st.container()`` under the heading once :func:`predict`
+    returns True, so that it does not give the answer away."""
     st.markdown(f"**{text}**" + (f"\n\n{lead}" if lead else ""))
 
 
@@ -493,3 +486,11 @@ def fragment(body: Callable) -> Callable:
         share.refresh_link()
 
     return st.fragment(run)
+
+
+def page_body(body: Callable[[], None]) -> None:
+    """Draw the page under its title, lead and terms (``body``) as a :func:`fragment`: a
+    change of the page's controls reruns the page alone, not the sidebar and navigation
+    around it. Drawn plainly while presenting (the controls are then in the sidebar, where
+    a fragment cannot draw) or holding a room (its join link carries the page's values)."""
+    (body if is_presenting() or room.is_presenter() else fragment(body))()
