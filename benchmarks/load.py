@@ -390,6 +390,7 @@ class LearnerStats:
     errors: list[str] = field(default_factory=list)
     unknown_widgets: set[str] = field(default_factory=set)
     refs: int = 0  # messages the server sent as a reference to one already received
+    fragment_runs: int = 0  # runs that were a fragment's alone (a page's body, a panel)
 
 
 class Learner:
@@ -418,6 +419,9 @@ class Learner:
         self.stats = LearnerStats()
         self.widgets: dict[str, Any] = {}  # widget id -> WidgetState
         self.drawn: set[str] = set()  # widget ids drawn in the current run
+        #: widget id -> the fragment it is drawn in ("" outside any): a change of it
+        #: reruns that fragment, as the browser asks (a page's body is one)
+        self.fragment_of: dict[str, str] = {}
         self.page_hash = ""
         self.cached: dict[str, int] = {}  # hash of a cacheable message -> run it was last seen
         self.run_index = 0
@@ -446,7 +450,7 @@ class Learner:
                 exc = msg.session_event.script_compilation_exception
                 self.stats.errors.append(f"compile error: {exc.type}: {exc.message[:200]}")
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            self._element(msg.delta.new_element)
+            self._element(msg.delta.new_element, msg.delta.fragment_id)
         elif kind == "script_finished":
             self._script_finished(msg.script_finished)
         self.observe(msg)
@@ -455,7 +459,7 @@ class Learner:
         """Called with every message from the server, after it is handled (a subclass
         reads more of the page here: texts, buttons, fragments)."""
 
-    def _element(self, element: Any) -> None:
+    def _element(self, element: Any, fragment_id: str = "") -> None:
         kind = element.WhichOneof("type")
         if kind == "exception":
             exc = element.exception
@@ -463,6 +467,7 @@ class Learner:
         elif kind in VALUE_WIDGETS:
             proto = getattr(element, kind)
             self.drawn.add(proto.id)
+            self.fragment_of[proto.id] = fragment_id
             self.widgets[proto.id] = initial_widget_state(kind, proto, self.widgets.get(proto.id))
         elif kind not in TRIGGER_WIDGETS + SELECTION_WIDGETS and kind is not None:
             proto = getattr(element, kind)
@@ -480,6 +485,8 @@ class Learner:
         # draws only the fragment: the rest of the page stays)
         if status != S.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
             self.widgets = {k: v for k, v in self.widgets.items() if k in self.drawn}
+        else:
+            self.stats.fragment_runs += 1
         self.run_index += 1
         self.cached = {h: r for h, r in self.cached.items() if r >= self.run_index - 2}
         if self._finished is not None and not self._finished.done():
@@ -593,6 +600,9 @@ class Learner:
             self.stats.load_s = time.perf_counter() - t0
 
     async def change(self, key: str, value: int | float | str) -> float | None:
+        """Move the control ``key`` to ``value`` and rerun as the browser does: the fragment
+        the control is drawn in (a page's body, ``workshop.page_body``), else the app. The
+        seconds to the end of the run, or None on timeout."""
         wid = self.control_id(key)
         if wid is None:
             self.stats.errors.append(f"control {key!r} not on the page")
@@ -605,7 +615,7 @@ class Learner:
             self.widgets[wid].int_value = value
         params = [(k, v) for k, v in urllib.parse.parse_qsl(self.query) if k != key]
         self.query = urllib.parse.urlencode([*params, (key, str(value))])
-        latency = await self._rerun(first=False)
+        latency = await self._rerun(first=False, fragment_id=self.fragment_of.get(wid, ""))
         if latency is not None:
             self.stats.latencies.append(latency)
         return latency
@@ -681,6 +691,8 @@ class RunResult:
     #: latency in s or None when its run did not finish) — where a tail comes from
     changes: list[tuple[float, int | str, bool, float | None]] = field(default_factory=list)
     refs: int = 0
+    #: runs that were a fragment's alone: a change of a page's control reruns its body
+    fragment_runs: int = 0
 
     @property
     def missed(self) -> list[str]:
@@ -814,6 +826,7 @@ async def _workshop(
         for lr in learners:
             res.errors.extend(lr.stats.errors)
             res.refs += lr.stats.refs
+            res.fragment_runs += lr.stats.fragment_runs
             res.unknown_widgets = sorted(set(res.unknown_widgets) | lr.stats.unknown_widgets)
 
 

@@ -27,6 +27,8 @@ def test_learners_load_and_change_without_errors(result: load.RunResult) -> None
     # each learner changes d_k at least twice in 4 s with a 0.5-1.5 s think time
     assert result.reruns >= 4
     assert result.shared_changes <= result.reruns
+    # as in the browser, a change of the page's control reruns the page's body alone
+    assert result.fragment_runs == result.reruns
 
 
 def test_figures_are_sane(result: load.RunResult) -> None:
