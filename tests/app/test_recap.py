@@ -151,9 +151,15 @@ def test_without_the_shipped_sweep_the_training_chart_says_why():
 
 
 def card_texts(texts: tuple[tuple[str, str], ...]) -> list[str]:
-    """The markdown of the prediction cards of a run: each question, and each verdict
-    with its explanation (answered by the link: "The measurement says …")."""
-    return [text for kind, text in texts if kind == "markdown" and "**" in text]
+    """The paragraphs of the prediction cards of a run: each question, and each verdict
+    with its explanation (answered by the link: "The measurement says …"; an answered
+    card draws both in one element)."""
+    return [
+        paragraph
+        for kind, text in texts
+        if kind == "markdown" and "**" in text
+        for paragraph in text.split("\n\n")
+    ]
 
 
 @functools.cache

@@ -413,8 +413,11 @@ def _card(key: str, question: str, options: tuple, answer: int, explain: str, ab
     no chart of its own, so its reruns take no turn (the room's answers in it do)."""
     guesses, asked = st.session_state["_predictions"], st.session_state["_predicted_about"]
     with st.container(border=True):
-        st.markdown(f"**{t('workshop.predict_title')}** — {question}")
-        room.card_note()
+        asking = f"**{t('workshop.predict_title')}** — {question}"
+        if key not in guesses or room.code() is not None:  # the room's answers go under it
+            st.markdown(asking)
+            room.card_note()
+            asking = None
         if key not in guesses:
             choice = st.radio(
                 t("workshop.your_guess"),
@@ -436,16 +439,17 @@ def _card(key: str, question: str, options: tuple, answer: int, explain: str, ab
                     room.send(key, choice, len(options), about)
                 st.rerun()
             return
-        guess = guesses[key]
+        guess, changed = guesses[key], None
         if asked.setdefault(key, about) != about:
             guess = None  # a guess for other settings: not graded against these
-            st.markdown(f"*{t('workshop.settings_changed')}*")
+            changed = f"*{t('workshop.settings_changed')}*"
         if guess is None:
             verdict = t("workshop.skipped", answer=options[answer])
         else:
             outcome = "workshop.right" if guess == answer else "workshop.wrong"
             verdict = t(outcome, guess=options[guess], answer=options[answer])
-        st.markdown(f"{verdict} {explain}")
+        # the question and its answer in one element: one message fewer on every rerun
+        st.markdown("\n\n".join(p for p in (asking, changed, f"{verdict} {explain}") if p))
         room.after_guess(key, options, asked[key], is_presenting())
         if st.button(t("workshop.ask_again"), key=f"{key}_again", type="tertiary"):
             del guesses[key]

@@ -190,24 +190,21 @@ def sweep_charts(v: Settings, have: dict, numbers: dict) -> None:
             t("training.lr_caption_more", learn=pct(data.LEARN_RATIO), fail=pct(data.FAIL_RATIO))
         )
         workshop.draw_table(sensitivity_table(per))
-        borderline = borderline_caption(per)
-        if borderline:
-            st.caption(borderline)
-        st.caption(t("training.sensitivity_caption", **grid_text(v.optimizer)))
-        diverged = numbers["diverged"]
-        st.caption(
-            t("training.diverged_some", n=diverged) if diverged else t("training.diverged_none")
-        )
-        sources = list(have.values())
-        st.caption(
+        diverged, sources = numbers["diverged"], list(have.values())
+        notes = (
+            borderline_caption(per),
+            t("training.sensitivity_caption", **grid_text(v.optimizer)),
+            t("training.diverged_some", n=diverged) if diverged else t("training.diverged_none"),
             t(
                 "training.sources",
                 pre=sources.count("precomputed"),
                 now=sources.count("computed"),
                 total=len(data.needed_cells(v.m, v.optimizer, v.d_k, v.seed, v.steps)),
                 seeds=", ".join(str(s) for s in data.sweep_seeds(v.seed)),
-            )
+            ),
         )
+        # the notes under the table, one paragraph each, in one element
+        st.caption("\n\n".join(note for note in notes if note))
 
 
 def sensitivity_table(per: dict) -> pa.Table:

@@ -133,8 +133,8 @@ def histogram_pair(v: View) -> None:
                 source=None if scaled else [dot_products, variance_core.expected_density],
                 **values,
             )  # fmt: skip
-    st.caption(t("variance.hist_caption", uniform_max=variance_core.UNIFORM_EXACT_MAX_D))
-    st.caption(t(f"variance.hist_axes_note_{axes}"))
+    hist_note = t("variance.hist_caption", uniform_max=variance_core.UNIFORM_EXACT_MAX_D)
+    st.caption(f"{hist_note}\n\n{t(f'variance.hist_axes_note_{axes}')}")  # one element
 
 
 def score_size_cards() -> None:
@@ -181,9 +181,10 @@ def variance_against_d_k(v: View) -> None:
     st.header(t("variance.step_3"))
     workshop.takeaway(t("variance.s3_takeaway"))
     answers.variance(v.d_k, v.dist, v.sigma_q, v.sigma_k, v.seed).draw()
-    st.caption(t("variance.sweep_caption", n=f"{story_data.SWEEP_SAMPLES:,}"))
+    note = t("variance.sweep_caption", n=f"{story_data.SWEEP_SAMPLES:,}")
     if v.dist == "uniform":
-        st.caption(t("variance.sweep_uniform_note"))
+        note += f"\n\n{t('variance.sweep_uniform_note')}"
+    st.caption(note)
 
 
 # --- 4. the sum, dimension by dimension --------------------------------------------------
