@@ -45,6 +45,18 @@ def test_figures_are_sane(result: load.RunResult) -> None:
     assert 0 < result.window_s <= 4.0 + 60.0
 
 
+def test_presenting_a_change_reruns_the_whole_app() -> None:
+    """While presenting, the page's controls are in the sidebar, where a fragment cannot
+    draw: ``workshop.page_body`` draws the page plainly, and a change reruns the app (a
+    learner's reruns the page's body alone: :func:`test_learners_load_and_change_without_errors`)."""
+    query = f"{load.PAGES['saturation'].query}&present=1"
+    res = load.run_load(
+        "saturation", 1, think=0.5, duration=3.0, ramp=0.1, timeout=60.0, query=query
+    )
+    assert res.errors == [] and res.unknown_widgets == []
+    assert res.reruns >= 2 and res.fragment_runs == 0
+
+
 def test_values_mix_shared_and_fresh() -> None:
     import random
 

@@ -341,8 +341,6 @@ class AppDriver:
         self.console_errors: list[str] = []
         self.ignored_console: list[str] = []
         self.frames_received = 0
-        #: every message from the server, as sent (``streamlit.proto`` ForwardMsg bytes)
-        self.received: list[bytes] = []
         page.add_init_script(RUN_OBSERVER_JS)
         page.on("websocket", self._on_websocket)
         page.on("console", self._on_console)
@@ -362,10 +360,8 @@ class AppDriver:
     def _on_websocket(self, ws) -> None:
         # every message from the server counts: a rerun that is quick enough can finish
         # without its "running" state ever reaching the DOM, but not without messages
-        def count(frame) -> None:
+        def count(_frame) -> None:
             self.frames_received += 1
-            if isinstance(frame, bytes):
-                self.received.append(frame)
 
         ws.on("framereceived", count)
 

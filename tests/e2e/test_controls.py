@@ -1,12 +1,11 @@
 """Controls in a real browser: d_k's − / + step through powers of two and the URL follows;
-a translated option keeps its identifier in the URL, so a link works in both languages; a
-page's control reruns the page alone, not the sidebar (see conftest.py for the harness)."""
+a translated option keeps its identifier in the URL, so a link works in both languages
+(see conftest.py for the harness)."""
 
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 pytestmark = pytest.mark.e2e
 
@@ -62,41 +61,3 @@ def test_a_translated_option_keeps_its_identifier_in_the_url(app):
     app.interact(option.first.click, expect_chart_change=False)  # the default leaves the URL
     app.page.wait_for_function("() => !location.search.includes('dist=')")
     app.assert_healthy()
-
-
-#: ``delta_path[0]`` of an element in the page's main area and in its sidebar.
-MAIN, SIDEBAR = 0, 1
-
-
-def _drawn_during(app, action) -> tuple[list[list[int]], int]:
-    """The delta paths of the elements the server sent while ``action`` ran its rerun,
-    and the number of navigation messages (the sidebar's page list)."""
-    start = len(app.received)
-    app.interact(action, expect_chart_change=False)
-    messages = [ForwardMsg.FromString(frame) for frame in app.received[start:]]
-    paths = [list(m.metadata.delta_path) for m in messages if m.HasField("delta")]
-    return paths, sum(m.HasField("navigation") for m in messages)
-
-
-@pytest.mark.parametrize("present", [False, True], ids=["learner", "presenting"])
-def test_a_pages_control_reruns_the_page_alone(app, present):
-    """``workshop.page_body``: moving d_k redraws the page under its title, not the sidebar,
-    the navigation or the title; while presenting (the controls are in the sidebar) the
-    whole app reruns."""
-    app.open("saturation", "reveal=1" + ("&present=1" if present else ""))
-    box = app.widget("d_k").locator("input")
-
-    def type_128():
-        box.fill("128")
-        box.press("Enter")
-
-    paths, navigation = _drawn_during(app, type_128)
-    expect(box).to_have_value("128")
-    assert paths, "the change drew nothing"
-    if present:
-        assert navigation == 1 and any(p[0] == SIDEBAR for p in paths)
-        return
-    assert navigation == 0
-    assert all(p[0] == MAIN for p in paths), sorted({tuple(p[:2]) for p in paths})
-    # one block: the page's body, below the title, the lead and the terms (main's 0–3)
-    assert len({p[1] for p in paths}) == 1 and paths[0][1] > 3, paths[:3]
