@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui.common import controls, workshop
+from ui.common import controls, fragments, workshop
 from ui.common.charts import COLORS, alpha_color
 from ui.common.i18n import t
 from ui.gradients import sections
@@ -13,7 +13,7 @@ workshop.terms()
 
 
 def body() -> None:
-    """The page under its title: controls, then sections (reruns alone: workshop.page_body)."""
+    """The page under its title: controls, then sections (reruns alone: fragments.page_body)."""
     with workshop.controls_box():
         c1, c2, c3 = workshop.control_columns([4, 3, 4])
         with c1:
@@ -53,4 +53,4 @@ def body() -> None:
     st.caption(t("gradients.source"))
 
 
-workshop.page_body(body)
+fragments.page_body(body)

@@ -3,7 +3,7 @@ with ÷√d_h, ÷1, ÷d_h and QK-LayerNorm; does the training lab's verdict surv
 
 import streamlit as st
 
-from ui.common import controls, workshop
+from ui.common import controls, fragments, workshop
 from ui.common.i18n import t
 from ui.language_model import meaning, prompt, sections
 
@@ -13,7 +13,7 @@ workshop.terms()
 
 
 def body() -> None:
-    """The page under its title: controls, then sections (reruns alone: workshop.page_body)."""
+    """The page under its title: controls, then sections (reruns alone: fragments.page_body)."""
     with workshop.controls_box():
         c1, c2 = workshop.control_columns([2, 3])
         with c1:
@@ -42,4 +42,4 @@ def body() -> None:
         st.caption(t("language_model.source_short"))
 
 
-workshop.page_body(body)
+fragments.page_body(body)

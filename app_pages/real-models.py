@@ -3,7 +3,7 @@ well-known models put in front of softmax(q·k)."""
 
 import streamlit as st
 
-from ui.common import controls, workshop
+from ui.common import controls, fragments, workshop
 from ui.common.i18n import t
 from ui.real_models import data, sections
 
@@ -14,7 +14,7 @@ workshop.terms()
 
 
 def body() -> None:
-    """The page under its title: controls, then sections (reruns alone: workshop.page_body)."""
+    """The page under its title: controls, then sections (reruns alone: fragments.page_body)."""
     with workshop.controls_box():
         divisor = sections.divisor_select(corpus)
         controls.break_button()
@@ -41,4 +41,4 @@ def body() -> None:
         st.caption(t("real_models.source_short"))
 
 
-workshop.page_body(body)
+fragments.page_body(body)

@@ -4,7 +4,7 @@ run in detail."""
 
 import streamlit as st
 
-from ui.common import controls, workshop
+from ui.common import controls, fragments, workshop
 from ui.common.i18n import t
 from ui.training import sections, sweep
 
@@ -14,7 +14,7 @@ workshop.terms()
 
 
 def body() -> None:
-    """The page under its title: controls, then sections (reruns alone: workshop.page_body)."""
+    """The page under its title: controls, then sections (reruns alone: fragments.page_body)."""
     with workshop.controls_box():
         c1, c2 = workshop.control_columns([1, 1])
         with c1:
@@ -50,4 +50,4 @@ def body() -> None:
         st.caption(t("training.source_short"))
 
 
-workshop.page_body(body)
+fragments.page_body(body)

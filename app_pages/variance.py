@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core.theory import DISTRIBUTIONS
-from ui.common import controls, workshop
+from ui.common import controls, fragments, workshop
 from ui.common.i18n import t
 from ui.variance import sections
 
@@ -13,7 +13,7 @@ workshop.terms()
 
 
 def body() -> None:
-    """The page under its title: controls, then sections (reruns alone: workshop.page_body)."""
+    """The page under its title: controls, then sections (reruns alone: fragments.page_body)."""
     with workshop.controls_box():
         c1, c2 = workshop.control_columns([4, 6])
         with c1:
@@ -52,4 +52,4 @@ def body() -> None:
     st.caption(t("variance.source"))
 
 
-workshop.page_body(body)
+fragments.page_body(body)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core.which_d import DIVISORS_SELF
-from ui.common import controls, workshop
+from ui.common import controls, fragments, workshop
 from ui.common.i18n import t
 from ui.which_d import sections
 
@@ -13,7 +13,7 @@ workshop.terms()
 
 
 def body() -> None:
-    """The page under its title: controls, then sections (reruns alone: workshop.page_body)."""
+    """The page under its title: controls, then sections (reruns alone: fragments.page_body)."""
     with workshop.controls_box():
         c1, c2 = workshop.control_columns(2)
         with c1:
@@ -55,4 +55,4 @@ def body() -> None:
     st.caption(t("which_d.source"))
 
 
-workshop.page_body(body)
+fragments.page_body(body)

@@ -601,7 +601,7 @@ class Learner:
 
     async def change(self, key: str, value: int | float | str) -> float | None:
         """Move the control ``key`` to ``value`` and rerun as the browser does: the fragment
-        the control is drawn in (a page's body, ``workshop.page_body``), else the app. The
+        the control is drawn in (a page's body, ``fragments.page_body``), else the app. The
         seconds to the end of the run, or None on timeout."""
         wid = self.control_id(key)
         if wid is None:

@@ -43,7 +43,7 @@ NEW_FILES = {
 
         import streamlit as st
 
-        from ui.common import controls, workshop
+        from ui.common import controls, fragments, workshop
         from ui.common.i18n import t
         from ui.demo import sections
 
@@ -60,7 +60,7 @@ NEW_FILES = {
             st.caption(t("demo.source"))
 
 
-        workshop.page_body(body)
+        fragments.page_body(body)
     ''',
     f"ui/{NAME}/__init__.py": '''
         """The two-score page: its chart and its section."""

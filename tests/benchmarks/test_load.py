@@ -47,7 +47,7 @@ def test_figures_are_sane(result: load.RunResult) -> None:
 
 def test_presenting_a_change_reruns_the_whole_app() -> None:
     """While presenting, the page's controls are in the sidebar, where a fragment cannot
-    draw: ``workshop.page_body`` draws the page plainly, and a change reruns the app (a
+    draw: ``fragments.page_body`` draws the page plainly, and a change reruns the app (a
     learner's reruns the page's body alone: :func:`test_learners_load_and_change_without_errors`)."""
     query = f"{load.PAGES['saturation'].query}&present=1"
     res = load.run_load(

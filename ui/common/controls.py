@@ -34,8 +34,7 @@ from ui.common.params import (
 
 __all__ = ["SEED_MAX", "parse_int", "power_step"]
 
-#: Session-state entry: the url path of the page of the current complete run (a
-#: fragment's own rerun reads its table from it).
+#: Session-state entry: the url path of the page (a fragment's own rerun reads its table).
 PAGE = "_page"
 #: Session-state entry: the notes of the URL just corrected, for the run after the rerun.
 _NOTES = "_url_notes"
@@ -47,9 +46,10 @@ _OWN_DEFAULTS = "_control_defaults"
 #: page that warnings about the link go to; ``values``, the URL's clean values;
 #: :mod:`ui.common.workshop` adds the next page and the presenter steps.
 RUN = "_run"
-#: Session-state entry: set while a fragment's own rerun holds the server's turn
-#: (:func:`holding_turn`).
+#: Session-state entry: set while a fragment's own rerun holds the turn (:func:`holding_turn`).
 _HOLDS_TURN = "_holds_turn"
+#: Session-state entry: set while the page shows notices the last complete run drew.
+_NOTICES_SHOWN = "_notices_shown"
 
 
 def language() -> str:
@@ -82,6 +82,7 @@ def start_run(spec: PageSpec) -> None:
         if not corrected:
             st.rerun()
     state[PAGE] = spec.url_path
+    state.pop(_NOTICES_SHOWN, None)
     state.setdefault("lang", reading.values["lang"])
     set_run_language(state["lang"])
     state[RUN] = {"notices": st.container(), "values": reading.values, "spec": spec}
@@ -159,16 +160,15 @@ def in_full_run() -> bool:
 
 
 def holds_turn() -> bool:
-    """Whether this run holds the server's turn (:mod:`ui.common.turns`) already: a
-    complete run of the app, or a fragment's own rerun inside :func:`holding_turn` (a
-    fragment or a room's chart drawn there must not wait for its own run's turn)."""
+    """Whether this run holds the server's turn (:mod:`ui.common.turns`): a complete run,
+    or a fragment's own rerun in :func:`holding_turn` (what it draws must not wait)."""
     return in_full_run() or st.session_state.get(_HOLDS_TURN, False)
 
 
 @contextlib.contextmanager
 def holding_turn() -> Iterator[None]:
-    """Mark a fragment's own rerun as holding the turn for the ``with`` block, and hold the
-    session's language for its catalog lookups as a complete run does."""
+    """Mark a fragment's own rerun as holding the turn, with the session's language held
+    for its catalog lookups as in a complete run, for the ``with`` block."""
     st.session_state[_HOLDS_TURN] = True
     set_run_language(language())
     try:
@@ -184,10 +184,25 @@ def end_run() -> None:
     st.session_state.pop(RUN, None)
 
 
+def notices():
+    """Where notices about the link or the room go: the top of the page in a complete run
+    (:func:`notices_shown` then says so), else in place (a fragment's own rerun)."""
+    top = run_state().get("notices")
+    if top is not None:
+        st.session_state[_NOTICES_SHOWN] = True
+    return st if top is None else top
+
+
+def notices_shown() -> bool:
+    """Whether the last complete run drew a notice at the top of the page (a fragment
+    that reruns the page alone cannot clear it)."""
+    return st.session_state.get(_NOTICES_SHOWN, False)
+
+
 def warn(text: str) -> None:
     """A warning about the link: at the top of the page, or in place outside a complete
     run (a fragment rerun)."""
-    (run_state().get("notices") or st).warning(text, icon="⚠️")
+    notices().warning(text, icon="⚠️")
 
 
 def page_spec() -> PageSpec:
@@ -208,11 +223,13 @@ def param(key: str, **values: Any) -> Param:
 
 def link_value(key: str) -> Any:
     """The clean value of ``?key=`` this run started with (its default if the link had
-    none): for a control that keeps the URL itself."""
+    none): for a control that keeps the URL itself. In a fragment's own rerun, the link
+    as it is now (the last complete run checked it; only the app has written it since)."""
     values = run_state().get("values")
-    if values is not None and key in values:
-        return values[key]
-    return param(key).default
+    if values is not None:
+        return values.get(key, param(key).default)
+    now = parse(param(key), st.query_params.get_all(key))
+    return param(key).default if now is None else now
 
 
 def page_defaults() -> dict[str, Any]:
@@ -427,10 +444,6 @@ def d_k_input(key: str = "d_k", *, label: str | None = None, help: str | None = 
 ALPHA_PRESETS = (0.0, 0.5, 1.0)
 
 
-def _set_value(key: str, value: float) -> None:
-    st.session_state[key] = value
-
-
 def alpha_input(key: str = "alpha") -> float:
     """The scaling exponent α (logits = d_k^-α · q·k): a slider plus three preset buttons.
 
@@ -445,8 +458,8 @@ def alpha_input(key: str = "alpha") -> float:
         row.button(
             {0.0: "α = 0", 0.5: "α = ½", 1.0: "α = 1"}[preset],
             key=f"{key}_preset_{i}",
-            on_click=_set_value,
-            args=(key, preset),
+            on_click=_set_values,
+            args=(((key, preset),),),
             help=alpha_label(preset),
             type="primary" if value == preset else "secondary",
             width="content",

@@ -179,9 +179,8 @@ def start() -> None:
         if not is_presenter():
             _take_tab_id()
         status()
-    notices = controls.run_state().get("notices") or st
     for kind, text in st.session_state.get(_NOTICES, []):
-        getattr(notices, kind)(text, icon="⚠️" if kind == "warning" else "ℹ️")
+        getattr(controls.notices(), kind)(text, icon="⚠️" if kind == "warning" else "ℹ️")
 
 
 def learner() -> str | None:

@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from ui.common import controls, glossary, room, share, specs, turns
+from ui.common import controls, glossary, room, specs
 from ui.common.i18n import chart_text, t
 
 _HERE = Path(__file__).parent
@@ -358,7 +358,7 @@ def link_reveals() -> bool:
     if _LINK_REVEAL not in st.session_state:
         st.session_state[_LINK_REVEAL] = controls.link_value("reveal")
         if st.session_state[_LINK_REVEAL] and room.code() is not None:
-            controls.run_state().get("notices", st).info(t("workshop.reveal_in_room"), icon="ℹ️")
+            controls.notices().info(t("workshop.reveal_in_room"), icon="ℹ️")
     return st.session_state[_LINK_REVEAL] and room.code() is None
 
 
@@ -373,17 +373,15 @@ def predict(
     unanswerable: str | None = None,
     earlier: str | None = None,
 ) -> bool:
-    """Ask a multiple-choice question before revealing what it is about.
+    """Ask a multiple-choice question before revealing what it is about. True once the
+    learner has committed to a guess or skipped (the page then shows the chart).
 
-    Returns True once the learner has committed to a guess or skipped (then the page
-    shows the chart). The guess is kept in the session and compared with ``answer``,
-    the index of the option the live measurement supports. ``about`` holds the
-    language-neutral values the question and its options depend on (e.g. ``(d_k,
-    n_keys, seed)``): once they change, the guess is no longer graded — the page keeps
-    its charts and states the answer for the new settings — and it is graded again if
-    they change back. In a room (:mod:`ui.common.room`) the guess also goes to the room,
-    in the settings group of ``about``; the presenter sees the room's answers under the
-    card.
+    The guess is kept in the session and compared with ``answer``, the index of the option
+    the live measurement supports. ``about``: the language-neutral values the question
+    depends on (e.g. ``(d_k, n_keys, seed)``); once they change the guess is not graded
+    (the page states the answer for the new settings), and it is again if they change
+    back. In a room (:mod:`ui.common.room`) the guess also goes to the room, in the
+    settings group of ``about``, and the presenter sees the room's answers under the card.
 
     ``unanswerable``: a note saying why these settings leave nothing to predict (e.g. every
     option is the same number); it is shown instead of the question, with the charts.
@@ -472,29 +470,3 @@ def myth(claim: str, reality: str, *, source: str | None = None) -> None:
     answered = f":material/check_circle: **{t('workshop.reality')}** {reality}"
     # one element, two paragraphs: every element is a message on every rerun
     st.container(border=True).markdown(f"{asked}\n\n{answered}")
-
-
-# --- panels that rerun on their own ------------------------------------------------
-def fragment(body: Callable) -> Callable:
-    """``st.fragment`` for a panel with its own controls: it reruns on its own, and keeps an
-    open share panel's link current (:func:`ui.common.share.refresh_link`)."""
-
-    @functools.wraps(body)
-    def run(*args, **kwargs):
-        if controls.holds_turn():  # the app's run, or the fragment around this one
-            body(*args, **kwargs)
-            return
-        # a rerun of its own draws charts: it takes a turn
-        with turns.SCRIPT_RUNS.turn(), controls.holding_turn():
-            body(*args, **kwargs)
-        share.refresh_link()
-
-    return st.fragment(run)
-
-
-def page_body(body: Callable[[], None]) -> None:
-    """Draw the page under its title, lead and terms (``body``) as a :func:`fragment`: a
-    change of the page's controls reruns the page alone, not the sidebar and navigation
-    around it. Drawn plainly while presenting (the controls are then in the sidebar, where
-    a fragment cannot draw) or holding a room (its join link carries the page's values)."""
-    (body if is_presenting() or room.is_presenter() else fragment(body))()

@@ -18,7 +18,7 @@ import streamlit as st
 from core.experiments import row_quantities, sample_scores, saturation_sweep, summarise
 from core.gradients import gap_curve, jacobian_from_logits, query_grad_norms
 from core.softmax import jacobian_norm, softmax
-from ui.common import controls, live, workshop
+from ui.common import controls, fragments, live, workshop
 from ui.common.data import sweep_rows
 from ui.common.i18n import t
 from ui.common.pages import page
@@ -113,7 +113,7 @@ def formula_and_heatmaps(d_k: int, n_keys: int, alpha: float, seed: int, labels:
 
 
 # --- 2. the gap explorer: a fragment, so its two controls rerun only this panel -----------
-@workshop.fragment
+@fragments.panel
 def gap_explorer(n_keys: int) -> None:
     """The gap explorer: ``gap2`` is a control of this fragment; the gap moves in the
     browser (:func:`ui.common.live.live_chart`), and the formula under the chart follows

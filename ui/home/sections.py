@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core.attention import scaled_dot_product_attention
-from ui.common import controls, picture, workshop
+from ui.common import controls, fragments, picture, workshop
 from ui.common.i18n import t
 from ui.common.pages import STORY, page
 from ui.home import charts, data
@@ -37,7 +37,7 @@ def orientation() -> None:
     words.markdown(t("home.qkv_text"))
 
 
-@workshop.fragment
+@fragments.panel
 def worked_example(seed: int) -> None:
     """Three queries, four keys, one stage at a time (the example's own ``example_step``,
     read by this panel only: a fragment, so its controls rerun the panel, not the page):

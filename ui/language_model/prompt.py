@@ -13,7 +13,7 @@ from functools import partial
 import streamlit as st
 
 from core import char_lm
-from ui.common import controls, workshop
+from ui.common import controls, fragments, workshop
 from ui.common.i18n import t
 from ui.common.pages import lr_text
 from ui.language_model import charts, data, frames
@@ -55,7 +55,7 @@ def notes(read: data.Prompt, context: int) -> None:
         )
 
 
-@workshop.fragment
+@fragments.panel
 def own_prompt(d_h: int, seed: int) -> None:
     """The prompt box, the temperature and the length; the four continuations side by
     side; the next character's distribution. Reruns on its own."""

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from core import real_models as rm
-from ui.common import controls, workshop
+from ui.common import controls, fragments, workshop
 from ui.common.i18n import t
 from ui.common.specs import text_table
 from ui.real_models import charts, data, frames
@@ -272,7 +272,7 @@ def glance(c: data.Corpus, fig: dict, divisor: str) -> None:
 
 
 # --- 2. one head -------------------------------------------------------------------------
-@workshop.fragment
+@fragments.panel
 def one_head_section(c: data.Corpus, divisor: str) -> None:
     """Section 2 with its own controls (sentence, text, layer, head: read here only, so
     moving them reruns this panel, not the page)."""

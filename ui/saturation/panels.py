@@ -15,13 +15,13 @@ import streamlit as st
 from core import classic as classic_core
 from core.attention import attention_logits
 from core.softmax import gaussian_overflow_chance, softmax
-from ui.common import controls, live, workshop
+from ui.common import controls, fragments, live, workshop
 from ui.common.i18n import t
 from ui.saturation import charts, data, frames
 from ui.story import cards
 
 
-@workshop.fragment
+@fragments.panel
 def playground() -> None:
     """Two scores, softmax before and after dividing by c; reruns on its own."""
     st.header(t("saturation.play_header"))
@@ -53,7 +53,7 @@ def playground() -> None:
         st.markdown(t("saturation.play_text"))
 
 
-@workshop.fragment
+@fragments.panel
 def gaussian_limit(n_keys: int) -> None:
     """The float16 overflow chance of Gaussian logits against n_keys, σ = 1 and a σ the
     learner moves in the browser; reruns on its own when the drag pauses."""
@@ -68,7 +68,7 @@ def gaussian_limit(n_keys: int) -> None:
     st.caption(t("saturation.gauss_caption"))
 
 
-@workshop.fragment
+@fragments.panel
 def classic_experiment() -> None:
     """The toy experiment Q, K ~ N(0, 1) of shape (batch, seq_len, d_k); reruns on its own."""
     st.header(t("saturation.classic_header"))

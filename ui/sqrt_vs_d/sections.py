@@ -23,7 +23,7 @@ from core.scaling import (
     relevant_logit_mean,
     signal_to_noise,
 )
-from ui.common import controls, live, workshop
+from ui.common import controls, fragments, live, workshop
 from ui.common.controls import ALPHA_PRESETS, alpha_label
 from ui.common.data import sweep_row_limits, sweep_rows
 from ui.common.i18n import t
@@ -240,7 +240,7 @@ def when_each(v: View) -> None:
     workshop.myth(t("sqrt_vs_d_workshop.myth_claim"), myth_reality(v.cells, v.n_keys, v.rho))
 
 
-@workshop.fragment
+@fragments.panel
 def closed_form(d_k: int) -> None:
     """The relevant key's mean logit and the other keys' std against d_k under ÷√d_k and
     ÷d_k, for an alignment ρ the learner moves in the browser (``alignment``; the page's

@@ -16,7 +16,7 @@ import streamlit as st
 from core import variance as variance_core
 from core.sampling import dot_products, sample_qk
 from core.theory import dot_product_excess_kurtosis, dot_product_variance
-from ui.common import controls, workshop
+from ui.common import controls, fragments, workshop
 from ui.common.charts import COLORS
 from ui.common.i18n import t
 from ui.common.pages import page
@@ -107,7 +107,7 @@ def histograms(v: View, revealed: bool) -> None:
     score_size_cards()
 
 
-@workshop.fragment
+@fragments.panel
 def histogram_pair(v: View) -> None:
     """The two histograms and their x-axis choice (``hist_axes``, read by this panel only:
     a fragment, so moving it reruns the panel, not the page)."""

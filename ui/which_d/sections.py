@@ -26,7 +26,7 @@ from core.which_d import (
     init_stds,
     score_variance,
 )
-from ui.common import controls, workshop
+from ui.common import controls, fragments, workshop
 from ui.common.i18n import t
 from ui.story import answers, cards
 from ui.story import charts as story_charts
@@ -245,7 +245,7 @@ def multi_head(d_model: int, n_heads: int, divisor: str, w_init: str, seed: int,
 
 
 # --- 2. cross-attention ------------------------------------------------------------------
-@workshop.fragment
+@fragments.panel
 def cross_section(w_init: str, seed: int) -> None:
     """Section 2 with its own widths (``d_q_in``, ``d_kv_in``, ``d_proj``: read here only,
     so moving them reruns this panel, not the page)."""
@@ -255,7 +255,7 @@ def cross_section(w_init: str, seed: int) -> None:
     cross(d_q, d_kv, d_proj, w_init, seed)
 
 
-@workshop.fragment
+@fragments.panel
 def qk_section(d_model: int, n_heads: int, seed: int) -> None:
     """Section 5 with its input scale (``x_scale``: read here only, so moving it reruns
     this panel, not the page)."""

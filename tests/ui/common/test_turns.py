@@ -127,13 +127,13 @@ def test_a_fragment_inside_a_fragment_that_holds_the_turn_does_not_wait():
 
         import streamlit as st
 
-        from ui.common import controls, workshop
+        from ui.common import controls, fragments
 
-        @workshop.fragment
+        @fragments.panel
         def inner():
             st.session_state["inner_held"] = controls.holds_turn()
 
-        @workshop.fragment
+        @fragments.panel
         def outer():
             t0 = time.perf_counter()
             inner()
