@@ -121,6 +121,10 @@ OVERFLOW_JS = """
   // a metric's value too wide for its box is cut with an ellipsis ("0.02…")
   out.metricsCut = Array.from(document.querySelectorAll("[data-testid='stMetricValue'] div"))
     .filter((el) => el.scrollWidth > el.clientWidth + 1).length;
+  // a row of pills or a segmented control does not wrap: too wide for its column, its
+  // last options scroll out of sight
+  out.optionsCut = Array.from(document.querySelectorAll("[data-testid='stButtonGroup'] > div"))
+    .filter((el) => el.scrollWidth > el.clientWidth + 1).length;
   return out;
 }
 """
