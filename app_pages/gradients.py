@@ -13,7 +13,6 @@ workshop.terms()
 
 
 def body() -> None:
-    """The page under its title: controls, then sections (reruns alone: fragments.page_body)."""
     with workshop.controls_box():
         c1, c2, c3 = workshop.control_columns([4, 3, 4])
         with c1:

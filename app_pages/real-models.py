@@ -14,7 +14,6 @@ workshop.terms()
 
 
 def body() -> None:
-    """The page under its title: controls, then sections (reruns alone: fragments.page_body)."""
     with workshop.controls_box():
         divisor = sections.divisor_select(corpus)
         controls.break_button()

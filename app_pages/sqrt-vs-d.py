@@ -12,7 +12,6 @@ workshop.terms()
 
 
 def body() -> None:
-    """The page under its title: controls, then sections (reruns alone: fragments.page_body)."""
     with workshop.controls_box():
         c1, c2 = workshop.control_columns(2)
         with c1:

@@ -412,10 +412,12 @@ def _card(key: str, question: str, options: tuple, answer: int, explain: str, ab
     guesses, asked = st.session_state["_predictions"], st.session_state["_predicted_about"]
     with st.container(border=True):
         asking = f"**{t('workshop.predict_title')}** — {question}"
-        if key not in guesses or room.code() is not None:  # the room's answers go under it
+        # answered outside a room, the question joins the answer below (one element fewer);
+        # in a room, the room's answers go between them
+        apart = key not in guesses or room.code() is not None
+        if apart:
             st.markdown(asking)
             room.card_note()
-            asking = None
         if key not in guesses:
             choice = st.radio(
                 t("workshop.your_guess"),
@@ -446,8 +448,8 @@ def _card(key: str, question: str, options: tuple, answer: int, explain: str, ab
         else:
             outcome = "workshop.right" if guess == answer else "workshop.wrong"
             verdict = t(outcome, guess=options[guess], answer=options[answer])
-        # the question and its answer in one element: one message fewer on every rerun
-        st.markdown("\n\n".join(p for p in (asking, changed, f"{verdict} {explain}") if p))
+        shown = (None if apart else asking, changed, f"{verdict} {explain}")
+        st.markdown("\n\n".join(p for p in shown if p))
         room.after_guess(key, options, asked[key], is_presenting())
         if st.button(t("workshop.ask_again"), key=f"{key}_again", type="tertiary"):
             del guesses[key]
