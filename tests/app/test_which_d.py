@@ -128,6 +128,23 @@ def test_changing_d_model_moves_n_heads_to_the_nearest_divisor():
     assert not at.info
 
 
+def test_the_link_keeps_n_heads_where_d_model_moved_its_default():
+    """n_heads' default follows d_model (d_k nearest 64): a kept 8 heads at d_model = 256
+    (default 4) is written into the link, and dropped again at 512 (default 8), so the
+    link reproduces the view."""
+    at = open_page()
+    at.number_input(key="d_model").set_value(256).run()
+    assert at.selectbox(key="n_heads").value == "8"
+    assert at.query_params.get("n_heads") == "8"
+    # d_model's own binding writes it in the browser (AppTest does not run the frontend)
+    again = open_page(d_model="256", n_heads=at.query_params["n_heads"])
+    assert again.selectbox(key="n_heads").value == "8" and not warnings(again)
+    at.number_input(key="d_model").set_value(512).run()
+    assert "n_heads" not in at.query_params
+    at.selectbox(key="n_heads").set_value("16").run()
+    assert at.query_params.get("n_heads") == "16"
+
+
 def test_changing_d_model_changes_the_multi_head_and_qk_charts_only():
     at = open_page()
     before = chart_data(at)

@@ -55,3 +55,16 @@ def test_a_notice_about_the_link_goes_at_the_first_change(app):
     expect(app.widget("d_k").locator("input")).to_have_value("256")
     expect(warning).to_have_count(0)
     app.assert_healthy()
+
+
+def test_which_d_link_keeps_n_heads_when_d_model_moves_its_default(app):
+    """n_heads' default follows d_model (4 heads at 256, 8 at 512): after ÷2 the page
+    keeps 8 heads, so the link must say so, and reloading it shows the same 8 heads."""
+    app.open("which-d", "reveal=1")
+    _double_d(app, "d_model")  # 1024: 8 heads, its default 16
+    app.page.wait_for_function("() => location.search.includes('n_heads=8')", timeout=10_000)
+    search = app.page.evaluate("() => location.search")
+    app.open("which-d", search.lstrip("?"))
+    expect(app.widget("d_model").locator("input")).to_have_value("1024")
+    assert app.widget("n_heads").locator("input").input_value() == "8"
+    app.assert_healthy()

@@ -69,7 +69,9 @@ def start_run(spec: PageSpec) -> None:
     query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
     state = st.session_state
     for p in spec.table:  # a radio can hand back the label it showed in the other language
-        if p.labelled and p.kind == "choice" and p.key in state and state[p.key] not in p.options:
+        # (options that follow other values, n_heads', are not declared: nothing to check)
+        labelled_choice = p.labelled and p.kind == "choice" and p.options
+        if labelled_choice and p.key in state and state[p.key] not in p.options:
             del state[p.key]  # the URL holds its identifier: the widget is seeded from it
     held = {p.key: state[p.key] for p in spec.table if p.key in state and p.kind != "own"}
     reading = read_query(query, spec.table, held)
@@ -291,27 +293,26 @@ def choice(
 ) -> str:
     """One of the table's options (a radio, a select slider, a select box or a segmented
     control) bound to ``?key=``; ``given``: the values of the parameters its options depend
-    on.
-
-    The URL holds the option, a language-neutral identifier (``normal``), so a link works
-    in either language; the widget shows ``labels`` (one per option) if given, and
-    ``captions`` under a radio's options. Streamlit's binding writes the *displayed* text
-    to the URL (``?dist=均匀``, which an English page drops), so a widget with ``labels``
-    (marked ``labelled`` in the table) is not bound but keeps the URL itself.
+    on. The URL holds the option, a language-neutral identifier (``normal``); the widget
+    shows ``labels`` (one per option) if given, and ``captions`` under a radio's options.
+    Streamlit's binding writes the *displayed* text to the URL (``?dist=均匀``), and only
+    when the widget itself changes (``n_heads``' default follows d_model under a kept
+    value), so a choice marked ``labelled`` in the table is not bound but keeps the URL.
     """
     p = param(key, **(given or {}))
     options, default = list(p.options), p.default
-    _own_default(key, page_spec().param(key).default)  # as declared: not as ``given`` makes it
-    names = None if labels is None else dict(zip(options, labels, strict=True))
+    declared = page_spec().param(key)
+    _own_default(key, declared.default)  # as declared: not as ``given`` makes it
     common: dict[str, Any] = {"key": key, "help": help}
-    if names is None:  # bound: Streamlit keeps the URL in step
+    if not declared.labelled:  # bound: Streamlit keeps the URL in step
         common["bind"] = "query-params"
         index = options.index(default)
         common.update({"value": default} if widget == "select_slider" else {"index": index})
     else:  # the link seeds it once; then the URL is written below
         if key not in st.session_state:
             st.session_state[key] = link_value(key)
-        common["format_func"] = names.__getitem__
+        if labels is not None:
+            common["format_func"] = dict(zip(options, labels, strict=True)).__getitem__
     if widget == "select_slider":
         value = st.select_slider(label, options=options, **common)
     elif widget == "selectbox":
@@ -322,7 +323,7 @@ def choice(
         value = st.segmented_control(label, options, required=True, **common)
     else:
         value = st.radio(label, options, captions=captions, horizontal=True, **common)
-    if names is not None:
+    if declared.labelled:
         write_link(key, value, default)
     return value
 

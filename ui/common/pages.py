@@ -258,7 +258,9 @@ PAGES: tuple[PageSpec, ...] = (
     ), breaks=(("rate", "0.3"),)),  # the top rate: the logits grow and the loss climbs back
     PageSpec("which_d", "which-d", ":material/help:", 5, (
         Param("d_model", "int", 512, 64, 4096, step=POWERS, worst="4096"),
-        Param("n_heads", "choice", "8", given=_heads_of, allowed="which_d.n_heads_allowed"),
+        # written by the app: its default follows d_model under a kept value
+        Param("n_heads", "choice", "8", given=_heads_of, allowed="which_d.n_heads_allowed",
+              labelled=True),
         Param("head_divisor", "choice", "d_k", options=DIVISORS_SELF, labelled=True),
         Param("w_init", "choice", "fan_in", options=INITS, labelled=True),
         Param("d_q_in", "int", 512, 1, 4096),

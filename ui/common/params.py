@@ -79,7 +79,8 @@ class Param:
     choice's options or a flag's accepted words, as written in a URL; ``default``: the
     value a widget starts from (a choice: its option; a flag: a bool). ``step``: a
     slider's step, or :data:`POWERS`. ``labelled``: written by the app, never by the
-    widget (a choice shown with translated labels; the presenter toggle). ``snap``: where a linked number moves
+    widget (a choice shown with translated labels, or whose default follows other
+    values; the presenter toggle). ``snap``: where a linked number moves
     (training trains at powers of two), said in the warning (catalog key ``changed``).
     ``given``: the parameter as the other clean values make it (``n_heads`` divides
     ``d_model``; a ``step`` needs ``present``); None there means "ignored, needs
