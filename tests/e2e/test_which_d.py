@@ -124,3 +124,17 @@ def test_a_new_d_model_keeps_the_bars_in_their_order(app):
     expect(axis.first).to_have_attribute("aria-label", re.compile("÷9.8"), timeout=10_000)
     assert divisors() == ["÷√dₖ = ÷9.8, ÷√d_model = ÷27.7, none (÷1)"] * 2
     app.assert_healthy()
+
+
+def test_the_divisor_keeps_its_choice_when_its_labels_change(app):
+    """The divisor's options are labelled with their values (``√d_model = √512``): a new
+    d_model relabels them, and the chosen one stays chosen (the browser keeps the label
+    it showed, so the app sends the choice again)."""
+    app.open("which-d", "reveal=1&head_divisor=d_model")
+    radios = app.widget("head_divisor").locator("input[type='radio']")
+    expect(radios.nth(1)).to_be_checked()
+    before, after = app.interact(app.button("d_model_half").click)
+    assert before != after, "no chart changed after ÷2"
+    expect(app.widget("head_divisor")).to_contain_text("√256")
+    expect(radios.nth(1)).to_be_checked()
+    app.assert_healthy()

@@ -309,8 +309,10 @@ def choice(
         index = options.index(default)
         common.update({"value": default} if widget == "select_slider" else {"index": index})
     else:  # the link seeds it once; then the URL is written below
-        if key not in st.session_state:
-            st.session_state[key] = link_value(key)
+        if key not in st.session_state:  # the default as ``given`` makes it, if no link
+            st.session_state[key] = link_value(key) if key in st.query_params else default
+        else:  # sent again: the browser keeps the label it showed, which may have changed
+            st.session_state[key] = st.session_state[key]
         if labels is not None:
             common["format_func"] = dict(zip(options, labels, strict=True)).__getitem__
     if widget == "select_slider":
