@@ -68,3 +68,17 @@ def test_which_d_link_keeps_n_heads_when_d_model_moves_its_default(app):
     expect(app.widget("d_model").locator("input")).to_have_value("1024")
     assert app.widget("n_heads").locator("input").input_value() == "8"
     app.assert_healthy()
+
+
+def test_a_notice_about_the_link_goes_at_the_first_answer_picked(app):
+    """Picking an answer reruns the question's card alone: the first pick after a notice
+    about the link reruns the app, which clears the notice, and the pick is kept."""
+    app.open("variance", "d_k_typo=1")
+    warning = app.page.locator("[data-testid='stAlert']").filter(has_text="d_k_typo")
+    expect(warning).to_have_count(1)
+    option = app.page.locator("[class*='_guess'] [data-testid='stRadioOption']")
+    app.interact(option.first.click, expect_chart_change=False)
+    expect(warning).to_have_count(0)
+    checked = app.page.locator("[class*='_guess'] input[type='radio']").first
+    expect(checked).to_be_checked()
+    app.assert_healthy()

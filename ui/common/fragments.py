@@ -13,13 +13,17 @@ from ui.common import controls, room, share, turns, workshop
 
 def panel(body: Callable) -> Callable:
     """``st.fragment`` for a panel with its own controls: it reruns on its own, and keeps an
-    open share panel's link current (:func:`ui.common.share.refresh_link`)."""
+    open share panel's link current (:func:`ui.common.share.refresh_link`). The first
+    change after a notice at the top of the page (:func:`controls.notices`) reruns the
+    app instead, which clears it: a fragment cannot clear what sits above it."""
 
     @functools.wraps(body)
     def run(*args, **kwargs):
         if controls.holds_turn():  # the app's run, or the fragment around this one
             body(*args, **kwargs)
             return
+        if controls.notices_shown():
+            st.rerun(scope="app")  # before any element
         # a rerun of its own draws charts: it takes a turn
         with turns.SCRIPT_RUNS.turn(), controls.holding_turn():
             body(*args, **kwargs)
@@ -30,8 +34,7 @@ def panel(body: Callable) -> Callable:
 
 def page_body(body: Callable[[], None]) -> None:
     """Draw the page under its title, lead and terms (``body``) as a :func:`panel`: its
-    controls rerun the page alone, not the sidebar and navigation around it (a first
-    change after a notice at the top of the page reruns the app, which clears it).
+    controls rerun the page alone, not the sidebar and navigation around it.
 
     Drawn plainly while presenting (the page's controls are then in the sidebar, where a
     fragment cannot draw) or holding a room (its join link carries the page's values).
@@ -39,10 +42,4 @@ def page_body(body: Callable[[], None]) -> None:
     if workshop.is_presenting() or room.is_presenter():
         body()
     else:
-        panel(_page)(body)
-
-
-def _page(body: Callable[[], None]) -> None:
-    if not controls.in_full_run() and controls.notices_shown():
-        st.rerun(scope="app")  # before any element: the notices above the page go with it
-    body()
+        panel(body)()

@@ -408,7 +408,10 @@ def predict(
 def _card(key: str, question: str, options: tuple, answer: int, explain: str, about: tuple) -> None:
     """The card of :func:`predict`: a fragment, so choosing reruns the card alone; locking
     in (or skipping, or asking again) reruns the page, whose charts depend on it. It draws
-    no chart of its own, so its reruns take no turn (the room's answers in it do)."""
+    no chart of its own, so its reruns take no turn (the room's answers in it do). Its
+    first rerun after a notice at the top of the page reruns the app, which clears it."""
+    if not controls.in_full_run() and controls.notices_shown():
+        st.rerun(scope="app")  # before any element
     guesses, asked = st.session_state["_predictions"], st.session_state["_predicted_about"]
     with st.container(border=True):
         asking = f"**{t('workshop.predict_title')}** — {question}"
