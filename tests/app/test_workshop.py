@@ -71,6 +71,17 @@ def test_step_from_the_url_and_bad_step_warns():
     assert at.selectbox(key="step").value == 1
 
 
+def test_turning_presenter_mode_off_takes_the_step_out_of_the_link():
+    """``step`` means something only with ``present``: off, the link drops both, and the
+    next complete run has nothing to warn about."""
+    at = run_page(VARIANCE, reveal=False, present="1", step="3")
+    assert at.selectbox(key="step").value == 3 and at.query_params.get("step") == "3"
+    at.toggle(key="present").set_value(False).run()
+    assert "present" not in at.query_params and "step" not in at.query_params
+    at.run()  # a complete run reads the link again
+    assert not at.exception and not warnings(at)
+
+
 def test_present_param_forms():
     assert run_page(VARIANCE, present="true").toggle(key="present").value is True
     assert run_page(VARIANCE, present="0").toggle(key="present").value is False

@@ -49,8 +49,9 @@ def presenter_toggle() -> bool:
     if on:
         st.query_params["present"] = "1"
         st.html(PRESENTER_CSS)
-    elif "present" in st.query_params:
-        del st.query_params["present"]
+    else:  # the step goes with it: without ``present`` the link's step would be refused
+        for key in ("present", "step"):
+            st.query_params.pop(key, None)
     return on
 
 
