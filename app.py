@@ -49,7 +49,7 @@ def main() -> None:
         controls.start_run(current)  # the URL read against the page's table, before any element
         st.html(workshop.LAYOUT_CSS)  # formulas and tables scroll in a box
         with st.sidebar:
-            controls.choice("lang", t("app.language"), captions=list(LANGUAGES.values()))
+            controls.choice("lang", t("app.language"), labels=list(LANGUAGES.values()))
             controls.int_input("seed", t("app.seed"), help=t("app.seed_help"))
             workshop.presenter_toggle()
             panel_slot = st.container()  # room panel: filled once the page has run

@@ -50,7 +50,7 @@ def test_a_translated_option_keeps_its_identifier_in_the_url(app):
     app.page.wait_for_function("() => location.search.includes('dist=rademacher')")
     # switch the page to English: the choice stays, and so does the link
     app.interact(
-        lambda: app.widget("lang").get_by_text("en", exact=True).click(),
+        lambda: app.widget("lang").get_by_text("English", exact=True).click(),
         expect_chart_change=False,
     )
     _open_sampling(app)  # its label changed with the language: drawn closed again

@@ -125,7 +125,7 @@ def test_a_room_in_the_browser(make_app, artifacts_dir):
 
     # the same view in Chinese
     a.interact(
-        lambda: a.page.locator("[data-testid='stSidebar'] label").filter(has_text="zh").click(),
+        lambda: a.page.locator("[data-testid='stSidebar'] label").filter(has_text="中文").click(),
         expect_chart_change=False,
     )
     count = a.page.locator("[data-testid='stMain'] p").filter(has_text="已有 2 人作答")

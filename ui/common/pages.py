@@ -37,7 +37,7 @@ def _needs_present(param: Param, values: dict) -> Param | None:
 #: Parameters of every page, in the order they are read. ``step``'s range is the page's
 #: presenter steps (:meth:`PageSpec.table`).
 APP_TABLE: tuple[Param, ...] = (
-    Param("lang", "choice", "en", options=("en", "zh")),
+    Param("lang", "choice", "en", options=("en", "zh"), labelled=True),  # shown by name
     Param("seed", "int", 0, 0, SEED_MAX),
     Param("present", "flag", False, options=ON_OFF, labelled=True),  # the app writes it
     Param("step", "int", 1, 1, 1, given=_needs_present, needs="present", labelled=True),
