@@ -98,7 +98,8 @@ def test_language_switch_and_deep_link(app, spec):
     title_en = app.page.locator("h1").first.inner_text()
     assert not CJK.search(title_en)
     app.interact(
-        lambda: app.widget("lang").get_by_text("中文", exact=True).click(), expect_chart_change=False
+        lambda: app.widget("lang").get_by_text("中文", exact=True).click(),
+        expect_chart_change=False,
     )
     app.page.wait_for_function(
         "() => /[\\u4e00-\\u9fff]/.test(document.querySelector('h1').innerText)"
