@@ -145,6 +145,24 @@ def test_the_link_keeps_n_heads_where_d_model_moved_its_default():
     assert at.query_params.get("n_heads") == "16"
 
 
+def test_back_brings_the_divisor_of_the_older_link_back():
+    """The divisor is written to the URL by the app: where the URL changes under it (Back,
+    Forward, the address bar), the page shows the URL's value, not the session's."""
+    at = open_page()
+    at.radio(key="head_divisor").set_value("none").run()
+    at.radio(key="head_divisor").set_value("d_model").run()
+    assert at.query_params.get("head_divisor") == "d_model"
+    at.query_params["head_divisor"] = "none"  # Back: the older entry's link
+    at.run()
+    assert at.radio(key="head_divisor").value == "none" and not warnings(at)
+    del at.query_params["head_divisor"]  # Back again: the first entry, the default
+    at.run()
+    assert at.radio(key="head_divisor").value == "d_k"
+    at.radio(key="head_divisor").set_value("none").run()  # a choice stays chosen
+    at.run()
+    assert at.radio(key="head_divisor").value == "none"
+
+
 def test_changing_d_model_changes_the_multi_head_and_qk_charts_only():
     at = open_page()
     before = chart_data(at)

@@ -105,3 +105,24 @@ def test_a_share_link_carries_every_value_and_reproduces_the_view(app, make_app)
     other.assert_charts_drawn(len(shown), min_px=50, timeout_ms=15_000)
     assert other.chart_signatures() == shown, "the share link opened another view"
     app.assert_healthy()
+
+
+def test_back_and_forward_bring_a_choice_the_app_writes_back(app):
+    """The divisor's radio is written to the URL by the app (its labels carry numbers): Back
+    shows the older entry's choice, Forward the newer one, and neither entry is rewritten."""
+    app.open("which-d", "reveal=1")
+    option = app.widget("head_divisor").locator("[data-testid='stRadioOption']")
+    radios = app.widget("head_divisor").locator("input[type='radio']")
+    app.interact(option.filter(has_text="no division").click)
+    app.page.wait_for_function("() => location.search.includes('head_divisor=none')")
+    app.interact(option.filter(has_text="√d_model").click)
+    app.page.wait_for_function("() => location.search.includes('head_divisor=d_model')")
+    app.page.go_back()
+    app.wait_idle()
+    expect(radios.nth(2)).to_be_checked()  # no division
+    assert "head_divisor=none" in app.page.evaluate("() => location.search")
+    app.page.go_forward()
+    app.wait_idle()
+    expect(radios.nth(1)).to_be_checked()  # √d_model
+    assert "head_divisor=d_model" in app.page.evaluate("() => location.search")
+    app.assert_healthy()

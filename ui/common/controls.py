@@ -14,23 +14,15 @@ offending value is never echoed back.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import streamlit as st
 
+from ui.common import link_notes
 from ui.common.i18n import set_run_language, t
 from ui.common.pages import APP_TABLE, SEED_MAX, PageSpec, by_url
-from ui.common.params import (
-    Note,
-    Param,
-    defaults,
-    parse,
-    parse_int,
-    power_step,
-    read_query,
-)
+from ui.common.params import Param, defaults, parse, parse_int, power_step, read_query
 
 __all__ = ["SEED_MAX", "parse_int", "power_step"]
 
@@ -50,6 +42,10 @@ RUN = "_run"
 _HOLDS_TURN = "_holds_turn"
 #: Session-state entry: set while the page shows notices the last complete run drew.
 _NOTICES_SHOWN = "_notices_shown"
+#: Session-state entry: the query string as the app last left it (end of a complete run,
+#: or its own write): another one at the next run came from Back, Forward or the address bar.
+_SEEN_QUERY = "_seen_query"
+_APP_KEYS = frozenset(p.key for p in APP_TABLE)
 
 
 def language() -> str:
@@ -65,14 +61,18 @@ def start_run(spec: PageSpec) -> None:
     """Call first in a complete run of the app, before any element: read the URL against
     ``spec``'s table. A URL that needs correcting is corrected and the app reruns (once);
     then the top of the page is reserved for warnings about the link, and its one warning
-    is drawn there."""
-    query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
-    state = st.session_state
-    for p in spec.table:  # a radio can hand back the label it showed in the other language
-        # (options that follow other values, n_heads', are not declared: nothing to check)
-        labelled_choice = p.labelled and p.kind == "choice" and p.options
-        if labelled_choice and p.key in state and state[p.key] not in p.options:
-            del state[p.key]  # the URL holds its identifier: the widget is seeded from it
+    is drawn there. Where the URL is not as the app left it (Back, Forward, the address
+    bar), the page's controls that the app writes to it (``labelled``) start from it again.
+    """
+    query, state = _query(), st.session_state
+    moved = state.get(_SEEN_QUERY, query) != query  # Back, Forward or an edited address
+    for p in spec.table:  # a control the app writes to the URL is seeded from it again:
+        if not p.labelled or p.key not in state or p.key in _APP_KEYS:
+            continue  # (a bound widget follows the URL by itself; the app's own stay)
+        # where the URL moved, or a radio hands back the label it showed in the other
+        # language (options that follow other values, n_heads', are not declared)
+        if moved or (p.kind == "choice" and p.options and state[p.key] not in p.options):
+            del state[p.key]
     held = {p.key: state[p.key] for p in spec.table if p.key in state and p.kind != "own"}
     reading = read_query(query, spec.table, held)
     if reading.query != query:
@@ -90,18 +90,7 @@ def start_run(spec: PageSpec) -> None:
     state[RUN] = {"notices": st.container(), "values": reading.values, "spec": spec}
     notes = state.pop(_NOTES, ())
     if notes:
-        warn("\n\n".join(notes_text(notes)))
-
-
-def notes_text(notes: Sequence[Note]) -> list[str]:
-    """One paragraph per note of :func:`ui.common.params.read_query` (the unknown
-    parameters in one), for the one warning about the link."""
-    unknown = [n.key for n in notes if n.reason == "unknown"]
-    lines = [note_text(n) for n in notes if n.reason != "unknown"]
-    if unknown:
-        names = ", ".join(f"`{k[:24]}`" if re.fullmatch(r"[\w-]+", k) else "`?`" for k in unknown)
-        lines.append(t("common.unknown_params", names=names))
-    return lines
+        warn("\n\n".join(link_notes.notes_text(notes, reading.values)))
 
 
 def _correct(key: str, values: list[str] | None, value: Any, spec: PageSpec) -> None:
@@ -116,39 +105,6 @@ def _correct(key: str, values: list[str] | None, value: Any, spec: PageSpec) -> 
         del st.query_params[key]
     else:
         st.query_params[key] = values if len(values) > 1 else values[0]
-
-
-def note_text(note: Note) -> str:
-    """What a note of :func:`ui.common.params.read_query` tells the learner."""
-    p = note.param
-    if note.reason == "needs":
-        return t("common.param_needs", name=note.key, other=p.needs)
-    if note.reason == "changed":
-        return t(p.changed, asked=note.given, used=note.used)
-    default = _shown_default(p)
-    if note.reason == "repeated":
-        return t("common.param_repeated", name=note.key, n=note.given, default=default)
-    return t("common.bad_param", name=note.key, allowed=allowed_text(p), default=default)
-
-
-def _shown_default(p: Param) -> str:
-    if p.kind == "flag":
-        return p.options[0]
-    return str(p.default) if p.default != "" else t("common.empty_text")
-
-
-def allowed_text(p: Param) -> str:
-    """The values ``p`` allows, for a warning."""
-    if p.allowed is not None:
-        return t(p.allowed, lo=p.options[0], hi=p.options[-1], options=", ".join(p.options),
-                 **run_state().get("values", {}))  # fmt: skip
-    if p.kind == "int":
-        return t("common.allowed_int", lo=int(p.lo), hi=int(p.hi))
-    if p.kind == "float":
-        return t("common.allowed_float", lo=p.lo, hi=p.hi)
-    if p.kind == "text":
-        return t("common.allowed_text", hi=f"{int(p.hi):,}")
-    return ", ".join(p.options)
 
 
 def run_state() -> dict:
@@ -184,6 +140,11 @@ def end_run() -> None:
     """Call at the end of every complete run, however it ends (``finally``)."""
     set_run_language(None)
     st.session_state.pop(RUN, None)
+    st.session_state[_SEEN_QUERY] = _query()
+
+
+def _query() -> dict[str, list[str]]:
+    return {k: st.query_params.get_all(k) for k in st.query_params.keys()}
 
 
 def notices():
@@ -336,6 +297,7 @@ def write_link(key: str, value: Any, default: Any) -> None:
         st.query_params.pop(key, None)
     elif st.query_params.get(key) != str(value):
         st.query_params[key] = str(value)
+    st.session_state[_SEEN_QUERY] = _query()
 
 
 def toggle(key: str, label: str, help: str | None = None) -> bool:
