@@ -82,6 +82,20 @@ def test_turning_presenter_mode_off_takes_the_step_out_of_the_link():
     assert not at.exception and not warnings(at)
 
 
+def test_the_share_link_carries_the_values_under_a_closed_go_deeper():
+    """"Go deeper" closed draws its controls nowhere, yet their values hold: which-d's
+    section 1 draws with the link's initialisation (chosen in section 3). The share link
+    carries them, so its view opens the same when "Go deeper" is opened."""
+    at = run_page(
+        "app_pages/which-d.py", deeper="false", w_init="zero_q", x_scale="8", d_q_in="768"
+    )
+    assert "w_init" not in at.session_state  # its radio is under the closed "Go deeper"
+    shared = dict(parse_qsl(_share_link(at).split("?", 1)[1]))
+    assert shared["w_init"] == "zero_q" and shared["x_scale"] == "8"
+    assert shared["d_q_in"] == "768" and shared["d_kv_in"] == "1024"  # a default too
+    assert shared["head_divisor"] == "d_k" and shared["d_model"] == "512"
+
+
 def test_present_param_forms():
     assert run_page(VARIANCE, present="true").toggle(key="present").value is True
     assert run_page(VARIANCE, present="0").toggle(key="present").value is False

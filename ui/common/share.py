@@ -18,12 +18,15 @@ _SHARE_OPEN, _SHARE_VALUES = "share_open", "_share_values"
 
 
 def link_values(params: Sequence[str]) -> dict[str, object]:
-    """The URL values of the controls in ``params`` that exist in this session."""
+    """The URL values of the controls in ``params``: those drawn in this session as they
+    are; the page's own that are not drawn (under a closed "Go deeper", which-d's
+    initialisation that section 1 uses) as the link gives them, or their defaults."""
+    own = {p.key for p in controls.page_spec().params if p.kind != "own"}
     values = {}
     for key in sorted(params):
-        if key in st.session_state:
-            value = st.session_state[key]
-            if value == "":
+        if key in st.session_state or key in own:
+            value = st.session_state[key] if key in st.session_state else controls.link_value(key)
+            if value is None or value == "":
                 continue  # an empty text box: nothing to carry
             if isinstance(value, bool):  # as the table's flag writes it: 1 or true
                 words = controls.param(key).options
