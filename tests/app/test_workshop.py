@@ -83,7 +83,7 @@ def test_turning_presenter_mode_off_takes_the_step_out_of_the_link():
 
 
 def test_the_share_link_carries_the_values_under_a_closed_go_deeper():
-    """"Go deeper" closed draws its controls nowhere, yet their values hold: which-d's
+    """ "Go deeper" closed draws its controls nowhere, yet their values hold: which-d's
     section 1 draws with the link's initialisation (chosen in section 3). The share link
     carries them, so its view opens the same when "Go deeper" is opened."""
     at = run_page(
