@@ -217,7 +217,7 @@ RECEIVED_JS = """
 """
 
 
-def _open(browser, url: str):
+def open_page(browser, url: str):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.add_init_script(RUN_OBSERVER_JS)
     page.add_init_script(LATENCY_JS)
@@ -239,7 +239,7 @@ def _open(browser, url: str):
     return page
 
 
-def _timed(page, act) -> tuple[float, int, tuple[int, int], tuple[int, float]]:
+def timed_change(page, act) -> tuple[float, int, tuple[int, int], tuple[int, float]]:
     """Milliseconds from the key ``act`` presses to the last chart redraw of the rerun
     it starts (on the page's clock), the websocket messages the page sent meanwhile,
     (charts redrawn, charts on the page) and (messages received before the last redraw,
@@ -282,7 +282,7 @@ def _timed(page, act) -> tuple[float, int, tuple[int, int], tuple[int, float]]:
     )
 
 
-def _type(page, key: str, value) -> None:
+def type_value(page, key: str, value) -> None:
     box = page.locator(f".st-key-{key} input")
     box.fill(str(value))
     box.press("Enter")
@@ -403,22 +403,24 @@ def main(argv: list[str] | None = None) -> int:
         with server(args.app_root, "app.py") as app_url, server(REPO_ROOT, MINIMAL) as min_url:
             if args.drags:
                 drags = _drags(browser, app_url, wanted, args.drags)
-            minimal = _open(browser, min_url)
+            minimal = open_page(browser, min_url)
             step = itertools.count()
             for bench, query in benches:
-                page = _open(browser, f"{app_url}/{bench.page}?{query}")
+                page = open_page(browser, f"{app_url}/{bench.page}?{query}")
                 values = itertools.cycle(bench.fresh[: args.changes] or bench.seen)
                 mine, theirs, sent, redrawn, streams = [], [], [], [], []
                 for _ in range(args.changes):
-                    typed = functools.partial(_type, page, bench.key, next(values))
-                    ms, frames, charts, stream = _timed(page, typed)
+                    typed = functools.partial(type_value, page, bench.key, next(values))
+                    ms, frames, charts, stream = timed_change(page, typed)
                     mine.append(ms)
                     sent.append(frames)
                     redrawn.append(charts)
                     streams.append(stream)
                     points = 51 + next(step) % 400  # the one-chart page's input: 51, 52, …
                     theirs.append(
-                        _timed(minimal, functools.partial(_type, minimal, "n", points))[0]
+                        timed_change(minimal, functools.partial(type_value, minimal, "n", points))[
+                            0
+                        ]
                     )
                 median, base = statistics.median(mine), statistics.median(theirs)
                 passed = median <= BUDGET_RATIO * base
