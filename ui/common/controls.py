@@ -162,6 +162,13 @@ def notices_shown() -> bool:
     return st.session_state.get(_NOTICES_SHOWN, False)
 
 
+def clear_notices() -> None:
+    """Call first in a fragment: in its own rerun after a notice at the top of the page,
+    rerun the app instead (before any element), which clears the notice."""
+    if not in_full_run() and notices_shown():
+        st.rerun(scope="app")
+
+
 def warn(text: str) -> None:
     """A warning about the link: at the top of the page, or in place outside a complete
     run (a fragment rerun)."""
@@ -272,9 +279,9 @@ def choice(
     else:  # the link seeds it once; then the URL is written below
         if key not in st.session_state:  # the default as ``given`` makes it, if no link
             st.session_state[key] = link_value(key) if key in st.query_params else default
-        else:  # sent again: the browser keeps the label it showed, which may have changed
-            st.session_state[key] = st.session_state[key]
         if labels is not None:
+            # sent again: the browser keeps the label it showed, which may have changed
+            st.session_state[key] = st.session_state[key]
             common["format_func"] = dict(zip(options, labels, strict=True)).__getitem__
     if widget == "select_slider":
         value = st.select_slider(label, options=options, **common)
@@ -293,11 +300,14 @@ def choice(
 
 def write_link(key: str, value: Any, default: Any) -> None:
     """Keep ``?key=`` in step with a control that is not bound: absent at its default."""
-    if value == default:
-        st.query_params.pop(key, None)
-    elif st.query_params.get(key) != str(value):
-        st.query_params[key] = str(value)
-    st.session_state[_SEEN_QUERY] = _query()
+    written = None if value == default else str(value)
+    if st.query_params.get(key) == written:
+        return
+    if written is None:
+        del st.query_params[key]
+    else:
+        st.query_params[key] = written
+    st.session_state[_SEEN_QUERY] = _query()  # as the app leaves it
 
 
 def toggle(key: str, label: str, help: str | None = None) -> bool:

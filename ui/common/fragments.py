@@ -22,8 +22,7 @@ def panel(body: Callable) -> Callable:
         if controls.holds_turn():  # the app's run, or the fragment around this one
             body(*args, **kwargs)
             return
-        if controls.notices_shown():
-            st.rerun(scope="app")  # before any element
+        controls.clear_notices()
         # a rerun of its own draws charts: it takes a turn
         with turns.SCRIPT_RUNS.turn(), controls.holding_turn():
             body(*args, **kwargs)

@@ -411,8 +411,7 @@ def _card(key: str, question: str, options: tuple, answer: int, explain: str, ab
     in (or skipping, or asking again) reruns the page, whose charts depend on it. It draws
     no chart of its own, so its reruns take no turn (the room's answers in it do). Its
     first rerun after a notice at the top of the page reruns the app, which clears it."""
-    if not controls.in_full_run() and controls.notices_shown():
-        st.rerun(scope="app")  # before any element
+    controls.clear_notices()
     guesses, asked = st.session_state["_predictions"], st.session_state["_predicted_about"]
     with st.container(border=True):
         asking = f"**{t('workshop.predict_title')}** — {question}"
