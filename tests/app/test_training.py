@@ -11,7 +11,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.training import LR_GRIDS, Variant, final_loss, train_recall_variants
-from tests.app.helpers import ROOT, assert_page_in, chart_data, reveal_all, run_page, warnings
+from tests.app.helpers import (
+    ROOT,
+    assert_page_in,
+    assert_swapped_in_place,
+    chart_data,
+    reveal_all,
+    run_page,
+    warnings,
+)
 
 SCRIPT = "app_pages/training.py"
 #: Charts at a precomputed setting: the LR chart, 4 curves, 3 probe heatmaps (one per
@@ -316,7 +324,7 @@ def test_sweep_button_runs_to_the_end_with_progress():
     assert any(
         f"{4 * n} precomputed" in c.value and f"{n} computed now" in c.value for c in at.caption
     )
-    assert "dₖ = 32, Adam" in " ".join(map(str, _titles(at)))
+    assert "at the chosen dₖ, Adam, task m = 2" in " ".join(map(str, _titles(at)))
     # computed results stay for the session: a rerun shows them without the button
     at.run()
     assert not [b for b in at.button if b.key == "training_compute"]
@@ -368,9 +376,21 @@ def test_the_short_path_is_the_sweep_question_and_trains_nothing(monkeypatch):
     assert not chart_data(at)  # the question first
     assert [b for b in at.button if b.key == "training_learns_skip"]
     reveal_all(at)
-    assert _titles(at) == [["Final loss against learning rate", "dₖ = 64, Adam"]]
+    assert _titles(at) == [
+        ["Final loss against learning rate", "at the chosen dₖ, Adam, task m = 2"]
+    ]
     assert [h.value for h in at.header] == ["Does it learn at any rate?"]
     assert not calls
+
+
+def test_a_shipped_d_k_sends_the_sweep_chart_spec_unchanged():
+    """The sweep's chart is drawn with ``swap_data``: moving d_k among the shipped ones
+    sends the same spec, byte for byte (one loss axis for them all), and new data, so the
+    browser moves the lines instead of embedding the chart anew."""
+    first, second = (
+        open_page(deeper="false", d_k=d).get("vega_lite_chart")[0].proto for d in ("64", "256")
+    )
+    assert_swapped_in_place(first, second)
 
 
 def test_the_default_task_is_where_the_scale_decides():

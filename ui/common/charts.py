@@ -386,10 +386,11 @@ def band_and_line(
     """The two layers of a statistic with a band: an area from ``lo`` to ``hi`` and a
     line with points through ``value`` (the tooltip on the line), over ``x``.
 
-    ``df`` has ``series``, ``color`` (dropped: the colour scale holds it), ``value``,
-    ``lo``, ``hi`` and the x field. ``y_axis``: e.g. a :func:`log_axis`.
+    ``df`` has ``series``, ``value``, ``lo``, ``hi``, the x field and possibly ``color``
+    (dropped: the colour scale holds it; a frame without it is drawn as it is, as a
+    ``swap_data`` chart needs). ``y_axis``: e.g. a :func:`log_axis`.
     """
-    base = alt.Chart(df.drop(columns="color"))
+    base = alt.Chart(df.drop(columns="color") if "color" in df.columns else df)
     band = base.mark_area(opacity=band_opacity, tooltip=False).encode(
         x=x,
         y=alt.Y("lo:Q", scale=y_scale, title=y_title, axis=y_axis),

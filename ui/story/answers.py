@@ -5,9 +5,9 @@ An :class:`Answer` holds what :func:`ui.common.workshop.chart` takes: the chart'
 catalog table), its builder, the deferred call that makes its frame, the builder's
 options, the d_k it marks and the values of its words. The pages at initialisation draw
 their answer from here (``answers.variance(...).draw()``); so does the recap, in small,
-which is how both show the same data. The trained models' pages (training,
-language model, real models) still wire their chart themselves, from the same frames and
-builders; :func:`training_sweep`, :func:`language_model_loss` and :func:`real_model_entropy`
+which is how both show the same data. So does the training lab (:func:`training_sweep`).
+The language model's and the real models' pages still wire their chart themselves, from
+the same frames and builders; :func:`language_model_loss` and :func:`real_model_entropy`
 describe it as they draw it, for the recap (the words of its title and alt text, which the
 recap replaces by its own, are not filled in).
 """
@@ -23,7 +23,7 @@ from core import experiments, scaling
 from core import variance as variance_core
 from core.real_models import DIVISORS as REAL_DIVISORS
 from core.real_models import divisor_value as real_divisor_value
-from core.training import LR_GRIDS
+from core.training import LR_GRIDS, final_loss, lr_sensitivity
 from core.which_d import DIVISORS_SELF, divisor_value
 from ui.common import workshop
 from ui.common.controls import ALPHA_PRESETS, alpha_label
@@ -206,17 +206,24 @@ def training_sweep(
 ) -> Answer:
     """The training lab's final loss against the learning rate at ``d_k`` (median of the
     sweep's seeds, a min–max band, each scaling's initial loss dashed, uniform attention
-    grey, the learner's ``lr`` marked), as its page draws it (its sweep section)."""
+    grey, the learner's ``lr`` marked), as its page draws it (its sweep section). Its
+    words name no d_k and its loss axis spans every shipped d_k
+    (:func:`ui.story.lr_sweep.sweep_domain`): one spec serves each shipped d_k, and a new
+    one moves the lines only."""
     grid = LR_GRIDS[optimizer]
+    labels = lr_sweep.variant_labels(variants)
     return Answer(
         "training.lr",
         trained_charts.lr_lines,
-        partial(frames.lr_sweep, m, optimizer, d_k, seed, steps, variants,
-                lr_sweep.variant_labels(variants)),
-        options={"current_lr": lr if grid[0] <= lr <= grid[-1] else None,
+        partial(frames.lr_sweep, m, optimizer, d_k, seed, steps, variants, labels),
+        options={"series": lr_sweep.series_colors(labels), "lr_range": (grid[0], grid[-1]),
+                 "y_domain": lr_sweep.sweep_domain(m, optimizer, d_k, seed, steps, variants),
+                 "current_lr": lr if grid[0] <= lr <= grid[-1] else None,
                  "uniform": lr_sweep.uniform(m)},
-        values={"d_k": d_k, "m": m, "opt": t(f"training.opt_{optimizer}"), "last": lr_sweep.LAST,
+        values={"m": m, "opt": t(f"training.opt_{optimizer}"), "last": lr_sweep.LAST,
                 "n": lr_sweep.SWEEP_SEEDS, "uniform": f"{lr_sweep.uniform(m):.3g}"},
+        source=[lr_sweep.sweep_cell, final_loss, lr_sensitivity],
+        swap_data=True,
     )  # fmt: skip
 
 

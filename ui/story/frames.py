@@ -151,12 +151,13 @@ def lr_sweep(
     variants: tuple[str, ...],
     labels: Labels,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The sweep at one d_k (:func:`lr_panel`) and ℓ₀ of each variant (``series``,
-    ``color``, ``y``: the median over the seeds)."""
+    """The sweep at one d_k (:func:`lr_panel`, without its colours: the chart's legend
+    holds them) and ℓ₀ of each variant (``series``, ``y``: the median over the seeds), as
+    :func:`ui.story.trained_charts.lr_lines` draws them."""
     summary = lr_panel(m, optimizer, d_k, seed, steps, variants, labels)
     initial = summary.groupby("variant", sort=False)["initial_loss"].first().reset_index()
     initial = sweeps.labelled(initial, dict(labels)).rename(columns={"initial_loss": "y"})
-    return summary, initial[["series", "color", "y"]]
+    return summary.drop(columns="color"), initial[["series", "y"]]
 
 
 def lr_panel(

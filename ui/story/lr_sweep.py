@@ -319,3 +319,47 @@ def sweep_summary(cells: list[pd.DataFrame], m: int) -> pd.DataFrame:
         diverged=("diverged_at", lambda s: int((s >= 0).sum())),
     ).reset_index()
     return out
+
+
+# --- what every view of the sweep shares ----------------------------------------------------
+def series_colors(labels: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """(legend text, colour) of each variant of ``labels`` ((variant, legend text) pairs,
+    :func:`variant_labels`), in their order: a sweep chart's legend, whatever its data."""
+    return tuple((text, variant_color(name)) for name, text in labels)
+
+
+def shipped_d_ks(
+    m: int, optimizer: str, seed: int, steps: int, variants: tuple[str, ...]
+) -> tuple[int, ...]:
+    """The d_k of :data:`SWEEP_D_KS` whose every seed the shipped file holds at these
+    settings (none unless sidebar seed 0, 300 steps and the file's variants)."""
+    if not set(variants) <= SHIPPED_VARIANTS:
+        return ()
+    return tuple(
+        d_k
+        for d_k in SWEEP_D_KS
+        if all((m, optimizer, d_k, s, steps) in SHIPPED_CELLS for s in sweep_seeds(seed))
+    )
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def loss_domain(
+    m: int, optimizer: str, seed: int, steps: int, variants: tuple[str, ...], d_ks: tuple[int, ...]
+) -> tuple[float, float]:
+    """The final-loss range (lo, hi) of the sweep at each of ``d_ks`` (all available:
+    shipped, or computed), with room above and below (×1.25, ×0.8) and lo at least 1e−5:
+    one y-axis for the sweep at every d_k, so that moving d_k moves the lines, not the
+    axis."""
+    sweeps = [sweep_at(m, optimizer, d_k, seed, steps, variants) for d_k in d_ks]
+    lo = min(float(s["lo"].min()) for s in sweeps)
+    hi = max(float(s["hi"].max()) for s in sweeps)
+    return max(1e-5, lo * 0.8), hi * 1.25
+
+
+def sweep_domain(
+    m: int, optimizer: str, d_k: int, seed: int, steps: int, variants: tuple[str, ...]
+) -> tuple[float, float]:
+    """:func:`loss_domain` of the shipped d_k and ``d_k`` (available: the caller draws its
+    sweep): the same range at every shipped d_k."""
+    d_ks = tuple(sorted({*shipped_d_ks(m, optimizer, seed, steps, variants), d_k}))
+    return loss_domain(m, optimizer, seed, steps, variants, d_ks)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from ui.common.axes import log_axis, positive_range
+from ui.common.axes import log_axis
 from ui.common.charts import (
     COLORS,
     MARKER_RULE,
@@ -38,23 +38,36 @@ def series_legend(legend_columns: int) -> alt.Legend:
     )
 
 
-def series_color(df: pd.DataFrame, legend_columns: int) -> alt.Color:
-    """The series' colour channel in the frame's order, with its legend below in
-    ``legend_columns`` columns (the training lab's charts)."""
+#: A series' legend text and colour (hex), in legend order.
+Series = tuple[tuple[str, str], ...]
+
+
+def legend_series(df: pd.DataFrame) -> Series:
+    """The frame's series, (legend text, colour) in order of first appearance."""
     order, colors = legend_colors(df, "series")
+    return tuple(zip(order, colors, strict=True))
+
+
+def series_color(series: pd.DataFrame | Series, legend_columns: int) -> alt.Color:
+    """The series' colour channel in legend order (a frame's :func:`legend_series`, or the
+    pairs themselves), with its legend below in ``legend_columns`` columns (the training
+    lab's charts)."""
+    pairs = legend_series(series) if isinstance(series, pd.DataFrame) else series
+    order = [text for text, _ in pairs]
     return alt.Color(
         "series:N",
         title=None,
         sort=order,
-        scale=alt.Scale(domain=order, range=colors),
+        scale=alt.Scale(domain=order, range=[color for _, color in pairs]),
         legend=series_legend(legend_columns),
     )
 
 
-def series_dash(df: pd.DataFrame, legend_columns: int) -> alt.StrokeDash:
+def series_dash(series: pd.DataFrame | Series, legend_columns: int) -> alt.StrokeDash:
     """The series' dash patterns (:data:`SERIES_DASHES`), in the colour legend's order: the lines
     differ by more than their hue."""
-    order, _ = legend_colors(df, "series")
+    pairs = legend_series(series) if isinstance(series, pd.DataFrame) else series
+    order = [text for text, _ in pairs]
     return alt.StrokeDash(
         "series:N",
         title=None,
@@ -70,48 +83,57 @@ def lr_lines(
     frames: pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame],
     text: ChartText,
     *,
+    series: Series,
+    lr_range: tuple[float, float],
+    y_domain: tuple[float, float],
     current_lr: float | None = None,
     uniform: float | None = None,
-    y_domain: tuple[float, float] | None = None,
     legend_columns: int = 2,
     height: int = 400,
     width_px: float = 300,
 ) -> alt.LayerChart:
     """Final loss against learning rate (log–log), one line per variant with a band.
 
+    It draws its frames as they are: the legend, the axes and their ranges come from the
+    options, so one spec serves every d_k of a sweep (``workshop.chart(...,
+    swap_data=True)``) and the browser moves only the lines.
+
     Parameters
     ----------
     frames : DataFrame, or (DataFrame, DataFrame)
-        The sweep, one row per (variant, rate): ``lr``, ``series``, ``color``,
-        ``value`` (median over seeds, > 0), ``lo``, ``hi`` (min and max over seeds),
-        ``ratio`` (median gap left), ``diverged`` (seeds that diverged); optionally with
-        ℓ₀ of each variant: ``series``, ``color``, ``y`` — dashed rules in its colour.
+        The sweep, one row per (variant, rate): ``lr``, ``series``, ``value`` (median over
+        seeds, > 0), ``lo``, ``hi`` (min and max over seeds), ``ratio`` (median gap left),
+        ``diverged`` (seeds that diverged), and possibly ``color`` (not drawn); optionally
+        with ℓ₀ of each variant: ``series``, ``y`` — dashed rules in its colour.
     text : ChartText
         ``title`` (a ``|`` breaks its line), ``x``, ``y``, ``alt``; ``tips``:
         ``series``, ``lr``, ``value``, ``lo``, ``hi``, ``ratio``, ``diverged``, and
         ``initial`` with ℓ₀, ``uniform`` with ``uniform``.
+    series : tuple of (str, str)
+        Each variant's legend text and colour, in legend order
+        (:func:`ui.story.lr_sweep.series_colors`).
+    lr_range : (float, float)
+        The sweep's lowest and highest rate (the rate axis).
+    y_domain : (float, float)
+        The loss axis's range, shared by every d_k shown
+        (:func:`ui.story.lr_sweep.loss_domain`).
     current_lr : float or None
         The learner's learning rate, marked with a vertical rule (None: no rule).
     uniform : float, optional
         The loss of uniform attention on the task: a solid grey rule; a run that ends
         above it fails.
-    y_domain : (float, float), optional
-        Shared y-range of small multiples.
     width_px : float
         The narrowest the plot is drawn, px (the rate axis is labelled to fit).
     """
     df, initial = frames if isinstance(frames, tuple) else (frames, None)
     check_rows(df)
     x_title, y_title, tips = text.x, text.y, text.tips
-    color = series_color(df, legend_columns)
-    x_axis = log_axis(*positive_range(df["lr"]), length=width_px, orient="x")
+    color = series_color(series, legend_columns)
+    x_axis = log_axis(*lr_range, length=width_px, orient="x")
     x = alt.X("lr:Q", title=x_title, scale=alt.Scale(type="log"), axis=x_axis)
-    y_span = y_domain or positive_range(df["lo"], df["value"], df["hi"])
-    y_scale = (
-        alt.Scale(type="log") if y_domain is None else alt.Scale(type="log", domain=list(y_domain))
-    )
+    y_scale = alt.Scale(type="log", domain=list(y_domain))
     # the plot takes about half the chart's height (title and legend the rest)
-    y_axis = log_axis(*y_span, length=height / 2)
+    y_axis = log_axis(*y_domain, length=height / 2)
     tooltip = [
         alt.Tooltip("series:N", title=tips["series"]),
         alt.Tooltip("lr:Q", title=tips["lr"], format=".3~g"),
@@ -131,10 +153,10 @@ def lr_lines(
         band_opacity=0.15,
         y_axis=y_axis,
     )
-    layers[1] = layers[1].encode(strokeDash=series_dash(df, legend_columns))
-    if initial is not None and len(initial):
+    layers[1] = layers[1].encode(strokeDash=series_dash(series, legend_columns))
+    if initial is not None:
         layers.append(
-            alt.Chart(initial.drop(columns="color"))
+            alt.Chart(initial)
             .mark_rule(strokeDash=[5, 4], strokeWidth=1.2, opacity=0.8)
             .encode(
                 y=alt.Y("y:Q", scale=y_scale),

@@ -62,13 +62,17 @@ from ui.story.lr_sweep import (  # noqa: F401  (re-exported: the sweep, shared w
     cell_source,
     gap_left,
     labelled,
+    loss_domain,
     needed_cells,
     precomputed,
+    series_colors,
     shipped_cell,
+    shipped_d_ks,
     store,
     sweep_at,
     sweep_cell,
     sweep_doc,
+    sweep_domain,
     sweep_seeds,
     sweep_summary,
     task_best,
@@ -197,7 +201,6 @@ def multiples_stats(
     share, (lo, hi); ``best``, per d_k the (variant, rate) pairs of each variant's lowest
     median final loss, in legend order."""
     sweeps = {d_k: sweep_at(m, optimizer, d_k, seed, steps, variants) for d_k in d_ks}
-    values = pd.concat(sweeps.values())
     best = {
         d_k: tuple(
             (name, float(part.loc[part["value"].idxmin(), "lr"]))
@@ -205,8 +208,7 @@ def multiples_stats(
         )
         for d_k, frame in sweeps.items()
     }
-    lo, hi = float(values["lo"].min()), float(values["hi"].max())
-    return {"domain": (max(1e-5, lo * 0.8), hi * 1.25), "best": best}
+    return {"domain": loss_domain(m, optimizer, seed, steps, variants, d_ks), "best": best}
 
 
 def conclusions(cells: list[pd.DataFrame], m: int) -> dict[str, dict]:

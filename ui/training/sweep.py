@@ -16,10 +16,11 @@ from functools import partial
 import pyarrow as pa
 import streamlit as st
 
-from core.training import LR_GRIDS, final_loss, lr_sensitivity
+from core.training import LR_GRIDS
 from ui.common import workshop
 from ui.common.i18n import t
 from ui.common.specs import text_table
+from ui.story import answers
 from ui.training import charts, data, frames
 from ui.training.sections import Settings, View, fmt, headline, m_sentence, opt_name, pct
 
@@ -139,10 +140,9 @@ def lr_sweep(v: Settings) -> dict | None:
     return numbers
 
 
-def lr_list(entry: dict, which: str, mark: bool = True) -> str:
-    """The rates with verdict ``which``, a borderline one followed by the borderline mark
-    (``mark``: the alt text lists them plain)."""
-    sign = t("training.borderline_mark") if mark else ""
+def lr_list(entry: dict, which: str) -> str:
+    """The rates with verdict ``which``, a borderline one followed by the borderline mark."""
+    sign = t("training.borderline_mark")
     picked = [
         data.lr_text(lr) + (sign if edge else "")
         for lr, w, edge in zip(entry["lrs"], entry["verdicts"], entry["borderline"], strict=True)
@@ -160,29 +160,7 @@ def sweep_charts(v: Settings, have: dict, numbers: dict) -> None:
     table, the captions and where the runs come from in a panel (``numbers``:
     :func:`data.sweep_stats`)."""
     per = numbers["per"]
-    described = "; ".join(
-        t(
-            "training.lr_alt_part",
-            name=data.variant_label(name),
-            best=fmt(e["best"]),
-            lr=data.lr_text(e["best_lr"]),
-            learn=lr_list(e, "learns", mark=False),
-        )
-        for name, e in per.items()
-    )
-    grid = LR_GRIDS[v.optimizer]
-    options = {
-        "current_lr": v.lr if grid[0] <= v.lr <= grid[-1] else None,
-        "uniform": data.uniform(v.m),
-    }
-    workshop.chart(
-        "training.lr", charts.lr_lines,
-        partial(frames.lr_sweep, v.m, v.optimizer, v.d_k, v.seed, v.steps, v.variants,
-                data.variant_labels(v.variants)),
-        options=options, source=[data.sweep_cell, final_loss, lr_sensitivity],
-        d_k=v.d_k, m=v.m, opt=opt_name(v.optimizer), last=data.LAST, parts=described,
-        n=data.SWEEP_SEEDS, uniform=fmt(data.uniform(v.m)),
-    )  # fmt: skip
+    answers.training_sweep(v.m, v.d_k, v.optimizer, v.lr, v.steps, v.variants, v.seed).draw()
     st.caption(t("training.lr_caption"))
     st.markdown(headline(v.m))
     with st.expander(t("training.numbers_label"), icon=":material/table:"):
@@ -308,7 +286,10 @@ def small_multiples(v: Settings) -> None:
         )
     )  # fmt: skip
     labels = data.variant_labels(v.variants)
+    grid = LR_GRIDS[v.optimizer]
     options = {
+        "series": data.series_colors(labels),
+        "lr_range": (grid[0], grid[-1]),
         "uniform": data.uniform(v.m),
         "y_domain": found["domain"],
         "legend_columns": 1,  # two panels to a row: ~210 px each at 800 px

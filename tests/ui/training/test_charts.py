@@ -12,6 +12,7 @@ import pytest
 from core.training import DEFAULT_LRS, LR_GRIDS, Variant, final_loss, train_recall_variants
 from ui.common import axes
 from ui.common.charts import MAX_ROWS, ChartText
+from ui.common.specs import finished
 from ui.training import charts, data
 from ui.training.runs import M_OPTIONS
 
@@ -126,34 +127,44 @@ def test_probe_heatmap_one_scaling_at_its_containers_width_with_keys_and_steps_l
     assert len(next(iter(spec["datasets"].values()))) == 4 * rows * keys
 
 
-def _lr_frame():
+def _lr_frame(scale: float = 1.0):
     lrs = np.asarray(LR_GRIDS["adam"])
     return pd.DataFrame(
         {
             "lr": np.tile(lrs, 2),
             "series": np.repeat(["none", "sqrt"], lrs.size),
-            "color": np.repeat(["#D55E00", "#0072B2"], lrs.size),
-            "value": np.linspace(0.9, 0.005, 2 * lrs.size),
-            "lo": np.linspace(0.8, 0.004, 2 * lrs.size),
-            "hi": np.linspace(0.95, 0.006, 2 * lrs.size),
+            "value": scale * np.linspace(0.9, 0.005, 2 * lrs.size),
+            "lo": scale * np.linspace(0.8, 0.004, 2 * lrs.size),
+            "hi": scale * np.linspace(0.95, 0.006, 2 * lrs.size),
             "ratio": np.linspace(1.0, 0.01, 2 * lrs.size),
             "diverged": 0,
         }
     )
 
 
+#: The two series of :func:`_lr_frame` and the options every sweep chart is drawn with.
+LR_OPTIONS = {
+    "series": (("none", "#D55E00"), ("sqrt", "#0072B2")),
+    "lr_range": (LR_GRIDS["adam"][0], LR_GRIDS["adam"][-1]),
+    "y_domain": (1e-3, 1.2),
+}
+
+
 def test_lr_lines_log_log_with_rules():
-    initial = pd.DataFrame(
-        {"series": ["none", "sqrt"], "color": ["#D55E00", "#0072B2"], "y": [0.88, 0.54]}
-    )
-    text = _text(LR_TIPS, title="Final loss|d_k = 64", x="lr", y="loss")
-    spec = charts.lr_lines((_lr_frame(), initial), text, current_lr=0.01).to_dict()
+    initial = pd.DataFrame({"series": ["none", "sqrt"], "y": [0.88, 0.54]})
+    text = _text(LR_TIPS, title="Final loss|Adam", x="lr", y="loss")
+    spec = charts.lr_lines((_lr_frame(), initial), text, current_lr=0.01, **LR_OPTIONS).to_dict()
     layers = _layers(spec)
     assert [layer["mark"]["type"] for layer in layers] == ["area", "line", "rule", "rule"]
     assert layers[1]["encoding"]["x"]["scale"]["type"] == "log"
     assert layers[1]["encoding"]["y"]["scale"]["type"] == "log"
     assert layers[2]["encoding"]["color"]["field"] == "series"  # ℓ₀ in each scaling's colour
-    assert spec["title"]["text"] == ["Final loss", "d_k = 64"]
+    # the legend in the options' order and colours
+    assert layers[1]["encoding"]["color"]["scale"] == {
+        "domain": ["none", "sqrt"],
+        "range": ["#D55E00", "#0072B2"],
+    }
+    assert spec["title"]["text"] == ["Final loss", "Adam"]
     assert _titles(layers[1])[1] == "learning rate" and _titles(layers[2])[1] == "ℓ₀"
     assert _titles(layers[3]) == ["learning rate"]  # the learner's rate
     # the rate axis in one format: Adam's grid 1e−6 … 1, every other decade on 300 px
@@ -162,19 +173,34 @@ def test_lr_lines_log_log_with_rules():
     assert x_axis["values"] == [1e-6, 1e-4, 1e-2, 1.0]
     # uniform attention's loss: one grey rule, the scale every verdict is read on
     text = _text(LR_TIPS | {"uniform": "uniform"}, x="lr", y="loss")
-    with_uniform = charts.lr_lines(_lr_frame(), text, uniform=0.21875).to_dict()
+    with_uniform = charts.lr_lines(_lr_frame(), text, uniform=0.21875, **LR_OPTIONS).to_dict()
     rule = _layers(with_uniform)[-1]
     assert rule["mark"]["type"] == "rule" and rule["mark"]["color"] == "#7A7A7A"
     assert _titles(rule) == ["uniform"]
 
 
-def test_lr_lines_without_marker_and_shared_domain():
+def test_lr_lines_without_marker_on_the_given_domain():
     text = _text(LR_TIPS, title="d_k = 16", x="lr", y="loss")
-    spec = charts.lr_lines(_lr_frame(), text, y_domain=(1e-3, 1.2)).to_dict()
+    spec = charts.lr_lines(_lr_frame(), text, **LR_OPTIONS).to_dict()
     layers = _layers(spec)
     assert len(layers) == 2
     assert spec["title"] == {"text": "d_k = 16"}  # one line: a string, not a list
     assert layers[1]["encoding"]["y"]["scale"]["domain"] == [1e-3, 1.2]
+
+
+def test_lr_lines_draws_its_frames_as_they_are():
+    """One spec for every sweep (``swap_data``): two frames of other values give the same
+    spec once their datasets are set aside."""
+    text = _text(LR_TIPS | {"initial": "ℓ₀"}, title="Final loss|Adam", x="lr", y="loss")
+    specs = []
+    for scale in (1.0, 0.3):
+        initial = pd.DataFrame({"series": ["none", "sqrt"], "y": [0.88 * scale, 0.54 * scale]})
+        made = (_lr_frame(scale), initial)
+        spec = finished(charts.lr_lines(made, text, current_lr=0.01, **LR_OPTIONS), placed=made)
+        specs.append(spec)
+    assert specs[0] == specs[1]
+    data_names = {layer["data"]["name"] for layer in _layers(specs[0]) if "data" in layer}
+    assert {"data-0", "data-1"} <= data_names  # the frames, by their place
 
 
 # --- data helpers ---------------------------------------------------------------------------

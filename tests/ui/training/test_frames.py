@@ -58,7 +58,8 @@ def test_lr_frames_and_stats_summarise_the_shipped_seeds():
     summary, initial = frames.lr_sweep(*args, LABELS)
     cells = _cells(2, "sgd", 256)
     expected = data.sweep_summary(cells, 2)
-    pd.testing.assert_frame_equal(summary.drop(columns=["series", "color"]), expected)
+    pd.testing.assert_frame_equal(summary.drop(columns=["series"]), expected)
+    assert list(initial.columns) == ["series", "y"]  # drawn as they are: no colours
     assert len(summary) == 3 * len(LR_GRIDS["sgd"])
     # ℓ₀ of each variant: the median over the seeds of its start
     for name, label in LABELS:
@@ -86,6 +87,24 @@ def test_multiples_share_one_range_and_name_each_best_rate():
     assert lo == pytest.approx(max(1e-5, min(lows) * 0.8))
     assert hi == pytest.approx(max(highs) * 1.25)
     assert lo < min(lows) and hi > max(highs)  # every panel's band inside the shared range
+
+
+def test_the_sweep_chart_has_one_loss_axis_at_every_shipped_d_k():
+    """The training lab's chart keeps its y-range as d_k moves among the shipped ones (one
+    spec: the browser moves the lines), and the range holds every band it draws."""
+    args = (2, "sgd")
+    shipped = data.shipped_d_ks(*args, 0, 300, data.BASE_VARIANTS)
+    assert shipped == data.SWEEP_D_KS
+    domains = {data.sweep_domain(*args, d_k, 0, 300, data.BASE_VARIANTS) for d_k in shipped}
+    assert len(domains) == 1
+    ((lo, hi),) = domains
+    assert (lo, hi) == data.loss_domain(*args, 0, 300, data.BASE_VARIANTS, shipped)
+    for d_k in shipped:
+        sweep = data.sweep_at(*args, d_k, 0, 300, data.BASE_VARIANTS)
+        assert lo < sweep["lo"].min() and sweep["hi"].max() < hi
+    # seed 1 or the folded initialisation: nothing shipped, the range is the d_k's own
+    assert data.shipped_d_ks(*args, 1, 300, data.BASE_VARIANTS) == ()
+    assert data.shipped_d_ks(*args, 0, 300, (*data.BASE_VARIANTS, "folded")) == ()
 
 
 @pytest.mark.parametrize("m", [1, 2, 4])
