@@ -13,6 +13,7 @@ to seed + SWEEP_SEEDS − 1: the file holds seeds 0 … 4, i.e. sidebar seed 0.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -347,13 +348,16 @@ def loss_domain(
     m: int, optimizer: str, seed: int, steps: int, variants: tuple[str, ...], d_ks: tuple[int, ...]
 ) -> tuple[float, float]:
     """The final-loss range (lo, hi) of the sweep at each of ``d_ks`` (all available:
-    shipped, or computed), with room above and below (×1.25, ×0.8) and lo at least 1e−5:
-    one y-axis for the sweep at every d_k, so that moving d_k moves the lines, not the
-    axis."""
+    shipped, or computed), with room above and below (×1.25, ×0.8), widened to whole
+    decades (a log axis labelled at both ends) and lo at least 1e−5: one y-axis for the
+    sweep at every d_k, so that moving d_k moves the lines, not the axis."""
     sweeps = [sweep_at(m, optimizer, d_k, seed, steps, variants) for d_k in d_ks]
     lo = min(float(s["lo"].min()) for s in sweeps)
     hi = max(float(s["hi"].max()) for s in sweeps)
-    return max(1e-5, lo * 0.8), hi * 1.25
+    return (
+        10.0 ** max(-5, math.floor(math.log10(lo * 0.8))),
+        10.0 ** math.ceil(math.log10(hi * 1.25)),
+    )
 
 
 def sweep_domain(

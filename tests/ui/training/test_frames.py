@@ -84,8 +84,9 @@ def test_multiples_share_one_range_and_name_each_best_rate():
         best = [lrs[i * n + int(np.nanargmin(median[i * n : (i + 1) * n]))] for i in range(3)]
         assert found["best"][d_k] == tuple(zip(data.BASE_VARIANTS, best, strict=True))
     lo, hi = found["domain"]
-    assert lo == pytest.approx(max(1e-5, min(lows) * 0.8))
-    assert hi == pytest.approx(max(highs) * 1.25)
+    # whole decades around the bands with room: 0.8 × the lowest, 1.25 × the highest
+    assert lo == 10.0 ** np.floor(np.log10(min(lows) * 0.8))
+    assert hi == 10.0 ** np.ceil(np.log10(max(highs) * 1.25))
     assert lo < min(lows) and hi > max(highs)  # every panel's band inside the shared range
 
 
