@@ -135,3 +135,27 @@ def test_a_room_in_the_browser(make_app, artifacts_dir):
     a.screenshot("room-learner-revealed-zh", full_page=False)
     for driver in (presenter, a, b):
         driver.assert_healthy()
+
+
+@pytest.mark.parametrize(
+    ("query", "warning"),
+    [
+        ("d_k=abc", "d_k"),  # a bad value in the link
+        ("room_key=not-the-key", "take-over link"),  # a take-over link with a wrong key
+        ("reveal=1", "presenter"),  # in a room the presenter reveals
+    ],
+)
+def test_a_warning_about_a_room_link_stays_until_the_learner_acts(app, query, warning):
+    """The tab sends its learner id once the page is drawn, which reruns the app: the
+    warnings about the link that the first run drew stay through that run, as they do
+    outside a room, until the learner changes something."""
+    code, _key = rooms.open_store().open_room()
+    app.open("variance", f"room={code}&{query}")
+    shown = app.page.locator("[data-testid='stAlert']").filter(has_text=warning)
+    shown.first.wait_for(state="visible")
+    app.page.wait_for_timeout(3_000)  # the id's rerun, and the learner's poll (3.5 s)
+    app.wait_idle()
+    assert shown.count() == 1, f"the warning about {warning} went"
+    # the learner's first change takes it away
+    app.interact(app.button("d_k_double").click, expect_chart_change=False)  # the question
+    assert shown.count() == 0

@@ -45,6 +45,9 @@ _NOTICES_SHOWN = "_notices_shown"
 #: Session-state entry: the query string as the app last left it (end of a complete run,
 #: or its own write): another one at the next run came from Back, Forward or the address bar.
 _SEEN_QUERY = "_seen_query"
+#: Session-state entries: the notices (kind, text) the last complete run drew at the top of
+#: the page, and the mark that the next run is not the learner's doing (:func:`keep_notices`).
+_TOP_NOTICES, _KEEP_NOTICES = "_top_notices", "_keep_notices"
 _APP_KEYS = frozenset(p.key for p in APP_TABLE)
 
 
@@ -87,7 +90,10 @@ def start_run(spec: PageSpec) -> None:
     state.pop(_NOTICES_SHOWN, None)
     state.setdefault("lang", reading.values["lang"])
     set_run_language(state["lang"])
-    state[RUN] = {"notices": st.container(), "values": reading.values, "spec": spec}
+    state[RUN] = {"notices": st.container(), "values": reading.values, "spec": spec, "drawn": []}
+    if state.pop(_KEEP_NOTICES, False):  # the run before still stands
+        for kind, text in state.get(_TOP_NOTICES, ()):
+            notice(kind, text)
     notes = state.pop(_NOTES, ())
     if notes:
         warn("\n\n".join(link_notes.notes_text(notes, reading.values)))
@@ -139,8 +145,16 @@ def holding_turn() -> Iterator[None]:
 def end_run() -> None:
     """Call at the end of every complete run, however it ends (``finally``)."""
     set_run_language(None)
-    st.session_state.pop(RUN, None)
+    run = st.session_state.pop(RUN, {})
+    st.session_state[_TOP_NOTICES] = tuple(run.get("drawn", ()))
     st.session_state[_SEEN_QUERY] = _query()
+
+
+def keep_notices() -> None:
+    """A callback of an element that reruns the app on its own, not at the learner's
+    action (the tab's learner id, :mod:`ui.common.room_tab`): that run draws the notices
+    of the run before again, which stay until the learner changes something."""
+    st.session_state[_KEEP_NOTICES] = True
 
 
 def _query() -> dict[str, list[str]]:
@@ -169,10 +183,20 @@ def clear_notices() -> None:
         st.rerun(scope="app")
 
 
+def notice(kind: str, text: str) -> None:
+    """A notice (``kind``: "warning" or "info") about the link or the room: at the top of
+    the page in a complete run, which records it (:func:`keep_notices`), else in place (a
+    fragment's own rerun)."""
+    where = notices()
+    getattr(where, kind)(text, icon="⚠️" if kind == "warning" else "ℹ️")
+    if where is not st:
+        run_state()["drawn"].append((kind, text))
+
+
 def warn(text: str) -> None:
     """A warning about the link: at the top of the page, or in place outside a complete
     run (a fragment rerun)."""
-    notices().warning(text, icon="⚠️")
+    notice("warning", text)
 
 
 def page_spec() -> PageSpec:

@@ -180,7 +180,7 @@ def start() -> None:
             _take_tab_id()
         status()
     for kind, text in st.session_state.get(_NOTICES, []):
-        getattr(controls.notices(), kind)(text, icon="⚠️" if kind == "warning" else "ℹ️")
+        controls.notice(kind, text)
 
 
 def learner() -> str | None:

@@ -17,6 +17,7 @@ import streamlit as st
 
 import rooms
 from rooms.store import check_learner
+from ui.common import controls
 
 #: Key of the element (its state holds the id; its container is ``.st-key-room_tab``).
 TAB = "room_tab"
@@ -33,7 +34,13 @@ def learner_id(known: str | None) -> str | None:
     it has (or if what it sent is not an id). ``known``: the id the server holds already
     (the element sends nothing again for it)."""
     with st.sidebar:
-        tab = _element(key=TAB, data={"known": known or "", "name": STORAGE_NAME}, height=0)
+        # its id reruns the app, not the learner: the notices of the run before stay
+        tab = _element(
+            key=TAB,
+            data={"known": known or "", "name": STORAGE_NAME},
+            height=0,
+            on_id_change=controls.keep_notices,
+        )
     try:
         return check_learner(tab.get("id"))
     except rooms.BadInput:

@@ -359,7 +359,7 @@ def link_reveals() -> bool:
     if _LINK_REVEAL not in st.session_state:
         st.session_state[_LINK_REVEAL] = controls.link_value("reveal")
         if st.session_state[_LINK_REVEAL] and room.code() is not None:
-            controls.notices().info(t("workshop.reveal_in_room"), icon="ℹ️")
+            controls.notice("info", t("workshop.reveal_in_room"))
     return st.session_state[_LINK_REVEAL] and room.code() is None
 
 
