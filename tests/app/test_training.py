@@ -406,6 +406,26 @@ def test_the_default_task_is_where_the_scale_decides():
     assert "right" in shown.lower()
 
 
+def test_where_neither_scaling_learns_the_page_does_not_judge_the_claim():
+    """m = 2 at d_k = 16 with Adam: no rate learns, with or without the scale (the shipped
+    sweep). The sweep cannot tell them apart there: its takeaway, the claim's takeaway and
+    the myth card say so instead of "the claim holds"."""
+    assert not _learns_in_file(2, "adam", 16, "alpha_0")
+    assert not _learns_in_file(2, "adam", 16, "alpha_half")
+    at = open_page(d_k="16", m="2")
+    assert not at.exception and not warnings(at)
+    shown = " ".join(m.value for m in at.markdown)
+    assert "does not tell them apart" in shown and "holds" not in shown
+    assert "this grid cannot judge the claim" in shown
+    assert "learns at none of the 13 rates, with or without the scale" in shown
+    # one d_k up, 1/√d_k learns and unscaled does not: there the claim holds
+    assert _learns_in_file(2, "adam", 64, "alpha_half") and not _learns_in_file(
+        2, "adam", 64, "alpha_0"
+    )
+    at = open_page(d_k="64", m="2")
+    assert "the popular claim holds on this grid" in " ".join(m.value for m in at.markdown)
+
+
 def test_show_me_where_it_breaks_lands_on_shipped_runs():
     """The button sets m = 4, d_k = 1024, Adam at 0.01, 300 steps and no extra variant:
     the sweep and the single run are shipped (no button to compute, nothing trained), and

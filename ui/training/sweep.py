@@ -122,7 +122,7 @@ def lr_sweep(v: Settings) -> dict | None:
         with top:
             workshop.takeaway(
                 t(
-                    "training.s3_takeaway_learns" if n0 else "training.s3_takeaway_none",
+                    f"training.s3_takeaway_{claim(numbers)}",
                     n0=n0,
                     nh=nh,
                     n=len(numbers["per"]["alpha_0"]["lrs"]),
@@ -153,6 +153,17 @@ def lr_list(entry: dict, which: str) -> str:
 
 def count(entry: dict, which: str) -> int:
     return entry["verdicts"].count(which)
+
+
+def claim(numbers: dict) -> str:
+    """What the sweep says of the claim that a model without the scale cannot learn:
+    "learns" (unscaled it learns at some rate: too strong), "none" (unscaled at none,
+    with 1/√d_k at some: it holds) or "neither" (at none either way: this grid does not
+    separate them, so it neither holds nor fails)."""
+    per = numbers["per"]
+    if count(per["alpha_0"], "learns"):
+        return "learns"
+    return "none" if count(per["alpha_half"], "learns") else "neither"
 
 
 def sweep_charts(v: Settings, have: dict, numbers: dict) -> None:
@@ -365,8 +376,8 @@ def myth(v: View, numbers: dict | None) -> None:
     else:
         e0 = numbers["per"]["alpha_0"]
         n_learn, n = count(e0, "learns"), len(e0["lrs"])
-        key = "training.s4_takeaway_too_strong" if n_learn else "training.s4_takeaway_holds"
-        workshop.takeaway(t(key, n_learn=n_learn, n=n))
+        key = {"learns": "too_strong", "none": "holds", "neither": "neither"}[claim(numbers)]
+        workshop.takeaway(t(f"training.s4_takeaway_{key}", n_learn=n_learn, n=n))
     st.markdown(t("training.s4_context"))
     zero, half = v.run["summary"]["alpha_0"], v.run["summary"]["alpha_half"]
     run_part = t(
@@ -391,7 +402,9 @@ def myth(v: View, numbers: dict | None) -> None:
         sweep_part = t("training_workshop.myth_no_sweep")
     else:
         e0, eh = numbers["per"]["alpha_0"], numbers["per"]["alpha_half"]
-        key = "myth_sweep" if count(e0, "learns") else "myth_sweep_holds"
+        key = {"learns": "myth_sweep", "none": "myth_sweep_holds", "neither": "myth_sweep_neither"}[
+            claim(numbers)
+        ]
         dead_0 = zero["dead_0"]  # step 0: the same at every rate
         start = (
             t("training_workshop.myth_start_dead", dead_0=pct(dead_0))
@@ -417,6 +430,8 @@ def myth(v: View, numbers: dict | None) -> None:
             s0=f"{e0['sensitivity']:.3f}",
             sh=f"{eh['sensitivity']:.3f}",
             lh=fmt(eh["initial"]),
+            best_h=fmt(eh["best"]),
+            best_h_lr=data.lr_text(eh["best_lr"]),
             start=start,
             seeds=data.SWEEP_SEEDS,
         )
