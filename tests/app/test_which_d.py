@@ -550,3 +550,16 @@ def test_a_new_d_model_sends_the_per_head_charts_spec_unchanged():
     assert list(bars[0]["selected"]) == [True, False, False]
     assert list(bars[1]["selected"]) == [False, True, False]
     assert bars[1]["label"][1].endswith(f"÷{math.sqrt(768):.3g}")
+
+
+def test_the_choices_the_app_writes_send_their_value_every_run():
+    """n_heads and the divisor are written to the URL by the app (``labelled``): each run
+    sends their value, not only the run that set it, so a select box or radio the
+    browser draws anew shows it instead of its first option (n_heads became 1 after a
+    lock-in in a room on a phone, 3 of 8 tries)."""
+    at = open_page(reveal=False)
+    for _ in range(3):  # the first run, then reruns that change nothing
+        assert at.selectbox(key="n_heads").proto.set_value
+        assert at.selectbox(key="n_heads").value == "8"
+        assert at.radio(key="head_divisor").proto.set_value
+        at.run()

@@ -159,3 +159,23 @@ def test_a_warning_about_a_room_link_stays_until_the_learner_acts(app, query, wa
     # the learner's first change takes it away
     app.interact(app.button("d_k_double").click, expect_chart_change=False)  # the question
     assert shown.count() == 0
+
+
+def test_locking_in_on_a_phone_in_a_room_keeps_the_heads(make_app):
+    """which-d in a room on a phone: locking in a guess keeps n_heads at 8 (the app writes
+    it to the URL; a select box the browser drew anew once fell back to its first option,
+    1, in about a quarter of the tries)."""
+    code, _key = rooms.open_store().open_room()
+    for _ in range(3):
+        learner = make_app(viewport=PHONE, is_mobile=True, has_touch=True)
+        learner.open("which-d", f"room={code}")
+        guess = learner.widget("which_d_std_guess")
+        learner.interact(
+            lambda guess=guess: guess.locator("label").filter(has_text="(√8)").first.click(),
+            expect_chart_change=False,
+        )
+        learner.interact(learner.button("which_d_std_reveal").click, expect_chart_change=False)
+        learner.page.wait_for_timeout(1_500)  # the tab's id, and the learner's poll
+        learner.wait_idle()
+        assert "n_heads" not in learner.page.url
+        assert learner.widget("n_heads").locator("input").input_value() == "8"

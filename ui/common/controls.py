@@ -303,9 +303,11 @@ def choice(
     else:  # the link seeds it once; then the URL is written below
         if key not in st.session_state:  # the default as ``given`` makes it, if no link
             st.session_state[key] = link_value(key) if key in st.query_params else default
+        # sent again every run: the browser keeps the label it showed, which may have
+        # changed, and a widget it draws anew starts from its first option (which-d's
+        # n_heads became 1 in a room)
+        st.session_state[key] = st.session_state[key]
         if labels is not None:
-            # sent again: the browser keeps the label it showed, which may have changed
-            st.session_state[key] = st.session_state[key]
             common["format_func"] = dict(zip(options, labels, strict=True)).__getitem__
     if widget == "select_slider":
         value = st.select_slider(label, options=options, **common)
