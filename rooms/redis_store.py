@@ -83,6 +83,11 @@ _COUNTS = """
 return {redis.call('HGETALL', KEYS[1]), redis.call('HMGET', KEYS[2], unpack(ARGV))}
 """
 
+# KEYS: room, answers. ARGV: the answer's field (learner|group).
+_HAS_ANSWER = """
+return {redis.call('HGETALL', KEYS[1]), redis.call('HEXISTS', KEYS[2], ARGV[1])}
+"""
+
 # KEYS: room, answers, counts, sessions. ARGV: tombstone, now, question, group, answer
 # field, option, stored value, max answers, session ('' for none). The answers expire
 # with the room.
@@ -201,6 +206,7 @@ class RedisStore(RoomStore):
         self._open_script = self.client.register_script(_OPEN)
         self._answer_script = self.client.register_script(_ANSWER)
         self._counts_script = self.client.register_script(_COUNTS)
+        self._has_answer_script = self.client.register_script(_HAS_ANSWER)
         self._act_script = self.client.register_script(_ACT)
 
     def __repr__(self) -> str:
@@ -277,6 +283,15 @@ class RedisStore(RoomStore):
         meta = dict(zip(flat[::2], flat[1::2], strict=True))
         by_option = {o: int(n) for o, n in enumerate(counts) if n is not None}
         return self._record(code, meta), by_option
+
+    def _has_answer(
+        self, code: str, question: str, group: str, learner: str
+    ) -> tuple[RoomRecord | None, bool]:
+        room = self._room_key(code)
+        keys, args = [room, f"{room}:a:{question}"], [f"{learner}|{group}"]
+        flat, found = self._call(lambda: self._has_answer_script(keys=keys, args=args))
+        meta = dict(zip(flat[::2], flat[1::2], strict=True))
+        return self._record(code, meta), bool(found)
 
     def _act(self, action: str, code: str, key_hash: str, question: str | None, now: float) -> str:
         room = self._room_key(code)

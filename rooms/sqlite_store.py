@@ -281,6 +281,18 @@ class SqliteStore(RoomStore):
 
         return self._transaction(body, write=False)
 
+    def _has_answer(
+        self, code: str, question: str, group: str, learner: str
+    ) -> tuple[RoomRecord | None, bool]:
+        def body(conn: sqlite3.Connection) -> tuple[RoomRecord | None, bool]:
+            row = conn.execute(
+                "SELECT 1 FROM answers WHERE code = ? AND question = ? AND grp = ? AND learner = ?",
+                (code, question, group, learner),
+            ).fetchone()
+            return self._record(conn, code), row is not None
+
+        return self._transaction(body, write=False)
+
     def _act(self, action: str, code: str, key_hash: str, question: str | None, now: float) -> str:
         def body(conn: sqlite3.Connection) -> str:
             record = self._record(conn, code)

@@ -475,6 +475,20 @@ class RoomStore(ABC):
         by_option = {o: n for o, n in sorted(by_option.items()) if n > 0}
         return Counts(by_option=by_option, total=sum(by_option.values()))
 
+    def has_answered(self, code: str, question: str, group: str, learner: str) -> bool:
+        """Whether ``learner``'s answer to ``question`` for ``group`` is in the room: a
+        learner asks after its own, which a reset of the question deletes. ``BadInput``,
+        ``UnknownRoom``, ``RoomClosed``, ``RoomExpired``."""
+        code = normalize_code(code)
+        question = check_question(question)
+        group = check_group(group)
+        learner = check_learner(learner)
+        record, found = self._has_answer(code, question, group, learner)
+        status = self._status(record, code)
+        if status.state != "open":
+            _raise_for(status.state, code)
+        return found
+
     def reveal(self, code: str, key: str, question: str) -> None:
         """Let the room read ``question``'s counts (every settings group).
         ``BadInput``, ``UnknownRoom``, ``RoomClosed``, ``RoomExpired``, ``WrongKey``."""
@@ -533,6 +547,13 @@ class RoomStore(ABC):
     @abstractmethod
     def _counts(self, code: str, question: str, group: str) -> tuple[RoomRecord | None, dict]:
         """The room's record and ``{option: count}`` for the group, read together."""
+
+    @abstractmethod
+    def _has_answer(
+        self, code: str, question: str, group: str, learner: str
+    ) -> tuple[RoomRecord | None, bool]:
+        """The room's record and whether the learner's answer for the group is there, read
+        together."""
 
     @abstractmethod
     def _act(self, action: str, code: str, key_hash: str, question: str | None, now: float) -> str:

@@ -157,6 +157,25 @@ def test_a_room_from_opening_to_closing(store_url):
     assert len(learners[1].get("vega_lite_chart")) == ANSWERED_CHARTS
 
 
+def test_a_reset_asks_the_learners_again(store_url):
+    """The presenter's "Reset question" deletes the room's answers: a learner who had answered is asked
+    again, told why, instead of reading that the answer is in the room's count."""
+    presenter, _code, link = open_room()
+    learner = lock_in(join(link), 1)
+    assert any("in the room's count" in c for c in captions(learner))
+    presenter.button(key=f"{QUESTION}_room_reset").click().run()
+    learner.run()  # the card's next poll, or any interaction
+    assert not learner.exception
+    assert learner.radio(key=f"{QUESTION}_guess").value is None  # asked again
+    assert any("The presenter has reset this question" in c for c in captions(learner))
+    assert not any("in the room's count" in c for c in captions(learner))
+    lock_in(learner, 2)
+    assert any("in the room's count" in c for c in captions(learner))
+    assert not any("has reset this question" in c for c in captions(learner))
+    presenter.run()
+    assert "1 answered" in captions(presenter)
+
+
 def test_a_reload_answers_as_the_same_learner(store_url):
     presenter, _code, link = open_room()
     first = lock_in(join(link), 0)

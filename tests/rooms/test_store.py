@@ -230,6 +230,24 @@ def test_reset_clears_one_question_and_hides_it(store, room):
     assert store.counts(code, Q, G, key).by_option == {1: 1}
 
 
+def test_a_learner_learns_whether_its_answer_is_in_the_room(store, room):
+    """Its own answer, for its group: there once given, gone after a reset (the card asks
+    again), as are no one else's and no other group's."""
+    code, key = room
+    store.answer(code, Q, G, learner(1), 1, 2)
+    assert store.has_answered(code, Q, G, learner(1))
+    assert not store.has_answered(code, Q, G, learner(2))
+    assert not store.has_answered(code, Q, "1|2", learner(1))
+    assert not store.has_answered(code, "other", G, learner(1))
+    store.reset(code, key, Q)
+    assert not store.has_answered(code, Q, G, learner(1))
+    with pytest.raises(BadInput):
+        store.has_answered(code, Q, G, "not an id")
+    store.close(code, key)
+    with pytest.raises(RoomClosed):
+        store.has_answered(code, Q, G, learner(1))
+
+
 def test_close_ends_the_room(store, room):
     code, key = room
     store.answer(code, Q, G, learner(1), 1, 2)

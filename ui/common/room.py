@@ -44,12 +44,12 @@ LEARNER_POLL_S = 3.5
 
 #: Session-state entries: the room's code (public: share links carry it), the presenter
 #: key, the learner id, the join link's page and values, the settings group the presenter
-#: counts per question, what became of each answer sent, notices to show, and whether
-#: the link was read.
+#: counts per question (public: :mod:`ui.common.room_live`), what became of each answer sent, notices to show, whether the
+#: link was read, this session's token (sent with each answer) and the questions the
+#: presenter reset after this learner answered them.
 CODE, _KEY, _LEARNER, _LINK = "room", "_room_key", "_room_learner", "_room_link"
-_GROUPS, _SENT, _NOTICES, _READ = "_room_groups", "_room_sent", "_room_notices", "_room_read"
-#: Session-state entry: this session's token, sent with each answer.
-_SESSION = "_room_session"
+GROUPS, _SENT, _NOTICES, _READ = "_room_groups", "_room_sent", "_room_notices", "_room_read"
+_SESSION, _RESET_SEEN = "_room_session", "_room_reset_seen"
 
 
 # --- settings and the store ------------------------------------------------------------
@@ -91,7 +91,8 @@ def is_presenter() -> bool:
 
 
 def presenter_key() -> str | None:
-    """The presenter key this session holds (for the take-over link only)."""
+    """The presenter key this session holds (its take-over link, its counts, reveals and
+    resets: :mod:`ui.common.room_live`)."""
     return st.session_state.get(_KEY) if code() is not None else None
 
 
@@ -106,7 +107,7 @@ def notice(kind: str, text: str) -> None:
 
 
 def leave(*, keep_url: bool = False) -> None:
-    for entry in (CODE, _KEY, _LINK, _GROUPS, _SENT, room_answers.DRAWN):
+    for entry in (CODE, _KEY, _LINK, GROUPS, _SENT, room_answers.DRAWN):
         st.session_state.pop(entry, None)
     if not keep_url:
         for param in ("room", "learner"):
@@ -226,13 +227,37 @@ def status() -> RoomStatus | None:
 
 
 # --- a prediction card in a room ---------------------------------------------------------
-def card_note() -> None:
-    """Under a card's question: that the answer goes to the room, anonymously."""
+def card_note(question: str) -> None:
+    """Under a card's question: that the answer goes to the room, anonymously (and that the
+    presenter reset the question, if the learner's answer was deleted so: :func:`answer_gone`)."""
     room = code()
     if room is None:
         return
     key = "room.card_presenter" if is_presenter() else "room.card_learner"
-    st.caption(t(key, code=room), help=t("room.card_help"))
+    note = t(key, code=room)
+    if question in st.session_state.get(_RESET_SEEN, ()):
+        note += f"\n\n{t('room.question_reset')}"
+    st.caption(note, help=t("room.card_help"))
+
+
+def answer_gone(question: str) -> bool:
+    """Whether the presenter reset ``question`` after this learner's answer reached the
+    room (not revealed, and the answer no longer held): the answer sent is then forgotten,
+    and the card asks again with a note."""
+    room, me, sent = code(), learner(), st.session_state.get(_SENT, {}).get(question)
+    if room is None or me is None or sent is None or sent["outcome"] != "ok":
+        return False
+    current = status()
+    try:
+        if current is None or question in current.revealed:
+            return False
+        if store().has_answered(room, question, rooms.group_of(sent["about"]), me):
+            return False
+    except (RoomError, StoreUnavailable):  # the page's run says so, or the next poll asks
+        return False
+    forget(question)
+    st.session_state.setdefault(_RESET_SEEN, set()).add(question)
+    return True
 
 
 def send(question: str, option: int, n_options: int, about: tuple) -> None:
@@ -258,6 +283,7 @@ def send(question: str, option: int, n_options: int, about: tuple) -> None:
         if not isinstance(exc, rooms.LimitReached):
             notice("warning", outcome)
             leave()
+    st.session_state.get(_RESET_SEEN, set()).discard(question)
     st.session_state.setdefault(_SENT, {})[question] = {
         "outcome": outcome,
         "option": option,
@@ -319,8 +345,11 @@ def after_guess(question: str, options: Sequence[str], about: tuple, presenting:
 def _answered(question: str, options: tuple, group: str, mine: int, presenting: bool) -> None:
     """The card of one who answered: "in the room's count", then the revealed answers. It
     polls (a store read; a new chart takes a turn); a closed room reruns the page."""
-    if not _room_answers(question, options, group, mine, presenting):
-        st.caption(t("room.shared"))
+    if _room_answers(question, options, group, mine, presenting):
+        return
+    if not controls.in_full_run() and answer_gone(question):  # reset: the card asks again
+        st.rerun(scope="app")
+    st.caption(t("room.shared"))
 
 
 def _room_answers(
@@ -340,105 +369,6 @@ def _room_answers(
         return False
     room_answers.draw(question, options, counts.as_list(len(options)), mine, presenting, own=True)
     return True
-
-
-# --- the presenter's view under each card ----------------------------------------------
-def presenter_view(
-    question: str,
-    options: Sequence[str],
-    about: tuple,
-    presenting: bool,
-    *,
-    earlier: str | None = None,
-) -> None:
-    """Under a card, for the holder of the room's key: the room's answers, live, with
-    "Reveal to the room" and "Reset question". With ``earlier`` (the key of the card this
-    one asks again, with the same options and settings) the room's answers to that card
-    stand beside this one's, and "Reveal to the room" reveals both."""
-    if not is_presenter():
-        return
-    try:
-        group = rooms.group_of(about)
-    except rooms.BadInput:
-        return
-    # the settings the room's link gave this question (its first sight since the link)
-    st.session_state.setdefault(_GROUPS, {}).setdefault(question, group)
-    _live(question, tuple(options), group, presenting, earlier)
-
-
-def _reveal(question: str, earlier: str | None = None) -> None:
-    for key in (question, earlier):
-        if key is not None:
-            _act("reveal", key)
-
-
-def _reset(question: str, group: str) -> None:
-    if _act("reset", question):
-        st.session_state.setdefault(_GROUPS, {})[question] = group  # count these settings now
-
-
-def _act(action: str, question: str) -> bool:
-    room, key = code(), st.session_state.get(_KEY)
-    try:
-        getattr(store(), action)(room, key, question)
-        return True
-    except RoomError as exc:
-        notice("warning", refusal(exc, room))
-        return False
-
-
-@st.fragment(run_every=PRESENTER_POLL_S)
-def _live(
-    question: str, options: tuple, current: str, presenting: bool, earlier: str | None = None
-) -> None:
-    room, key = code(), st.session_state.get(_KEY)
-    if room is None or key is None:
-        return
-    group = st.session_state.get(_GROUPS, {}).get(question, current)
-    with st.container(border=True):
-        try:
-            counts = store().counts(room, question, group, key)
-            revealed = store().is_revealed(room, question)
-            # the answers to the card it asks again, at the same settings
-            first = None if earlier is None else store().counts(room, earlier, group, key)
-        except RoomError as exc:
-            st.warning(refusal(exc, room), icon=":material/cloud_off:")
-            return
-        n = len(options)
-        if first is None:
-            room_answers.draw(question, options, counts.as_list(n), None, presenting, own=False)
-        else:
-            left, right = st.columns(2)
-            with left:
-                st.caption(t("room.first_answers"))
-                room_answers.draw(
-                    f"{question}_first", options, first.as_list(n), None, presenting, own=False
-                )
-            with right:
-                st.caption(t("room.again_answers"))
-                room_answers.draw(question, options, counts.as_list(n), None, presenting, own=False)
-        if group != current:
-            st.caption(t("room.other_settings"))
-        left, right = st.columns(2)
-        if revealed:
-            left.caption(t("room.revealed"))
-        else:
-            left.button(
-                t("room.reveal"),
-                key=f"{question}_room_reveal",
-                on_click=_reveal,
-                args=(question, earlier),
-                icon=":material/visibility:",
-                type="primary",
-            )
-        right.button(
-            t("room.reset"),
-            key=f"{question}_room_reset",
-            on_click=_reset,
-            args=(question, current),
-            icon=":material/restart_alt:",
-            type="tertiary",
-        )
 
 
 # --- what the presenter's panel does (callbacks) ----------------------------------------
@@ -472,7 +402,7 @@ def relink(page: str, values: dict) -> None:
     """Make the room's link show ``page`` with ``values``; each question is counted at the
     settings it is first shown with from now on."""
     st.session_state[_LINK] = (page, values)
-    st.session_state.pop(_GROUPS, None)
+    st.session_state.pop(GROUPS, None)
 
 
 def end_run() -> None:

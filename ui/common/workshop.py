@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from ui.common import controls, glossary, room, specs
+from ui.common import controls, glossary, room, room_live, specs
 from ui.common.i18n import chart_text, t
 
 _HERE = Path(__file__).parent
@@ -400,8 +400,11 @@ def predict(
     if key not in guesses and key not in shown_by_link and link_reveals():
         guesses[key], asked[key] = None, about  # shown as if skipped; "Ask again" asks
         shown_by_link.add(key)
+    if key in guesses and room.answer_gone(key):  # the presenter reset the question
+        del guesses[key]
+        asked.pop(key, None)
     _card(key, question, tuple(options), answer, explain, about)
-    room.presenter_view(key, options, about, is_presenting(), earlier=earlier)
+    room_live.presenter_view(key, options, about, is_presenting(), earlier=earlier)
     return key in guesses
 
 
@@ -420,7 +423,7 @@ def _card(key: str, question: str, options: tuple, answer: int, explain: str, ab
         apart = key not in guesses or room.code() is not None
         if apart:
             st.markdown(asking)
-            room.card_note()
+            room.card_note(key)
         if key not in guesses:
             choice = st.radio(
                 t("workshop.your_guess"),
