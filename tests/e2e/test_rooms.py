@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import io
 import re
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
@@ -179,3 +179,28 @@ def test_locking_in_on_a_phone_in_a_room_keeps_the_heads(make_app):
         learner.wait_idle()
         assert "n_heads" not in learner.page.url
         assert learner.widget("n_heads").locator("input").input_value() == "8"
+
+
+def test_a_room_closed_from_its_take_over_link_leaves_the_projector(make_app):
+    """The presenter's screen shows the room's QR code; the room is closed from another
+    device with the take-over link's key: the presenter's view under the card, which
+    polls, reruns the page, and the join link and QR code go, with a notice."""
+    presenter = make_app()
+    presenter.open("variance", "present=1")
+    presenter.interact(presenter.button("room_open").click, expect_chart_change=False)
+    for toggle in ("room_qr", "room_takeover"):
+        presenter.interact(
+            lambda toggle=toggle: presenter.widget(toggle).locator("label").click(),
+            expect_chart_change=False,
+        )
+    sidebar = presenter.page.locator("[data-testid='stSidebar']")
+    qr = sidebar.locator("[data-testid='stImage'] img")
+    qr.wait_for(state="visible")
+    takeover = sidebar.locator("[data-testid='stCode']").filter(has_text="room_key=")
+    query = dict(parse_qsl(urlsplit(takeover.first.inner_text().strip()).query))
+    rooms.open_store().close(query["room"], query["room_key"])  # the phone closes it
+    notice = presenter.page.get_by_text(f"Room {query['room']} has been closed")
+    notice.first.wait_for(timeout=COUNT_TIMEOUT_MS)
+    presenter.wait_idle()
+    assert qr.count() == 0 and takeover.count() == 0
+    assert presenter.button("room_open").count() == 1  # a new room can be opened

@@ -10,8 +10,12 @@ import streamlit as st
 
 import rooms
 from rooms import RoomError
-from ui.common import room, room_answers
+from ui.common import controls, room, room_answers
 from ui.common.i18n import t
+
+#: A room the presenter's view finds gone: closed (from its take-over link, say), expired,
+#: or no longer known.
+GONE = (rooms.RoomClosed, rooms.RoomExpired, rooms.UnknownRoom)
 
 
 def presenter_view(
@@ -65,15 +69,19 @@ def _live(
     if code is None or key is None:
         return
     group = st.session_state.get(room.GROUPS, {}).get(question, current)
+    try:
+        counts = room.store().counts(code, question, group, key)
+        revealed = room.store().is_revealed(code, question)
+        # the answers to the card it asks again, at the same settings
+        first = None if earlier is None else room.store().counts(code, earlier, group, key)
+    except RoomError as exc:
+        if isinstance(exc, GONE) and not controls.in_full_run():
+            # closed elsewhere (the take-over link) or expired: the app's run leaves the
+            # room, and the sidebar stops showing its join link and QR code
+            st.rerun(scope="app")
+        st.container(border=True).warning(room.refusal(exc, code), icon=":material/cloud_off:")
+        return
     with st.container(border=True):
-        try:
-            counts = room.store().counts(code, question, group, key)
-            revealed = room.store().is_revealed(code, question)
-            # the answers to the card it asks again, at the same settings
-            first = None if earlier is None else room.store().counts(code, earlier, group, key)
-        except RoomError as exc:
-            st.warning(room.refusal(exc, code), icon=":material/cloud_off:")
-            return
         n = len(options)
         if first is None:
             room_answers.draw(question, options, counts.as_list(n), None, presenting, own=False)
