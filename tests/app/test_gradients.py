@@ -225,12 +225,15 @@ def test_presenter_mode_steps_through_the_page():
     assert not at.exception
 
 
-@pytest.mark.parametrize(("step", "n_charts"), [(3, 3), (1, 5), (2, 6), (4, 6), (5, 8)])
-def test_step_deep_link(step, n_charts):
-    # a step's id is its link: &step=1 opens the same section as before the reordering
-    at = run_page(PAGE, present="1", step=str(step), lang="zh")
+@pytest.mark.parametrize(
+    ("place", "step", "n_charts"), [(1, 3, 3), (2, 1, 5), (3, 2, 6), (4, 4, 6), (5, 5, 8)]
+)
+def test_step_deep_link(place, step, n_charts):
+    # the link's step is the one on the screen: &step=2 opens "Step 2 of 5", whose id is 1
+    at = run_page(PAGE, present="1", step=str(place), lang="zh")
     assert not at.exception and not warnings(at)
     assert at.selectbox(key="step").value == step
+    assert f"第 {place} 步" in at.selectbox(key="step").format_func(step)
     assert _charts(at) == n_charts
 
 

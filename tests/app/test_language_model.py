@@ -374,11 +374,14 @@ def test_the_training_labs_verdict_is_its_shipped_sweep():
 
 # --- presenter mode ---------------------------------------------------------------------------
 def test_presenter_steps_reveal_the_sections_in_turn():
-    """Step 2 (loss against rate) opens the page; step 1 (the experiment) follows it."""
-    at = open_page(present="1", step="2")
-    assert not at.exception and len(at.get("vega_lite_chart")) == 2
+    """The loss against rate (step id 2) opens the page, "Step 1 of 5" (``step=1``); the
+    experiment (id 1) follows it, "Step 2 of 5"."""
     at = open_page(present="1", step="1")
+    assert not at.exception and len(at.get("vega_lite_chart")) == 2
+    assert at.selectbox(key="step").value == 2
+    at = open_page(present="1", step="2")
     assert not at.exception and len(at.get("vega_lite_chart")) == 3
+    assert at.selectbox(key="step").value == 1
     at = reveal_all(open_page(present="1", step="5"))
     assert not at.exception and len(at.get("vega_lite_chart")) == N_CHARTS
 

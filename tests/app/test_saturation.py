@@ -335,18 +335,18 @@ def test_presenter_mode_reveals_one_step_at_a_time():
 
 
 def test_presenter_step_from_the_url():
-    at = run_page(PAGE, present="1", step="3")  # predictions skipped
-    assert at.selectbox(key="step").value == 3
+    at = run_page(PAGE, present="1", step="4")  # predictions skipped; "Step 4 of 5"
+    assert at.selectbox(key="step").value == 3  # its id
     # the sections before it in the page's order (sweeps, row pair, playground) and its own
     # (heatmaps, row-max histogram)
     assert len(chart_data(at)) == 8
-    at = run_page(PAGE, present="1", step="1")  # an old link to the playground
+    at = run_page(PAGE, present="1", step="3")  # the playground, "Step 3 of 5"
     assert [c["spec"]["description"].split(":")[0] for c in chart_data(at)][-1].startswith(
         "Grouped bar chart"
     )
     at = run_page(PAGE, present="1", step="5")
     assert len(chart_data(at)) == 10
-    at = run_page(PAGE, reveal=False, present="1", step="3")
+    at = run_page(PAGE, reveal=False, present="1", step="4")
     assert at.button(key="saturation_median_reveal").disabled  # no guess yet
 
 

@@ -451,11 +451,11 @@ def test_show_me_where_it_breaks_lands_on_shipped_runs():
 
 
 def test_presenter_steps_keep_their_sections():
-    """Step 3 (the sweep) opens the page; an old link to step 3 shows the sweep alone,
-    step 1 adds the single run, and step 5 the best rate per d_k."""
-    at = open_page(present="1", step="3")
-    assert [h.value for h in at.header] == ["Does it learn at any rate?"]
+    """The sweep opens the page: ``step=1`` shows it alone, ``step=2`` adds the single run,
+    and ``step=4`` the best rate per d_k (the steps as the screen counts them)."""
     at = open_page(present="1", step="1")
+    assert [h.value for h in at.header] == ["Does it learn at any rate?"]
+    at = open_page(present="1", step="2")
     assert [h.value for h in at.header] == ["Does it learn at any rate?", "One run, side by side"]
-    at = open_page(present="1", step="5")
+    at = open_page(present="1", step="4")
     assert at.header[-1].value.startswith("Does the best learning rate move with d_k?")

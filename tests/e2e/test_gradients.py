@@ -70,7 +70,9 @@ def test_gradients_presenter_mode_steps_and_predicts(app):
     main = app.page.locator("[data-testid='stMain']")
     expect(main).to_contain_text("the measurement says ≥ 50 %")  # 57 % at d_k = 512
     app.interact(app.button("step_next").click, expect_chart_change=False)
-    app.page.wait_for_function("() => location.search.includes('step=1')", timeout=10_000)
+    # the link counts the steps as the screen does: "Step 2 of 5"
+    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
+    expect(main).to_contain_text("Next: step 3")
     expect(_charts(app)).to_have_count(5)  # + the two heatmaps, under "Go deeper"
     app.interact(app.button("step_next").click, expect_chart_change=False)
     expect(_charts(app)).to_have_count(6)  # + the gap explorer

@@ -51,17 +51,17 @@ def test_saturation_presenter_steps_and_a_prediction(app):
     sidebar = app.page.locator("[data-testid='stSidebar']")
     expect(sidebar.locator(".st-key-d_k input")).to_have_value("64")
     # the page's order: 4 the sweeps (they ask first), 2 the row pair, 1 the playground,
-    # 3 the classic experiment, 5 precision; a step's link keeps its id
+    # 3 the classic experiment, 5 precision; the link counts the steps as the screen does
     expect(app.button("saturation_mean_max_reveal")).to_be_disabled()
     expect(app.page.locator(CHARTS)).to_have_count(0)
     app.interact(app.button("step_next").click)
     app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
     expect(app.page.locator(CHARTS)).to_have_count(2)  # the row pair ("Go deeper" opens)
     app.interact(app.button("step_next").click)
-    app.page.wait_for_function("() => location.search.includes('step=1')", timeout=10_000)
+    app.page.wait_for_function("() => location.search.includes('step=3')", timeout=10_000)
     expect(app.page.locator(CHARTS)).to_have_count(3)  # + the two-score playground
     app.interact(app.button("step_next").click, expect_chart_change=False)
-    app.page.wait_for_function("() => location.search.includes('step=3')", timeout=10_000)
+    app.page.wait_for_function("() => location.search.includes('step=4')", timeout=10_000)
     expect(app.page.locator(CHARTS)).to_have_count(3)  # the classic experiment asks first
     reveal = app.button("saturation_median_reveal")
     expect(reveal).to_be_disabled()
@@ -76,7 +76,7 @@ def test_saturation_presenter_steps_and_a_prediction(app):
     expect(main).to_contain_text("the measurement says 0.9 – 0.99")
     expect(main).to_contain_text("Question:")
     app.interact(app.button("step_prev").click)
-    app.page.wait_for_function("() => location.search.includes('step=1')", timeout=10_000)
+    app.page.wait_for_function("() => location.search.includes('step=3')", timeout=10_000)
     expect(app.page.locator(CHARTS)).to_have_count(3)
     app.assert_healthy()
     app.screenshot("saturation-presenter")

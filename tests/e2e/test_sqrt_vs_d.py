@@ -60,14 +60,15 @@ def test_sqrt_vs_d_presenter_mode_steps(app):
     _assert_charts_drawn(app, 2)
     main = app.page.locator("[data-testid='stMain']").inner_text()
     assert "the measurement says" in main or "right" in main
+    # the link counts the steps as the screen does ("Step 2 of 6" is step=2)
     app.interact(app.button("step_next").click)
-    app.page.wait_for_function("() => location.search.includes('step=1')", timeout=10_000)
+    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
     _assert_charts_drawn(app, 3)  # + the logits' spread, under "Go deeper"
     app.interact(app.button("step_next").click)
     app.page.wait_for_function("() => location.search.includes('step=3')", timeout=10_000)
     _assert_charts_drawn(app, 4)  # + the (d_k, α) heatmap
     app.interact(app.button("step_prev").click)
-    app.page.wait_for_function("() => location.search.includes('step=1')", timeout=10_000)
+    app.page.wait_for_function("() => location.search.includes('step=2')", timeout=10_000)
     _assert_charts_drawn(app, 3)
     app.assert_healthy()
     app.screenshot("sqrt_vs_d_presenter")

@@ -35,7 +35,7 @@ def _needs_present(param: Param, values: dict) -> Param | None:
 
 
 #: Parameters of every page, in the order they are read. ``step``'s range is the page's
-#: presenter steps (:meth:`PageSpec.table`).
+#: presenter steps, counted as the page shows them (:meth:`PageSpec.table`).
 APP_TABLE: tuple[Param, ...] = (
     Param("lang", "choice", "en", options=("en", "zh"), labelled=True),  # shown by name
     Param("seed", "int", 0, 0, SEED_MAX),
@@ -177,8 +177,7 @@ class PageSpec:
     def table(self) -> tuple[Param, ...]:
         """Every parameter of the page: the app's, then its own (made once: every control
         and link check of a run reads it)."""
-        first = self.step_order[0] if self.steps else 1
-        step = replace(APP_TABLE[3], hi=max(1, self.steps), default=first)
+        step = replace(APP_TABLE[3], hi=max(1, self.steps))  # "Step k of n", k from 1
         return (*APP_TABLE[:3], step, *APP_TABLE[4:], *self.params)
 
     def param(self, key: str) -> Param:

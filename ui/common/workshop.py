@@ -103,8 +103,8 @@ def steps(titles: Sequence[str]) -> int | None:
 
     ``titles``: one per step id (1, 2, …). The page shows its sections in its order
     (``PageSpec.order``); the sections up to the current one in that order are shown
-    (:func:`shown`). ``?step=k`` opens the page at the step with id k, wherever it now
-    stands, so an old link keeps showing the same section.
+    (:func:`shown`). ``?step=k`` opens the page at the k-th step it shows, "Step k of n"
+    on the screen, which is what a presenter reads off it and writes into a link.
     """
     run = controls.run_state()
     run.pop("steps", None)
@@ -119,7 +119,7 @@ def steps(titles: Sequence[str]) -> int | None:
         st.session_state["step"] = order[0]  # another page: start at its first step
     st.session_state[_STEP_PAGE] = page
     if st.session_state.get("step") not in order:  # the link's step, seeded once
-        st.session_state["step"] = controls.link_value("step")
+        st.session_state["step"] = order[controls.link_value("step") - 1]
     place = {step_id: i for i, step_id in enumerate(order)}
     with st.container(border=True):
         prev_col, label_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
@@ -128,7 +128,7 @@ def steps(titles: Sequence[str]) -> int | None:
                 i: t("workshop.step_of", k=place[i] + 1, n=n, title=titles[i - 1]) for i in order
             }
             step = st.selectbox(t("workshop.step"), order, format_func=shown_as.get, key="step")
-        controls.write_link("step", step, order[0])
+        controls.write_link("step", place[step] + 1, 1)  # as on the screen
         prev_col.button(
             t("workshop.previous"),
             key="step_prev",
