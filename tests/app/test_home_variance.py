@@ -208,6 +208,18 @@ def test_the_worked_example_follows_its_own_d_k():
     assert unscaled > 0.99 and scaled < 0.9
 
 
+def test_the_worked_example_says_how_far_twelve_scores_wander():
+    """The example's spread of twelve scores is one draw: the page gives the band 8 draws
+    in 10 fall in (its exact sampler), and the band holds √d_k."""
+    from ui.home import data
+
+    at = run_page(example_d_k="1024")
+    lo, hi = data.spread_band(1024)
+    assert lo < 32 < hi and 0.6 * 32 < lo and hi < 1.3 * 32
+    reading = next(m.value for m in at.markdown if "scores' standard deviation" in m.value)
+    assert f"12 scores are few, and 8 draws in 10 give between {lo:.2g} and {hi:.2g}" in reading
+
+
 def _rows(chart: dict) -> list[dict]:
     """The records of a chart's largest dataset (Arrow IPC bytes)."""
     raws = sorted(chart["datasets"].values(), key=len, reverse=True)

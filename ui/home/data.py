@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.sampling import score_matrix_std
 from ui.common.data import rng_for
 
-STREAM_EXAMPLE = 60
+STREAM_EXAMPLE, STREAM_SPREAD_BAND = 60, 61
 
 #: Queries, keys and the width of each value vector: small enough to print every number.
 N_QUERIES, N_KEYS, D_V = 3, 4, 2
@@ -66,6 +67,20 @@ def worked_example(d_k: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         {"i": i.ravel(), "c": c.ravel(), "out_unscaled": out_u.ravel(), "out_scaled": out_s.ravel()}
     )
     return cells, outputs
+
+
+#: Draws of the example's scores behind :func:`spread_band`.
+BAND_DRAWS = 4_000
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def spread_band(d_k: int) -> tuple[float, float]:
+    """The 10th and 90th percentiles of the standard deviation of the example's twelve
+    scores (:func:`core.sampling.score_matrix_std`, ``BAND_DRAWS`` draws of Q and K): how
+    far one draw's value may lie from √d_k with so few scores. The same for every seed."""
+    std = score_matrix_std(d_k, N_QUERIES, N_KEYS, BAND_DRAWS, rng=rng_for(0, STREAM_SPREAD_BAND))
+    lo, hi = np.quantile(std, [0.1, 0.9])
+    return float(lo), float(hi)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

@@ -63,12 +63,16 @@ def worked_example(seed: int) -> None:
         _outputs(d_k, seed)
     else:
         _matrices(shown, d_k, seed, summary["reach"], root)
+    lo, hi = data.spread_band(d_k)
     st.markdown(
         t(
             "home.example_reading",
             d_k=d_k,
             spread=f"{summary['spread']:.2g}",
             root=root,
+            n=data.N_QUERIES * data.N_KEYS,
+            lo=f"{lo:.2g}",
+            hi=f"{hi:.2g}",
             top_u=", ".join(f"{x:.2f}" for x in summary["top_unscaled"]),
             top_s=", ".join(f"{x:.2f}" for x in summary["top_scaled"]),
         )

@@ -25,6 +25,9 @@ KEY = (
 )
 #: Font size of a small chart's axis labels, px (a page's charts: 12).
 SMALL_LABEL_PX = 11
+#: Room between the x-axis line and its labels, px: a point drawn on the line (radius
+#: ~4 px, the gradients answer's ÷√dₖ at a share of 0) stays clear of them.
+SMALL_X_LABEL_PADDING = 7
 #: Room around a small chart: less above than a page's chart, which makes room for a title.
 SMALL_PADDING = {**PADDING, "top": 6}
 #: The spec keys of a composite chart (a facet, a concatenation), which the recap does not
@@ -52,10 +55,15 @@ def small(spec: dict) -> dict:
     spec.pop("title", None)
     _small_encodings(spec)
     spec["height"] = SMALL_PLOT_PX
-    # axis labels a size smaller, the x-axis title close under them
+    # axis labels a size smaller, clear of the points on the axis line (a share of 0 at
+    # every d_k), the x-axis title close under them
     config = spec.setdefault("config", {})
     config["axis"] = {**config.get("axis", {}), "labelFontSize": SMALL_LABEL_PX}
-    config["axisX"] = {**config.get("axisX", {}), "titlePadding": 2, "labelPadding": 2}
+    config["axisX"] = {
+        **config.get("axisX", {}),
+        "titlePadding": 2,
+        "labelPadding": SMALL_X_LABEL_PADDING,
+    }
     spec["padding"] = dict(SMALL_PADDING)
     return spec
 
