@@ -44,9 +44,9 @@ LEARNER_POLL_S = 3.5
 
 #: Session-state entries: the room's code (public: share links carry it), the presenter
 #: key, the learner id, the join link's page and values, the settings group the presenter
-#: counts per question (public: :mod:`ui.common.room_live`), what became of each answer sent, notices to show, whether the
-#: link was read, this session's token (sent with each answer) and the questions the
-#: presenter reset after this learner answered them.
+#: counts per question (public: :mod:`ui.common.room_live` reads it), what became of each
+#: answer sent, notices to show, whether the link was read, this session's token (sent
+#: with each answer) and the questions the presenter reset after this learner answered.
 CODE, _KEY, _LEARNER, _LINK = "room", "_room_key", "_room_learner", "_room_link"
 GROUPS, _SENT, _NOTICES, _READ = "_room_groups", "_room_sent", "_room_notices", "_room_read"
 _SESSION, _RESET_SEEN = "_room_session", "_room_reset_seen"
