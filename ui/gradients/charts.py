@@ -111,6 +111,11 @@ def gap_point(n_keys: int, gap2: float | None) -> dict[str, Expr]:
     return {"p_top": 1 / total, "fro": sqrt(maximum(fro_sq, 0)), "offdiag": runner / total_sq}
 
 
+#: The line of values at the top of the gap explorer's plot (12 px text 4 px down) ends
+#: above this many pixels; the slider's rule starts there.
+VALUES_LINE_PX = 20
+
+
 def gap_explorer(
     df: pd.DataFrame, text: ChartText, *, n_keys: int, gap2: float | None, inputs: tuple
 ) -> alt.LayerChart:
@@ -212,8 +217,12 @@ def gap_explorer(
     here = alt.Chart(alt.InlineData(values=[{"at": 0}])).transform_calculate(
         g=param("gap").vega, **{k: e.vega for k, e in point.items()}
     )
+    # the rule stops under the line of values at the top, which may run across it
     marker = here.mark_rule(**MARKER_RULE).encode(
-        x=alt.X("g:Q"), tooltip=[alt.Tooltip("g:Q", title=x_title, format=".1f")]
+        x=alt.X("g:Q"),
+        y=alt.YValue(VALUES_LINE_PX),
+        y2=alt.Y2Value({"expr": "height"}),
+        tooltip=[alt.Tooltip("g:Q", title=x_title, format=".1f")],
     )
     dots = [
         here.mark_point(filled=True, size=60, color=COLORS[c], opacity=1).encode(

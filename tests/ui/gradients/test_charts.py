@@ -218,6 +218,11 @@ def test_gap_explorer_chart():
     assert [d["encoding"]["y"]["field"] for d in (dot_f, dot_o)] == ["fro", "offdiag"]
     line = values["transform"][-1]["calculate"]
     assert line.startswith('"g = " + format(datum.g, ') and "datum.fro" in line
+    # the rule stops under the line of values, which may run across it on a phone
+    top, size = values["encoding"]["y"]["value"], values["mark"]["fontSize"]
+    assert marker["encoding"]["y"] == {"value": charts.VALUES_LINE_PX}
+    assert charts.VALUES_LINE_PX >= top + size + 2
+    assert marker["encoding"]["y2"] == {"value": {"expr": "height"}}
     # readable on a phone: the plot itself is GAP_PLOT_PX tall (title and legend add to
     # it), at least 200 px, with at least 4 labelled decades, all written 1e−N
     assert spec["height"] == charts.GAP_PLOT_PX >= 200
