@@ -204,3 +204,25 @@ def test_a_room_closed_from_its_take_over_link_leaves_the_projector(make_app):
     presenter.wait_idle()
     assert qr.count() == 0 and takeover.count() == 0
     assert presenter.button("room_open").count() == 1  # a new room can be opened
+
+
+def test_a_reset_asks_the_learner_again_without_a_reload(make_app):
+    """The presenter resets a question the learner answered: the learner's card, which
+    polls, asks it again on its own, with a note saying why."""
+    presenter = make_app()
+    presenter.open("variance", "present=1")
+    presenter.interact(presenter.button("room_open").click, expect_chart_change=False)
+    sidebar = presenter.page.locator("[data-testid='stSidebar']")
+    link = sidebar.locator("[data-testid='stCode']").filter(has_text="room=").first
+    learner = make_app(viewport=PHONE, is_mobile=True, has_touch=True)
+    learner.open("variance", urlsplit(link.inner_text().strip()).query)
+    _lock_in(learner, "8")
+    _answered(presenter, 1).wait_for(timeout=COUNT_TIMEOUT_MS)
+    presenter.button(f"{QUESTION}_room_reset").click()
+    _answered(presenter, 0).wait_for(timeout=COUNT_TIMEOUT_MS)
+    learner.widget(f"{QUESTION}_guess").wait_for(state="visible", timeout=COUNT_TIMEOUT_MS)
+    learner.page.get_by_text("The presenter has reset this question").wait_for()
+    assert learner.page.get_by_text("Your answer is in the room's count").count() == 0
+    _lock_in(learner, "64")  # counted again
+    _answered(presenter, 1).wait_for(timeout=COUNT_TIMEOUT_MS)
+    assert learner.page.get_by_text("The presenter has reset this question").count() == 0

@@ -46,10 +46,11 @@ LEARNER_POLL_S = 3.5
 #: key, the learner id, the join link's page and values, the settings group the presenter
 #: counts per question (public: :mod:`ui.common.room_live` reads it), what became of each
 #: answer sent, notices to show, whether the link was read, this session's token (sent
-#: with each answer) and the questions the presenter reset after this learner answered.
+#: with each answer), the questions the presenter reset after this learner answered, and
+#: those of them the card's poll found (the app's run it starts asks them again).
 CODE, _KEY, _LEARNER, _LINK = "room", "_room_key", "_room_learner", "_room_link"
 GROUPS, _SENT, _NOTICES, _READ = "_room_groups", "_room_sent", "_room_notices", "_room_read"
-_SESSION, _RESET_SEEN = "_room_session", "_room_reset_seen"
+_SESSION, _RESET_SEEN, _RESET_FOUND = "_room_session", "_room_reset_seen", "_room_reset_found"
 
 
 # --- settings and the store ------------------------------------------------------------
@@ -107,7 +108,7 @@ def notice(kind: str, text: str) -> None:
 
 
 def leave(*, keep_url: bool = False) -> None:
-    for entry in (CODE, _KEY, _LINK, GROUPS, _SENT, room_answers.DRAWN):
+    for entry in (CODE, _KEY, _LINK, GROUPS, _SENT, _RESET_SEEN, _RESET_FOUND, room_answers.DRAWN):
         st.session_state.pop(entry, None)
     if not keep_url:
         for param in ("room", "learner"):
@@ -242,8 +243,13 @@ def card_note(question: str) -> None:
 
 def answer_gone(question: str) -> bool:
     """Whether the presenter reset ``question`` after this learner's answer reached the
-    room (not revealed, and the answer no longer held): the answer sent is then forgotten,
-    and the card asks again with a note."""
+    room (not revealed, and the answer no longer held), found now or by the card's poll
+    that started this run: the answer sent is then forgotten, and the card asks again with
+    a note."""
+    found = st.session_state.get(_RESET_FOUND, set())
+    if question in found:
+        found.discard(question)
+        return True
     room, me, sent = code(), learner(), st.session_state.get(_SENT, {}).get(question)
     if room is None or me is None or sent is None or sent["outcome"] != "ok":
         return False
@@ -348,6 +354,7 @@ def _answered(question: str, options: tuple, group: str, mine: int, presenting: 
     if _room_answers(question, options, group, mine, presenting):
         return
     if not controls.in_full_run() and answer_gone(question):  # reset: the card asks again
+        st.session_state.setdefault(_RESET_FOUND, set()).add(question)
         st.rerun(scope="app")
     st.caption(t("room.shared"))
 
