@@ -40,8 +40,6 @@ _OWN_DEFAULTS = "_control_defaults"
 RUN = "_run"
 #: Session-state entry: set while a fragment's own rerun holds the turn (:func:`holding_turn`).
 _HOLDS_TURN = "_holds_turn"
-#: Session-state entry: set while the page shows notices the last complete run drew.
-_NOTICES_SHOWN = "_notices_shown"
 #: Session-state entry: the query string as the app last left it (end of a complete run,
 #: or its own write): another one at the next run came from Back, Forward or the address bar.
 _SEEN_QUERY = "_seen_query"
@@ -87,7 +85,6 @@ def start_run(spec: PageSpec) -> None:
         if not corrected:
             st.rerun()
     state[PAGE] = spec.url_path
-    state.pop(_NOTICES_SHOWN, None)
     state.setdefault("lang", reading.values["lang"])
     set_run_language(state["lang"])
     state[RUN] = {"notices": st.container(), "values": reading.values, "spec": spec, "drawn": []}
@@ -161,36 +158,23 @@ def _query() -> dict[str, list[str]]:
     return {k: st.query_params.get_all(k) for k in st.query_params.keys()}
 
 
-def notices():
-    """Where notices about the link or the room go: the top of the page in a complete run
-    (:func:`notices_shown` then says so), else in place (a fragment's own rerun)."""
-    top = run_state().get("notices")
-    if top is not None:
-        st.session_state[_NOTICES_SHOWN] = True
-    return st if top is None else top
-
-
-def notices_shown() -> bool:
-    """Whether the last complete run drew a notice at the top of the page (a fragment
-    that reruns the page alone cannot clear it)."""
-    return st.session_state.get(_NOTICES_SHOWN, False)
-
-
 def clear_notices() -> None:
-    """Call first in a fragment: in its own rerun after a notice at the top of the page,
-    rerun the app instead (before any element), which clears the notice."""
-    if not in_full_run() and notices_shown():
+    """Call first in a fragment: in its own rerun after a notice at the top of the page
+    (which a fragment that reruns the page alone cannot clear), rerun the app instead
+    (before any element), which clears the notice."""
+    if not in_full_run() and st.session_state.get(_TOP_NOTICES):
         st.rerun(scope="app")
 
 
 def notice(kind: str, text: str) -> None:
     """A notice (``kind``: "warning" or "info") about the link or the room: at the top of
-    the page in a complete run, which records it (:func:`keep_notices`), else in place (a
-    fragment's own rerun)."""
-    where = notices()
+    the page in a complete run, which records it (the page's last notices:
+    :func:`clear_notices`, :func:`keep_notices`), else in place (a fragment's own rerun)."""
+    run = run_state()
+    where = run.get("notices", st)
     getattr(where, kind)(text, icon="⚠️" if kind == "warning" else "ℹ️")
-    if where is not st:
-        run_state()["drawn"].append((kind, text))
+    if run:
+        run["drawn"].append((kind, text))
 
 
 def warn(text: str) -> None:
@@ -301,12 +285,13 @@ def choice(
         index = options.index(default)
         common.update({"value": default} if widget == "select_slider" else {"index": index})
     else:  # the link seeds it once; then the URL is written below
-        if key not in st.session_state:  # the default as ``given`` makes it, if no link
-            st.session_state[key] = link_value(key) if key in st.query_params else default
-        # sent again every run: the browser keeps the label it showed, which may have
-        # changed, and a widget it draws anew starts from its first option (which-d's
-        # n_heads became 1 in a room)
-        st.session_state[key] = st.session_state[key]
+        # set every run (the default as ``given`` makes it, if neither the session nor the
+        # link has one): the browser keeps the label it showed, which may have changed, and
+        # a widget it draws anew starts from its first option (which-d's n_heads became 1)
+        st.session_state[key] = (
+            st.session_state[key] if key in st.session_state
+            else link_value(key) if key in st.query_params else default
+        )  # fmt: skip
         if labels is not None:
             common["format_func"] = dict(zip(options, labels, strict=True)).__getitem__
     if widget == "select_slider":
