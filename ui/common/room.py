@@ -46,11 +46,10 @@ LEARNER_POLL_S = 3.5
 #: key, the learner id, the join link's page and values, the settings group the presenter
 #: counts per question (public: :mod:`ui.common.room_live` reads it), what became of each
 #: answer sent, notices to show, whether the link was read, this session's token (sent
-#: with each answer), the questions the presenter reset after this learner answered, and
-#: those of them the card's poll found (the app's run it starts asks them again).
+#: with each answer) and the questions the presenter reset after this learner answered.
 CODE, _KEY, _LEARNER, _LINK = "room", "_room_key", "_room_learner", "_room_link"
 GROUPS, _SENT, _NOTICES, _READ = "_room_groups", "_room_sent", "_room_notices", "_room_read"
-_SESSION, _RESET_SEEN, _RESET_FOUND = "_room_session", "_room_reset_seen", "_room_reset_found"
+_SESSION, _RESET_SEEN = "_room_session", "_room_reset_seen"
 
 
 # --- settings and the store ------------------------------------------------------------
@@ -108,7 +107,7 @@ def notice(kind: str, text: str) -> None:
 
 
 def leave(*, keep_url: bool = False) -> None:
-    for entry in (CODE, _KEY, _LINK, GROUPS, _SENT, _RESET_SEEN, _RESET_FOUND, room_answers.DRAWN):
+    for entry in (CODE, _KEY, _LINK, GROUPS, _SENT, _RESET_SEEN, room_answers.DRAWN):
         st.session_state.pop(entry, None)
     if not keep_url:
         for param in ("room", "learner"):
@@ -241,15 +240,9 @@ def card_note(question: str) -> None:
     st.caption(note, help=t("room.card_help"))
 
 
-def answer_gone(question: str) -> bool:
+def _was_reset(question: str) -> bool:
     """Whether the presenter reset ``question`` after this learner's answer reached the
-    room (not revealed, and the answer no longer held), found now or by the card's poll
-    that started this run: the answer sent is then forgotten, and the card asks again with
-    a note."""
-    found = st.session_state.get(_RESET_FOUND, set())
-    if question in found:
-        found.discard(question)
-        return True
+    room: not revealed, and the answer no longer held (a store read)."""
     room, me, sent = code(), learner(), st.session_state.get(_SENT, {}).get(question)
     if room is None or me is None or sent is None or sent["outcome"] != "ok":
         return False
@@ -257,9 +250,16 @@ def answer_gone(question: str) -> bool:
     try:
         if current is None or question in current.revealed:
             return False
-        if store().has_answered(room, question, rooms.group_of(sent["about"]), me):
-            return False
+        return not store().has_answered(room, question, rooms.group_of(sent["about"]), me)
     except (RoomError, StoreUnavailable):  # the page's run says so, or the next poll asks
+        return False
+
+
+def answer_gone(question: str) -> bool:
+    """In the app's run, before the card: whether the presenter reset ``question`` after
+    this learner answered (:func:`_was_reset`). The answer sent is then forgotten, and the
+    card asks again with a note."""
+    if not _was_reset(question):
         return False
     forget(question)
     st.session_state.setdefault(_RESET_SEEN, set()).add(question)
@@ -353,8 +353,7 @@ def _answered(question: str, options: tuple, group: str, mine: int, presenting: 
     polls (a store read; a new chart takes a turn); a closed room reruns the page."""
     if _room_answers(question, options, group, mine, presenting):
         return
-    if not controls.in_full_run() and answer_gone(question):  # reset: the card asks again
-        st.session_state.setdefault(_RESET_FOUND, set()).add(question)
+    if not controls.in_full_run() and _was_reset(question):  # the app's run asks again
         st.rerun(scope="app")
     st.caption(t("room.shared"))
 
