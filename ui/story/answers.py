@@ -216,7 +216,7 @@ def training_sweep(
         "training.lr",
         trained_charts.lr_lines,
         partial(frames.lr_sweep, m, optimizer, d_k, seed, steps, variants, labels),
-        options={"series": lr_sweep.series_colors(labels), "lr_range": (grid[0], grid[-1]),
+        options={**lr_sweep.lines_options(optimizer, labels),
                  "y_domain": lr_sweep.sweep_domain(m, optimizer, d_k, seed, steps, variants),
                  "current_lr": lr if grid[0] <= lr <= grid[-1] else None,
                  "uniform": lr_sweep.uniform(m)},

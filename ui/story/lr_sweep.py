@@ -323,10 +323,14 @@ def sweep_summary(cells: list[pd.DataFrame], m: int) -> pd.DataFrame:
 
 
 # --- what every view of the sweep shares ----------------------------------------------------
-def series_colors(labels: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    """(legend text, colour) of each variant of ``labels`` ((variant, legend text) pairs,
-    :func:`variant_labels`), in their order: a sweep chart's legend, whatever its data."""
-    return tuple((text, variant_color(name)) for name, text in labels)
+def lines_options(optimizer: str, labels: tuple[tuple[str, str], ...]) -> dict:
+    """The options of :func:`ui.story.trained_charts.lr_lines` that every view of the sweep
+    shares, whatever its data: ``series``, each variant's legend text (``labels``:
+    (variant, text) pairs, :func:`variant_labels`) and colour, and ``lr_range``, the
+    optimizer's grid."""
+    grid = LR_GRIDS[optimizer]
+    series = tuple((text, variant_color(name)) for name, text in labels)
+    return {"series": series, "lr_range": (grid[0], grid[-1])}
 
 
 def shipped_d_ks(

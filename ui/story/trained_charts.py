@@ -48,26 +48,24 @@ def legend_series(df: pd.DataFrame) -> Series:
     return tuple(zip(order, colors, strict=True))
 
 
-def series_color(series: pd.DataFrame | Series, legend_columns: int) -> alt.Color:
-    """The series' colour channel in legend order (a frame's :func:`legend_series`, or the
-    pairs themselves), with its legend below in ``legend_columns`` columns (the training
-    lab's charts)."""
-    pairs = legend_series(series) if isinstance(series, pd.DataFrame) else series
-    order = [text for text, _ in pairs]
+def series_color(series: Series, legend_columns: int) -> alt.Color:
+    """The series' colour channel in legend order (a frame's :func:`legend_series`, or
+    given), with its legend below in ``legend_columns`` columns (the training lab's
+    charts)."""
+    order = [text for text, _ in series]
     return alt.Color(
         "series:N",
         title=None,
         sort=order,
-        scale=alt.Scale(domain=order, range=[color for _, color in pairs]),
+        scale=alt.Scale(domain=order, range=[color for _, color in series]),
         legend=series_legend(legend_columns),
     )
 
 
-def series_dash(series: pd.DataFrame | Series, legend_columns: int) -> alt.StrokeDash:
+def series_dash(series: Series, legend_columns: int) -> alt.StrokeDash:
     """The series' dash patterns (:data:`SERIES_DASHES`), in the colour legend's order: the lines
     differ by more than their hue."""
-    pairs = legend_series(series) if isinstance(series, pd.DataFrame) else series
-    order = [text for text, _ in pairs]
+    order = [text for text, _ in series]
     return alt.StrokeDash(
         "series:N",
         title=None,
@@ -111,7 +109,7 @@ def lr_lines(
         ``initial`` with ℓ₀, ``uniform`` with ``uniform``.
     series : tuple of (str, str)
         Each variant's legend text and colour, in legend order
-        (:func:`ui.story.lr_sweep.series_colors`).
+        (:func:`ui.story.lr_sweep.lines_options`).
     lr_range : (float, float)
         The sweep's lowest and highest rate (the rate axis).
     y_domain : (float, float)

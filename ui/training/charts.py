@@ -14,6 +14,7 @@ from ui.common.charts import (
     check_rows,
 )
 from ui.story.trained_charts import (  # noqa: F401  (lr_lines: the page's)
+    legend_series,
     lr_lines,
     series_color,
     series_dash,
@@ -56,7 +57,8 @@ def curves(
     """
     check_rows(df)
     x_title, y_title, tips = text.x, text.y, text.tips
-    color = series_color(df, legend_columns)
+    series = legend_series(df)
+    color = series_color(series, legend_columns)
     x = alt.X("step:Q", title=x_title)
     y_axis = alt.Undefined
     if log_y:  # the range of the smoothed line; single batches beyond it are clipped
@@ -89,7 +91,7 @@ def curves(
         x=x,
         y=alt.Y("smooth:Q", scale=y_scale, title=y_title, axis=y_axis),
         color=color,
-        strokeDash=series_dash(df, legend_columns),
+        strokeDash=series_dash(series, legend_columns),
         tooltip=tooltip,
     )
     layers = [points, line]

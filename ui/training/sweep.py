@@ -297,10 +297,8 @@ def small_multiples(v: Settings) -> None:
         )
     )  # fmt: skip
     labels = data.variant_labels(v.variants)
-    grid = LR_GRIDS[v.optimizer]
     options = {
-        "series": data.series_colors(labels),
-        "lr_range": (grid[0], grid[-1]),
+        **data.lines_options(v.optimizer, labels),
         "uniform": data.uniform(v.m),
         "y_domain": found["domain"],
         "legend_columns": 1,  # two panels to a row: ~210 px each at 800 px
@@ -376,8 +374,7 @@ def myth(v: View, numbers: dict | None) -> None:
     else:
         e0 = numbers["per"]["alpha_0"]
         n_learn, n = count(e0, "learns"), len(e0["lrs"])
-        key = {"learns": "too_strong", "none": "holds", "neither": "neither"}[claim(numbers)]
-        workshop.takeaway(t(f"training.s4_takeaway_{key}", n_learn=n_learn, n=n))
+        workshop.takeaway(t(f"training.s4_takeaway_{claim(numbers)}", n_learn=n_learn, n=n))
     st.markdown(t("training.s4_context"))
     zero, half = v.run["summary"]["alpha_0"], v.run["summary"]["alpha_half"]
     run_part = t(
@@ -402,9 +399,6 @@ def myth(v: View, numbers: dict | None) -> None:
         sweep_part = t("training_workshop.myth_no_sweep")
     else:
         e0, eh = numbers["per"]["alpha_0"], numbers["per"]["alpha_half"]
-        key = {"learns": "myth_sweep", "none": "myth_sweep_holds", "neither": "myth_sweep_neither"}[
-            claim(numbers)
-        ]
         dead_0 = zero["dead_0"]  # step 0: the same at every rate
         start = (
             t("training_workshop.myth_start_dead", dead_0=pct(dead_0))
@@ -412,7 +406,7 @@ def myth(v: View, numbers: dict | None) -> None:
             else t("training_workshop.myth_start_alive")
         )
         sweep_part = t(
-            f"training_workshop.{key}",
+            f"training_workshop.myth_sweep_{claim(numbers)}",
             d_k=v.d_k,
             m=v.m,
             opt=opt_name(v.optimizer),
